@@ -1,0 +1,152 @@
+CREATE TABLE `accounts` (
+	`id` text PRIMARY KEY NOT NULL,
+	`name` text DEFAULT '' NOT NULL,
+	`credits` integer DEFAULT 0 NOT NULL,
+	`is_premium` integer DEFAULT false NOT NULL,
+	`language` text DEFAULT 'en' NOT NULL,
+	`webhook_url` text,
+	`created_at` integer NOT NULL,
+	`updated_at` integer NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE `idempotency_keys` (
+	`account_id` text NOT NULL,
+	`key` text NOT NULL,
+	`request_hash` text NOT NULL,
+	`state` text NOT NULL,
+	`response_status` integer,
+	`response_body` text,
+	`created_at` integer NOT NULL,
+	`expires_at` integer NOT NULL,
+	PRIMARY KEY(`account_id`, `key`)
+);
+--> statement-breakpoint
+CREATE INDEX `idempotency_expires_idx` ON `idempotency_keys` (`expires_at`);--> statement-breakpoint
+CREATE TABLE `jobs` (
+	`id` text PRIMARY KEY NOT NULL,
+	`kind` text NOT NULL,
+	`payload` text DEFAULT '{}' NOT NULL,
+	`status` text DEFAULT 'queued' NOT NULL,
+	`priority` integer DEFAULT 0 NOT NULL,
+	`run_at` integer NOT NULL,
+	`attempts` integer DEFAULT 0 NOT NULL,
+	`max_attempts` integer DEFAULT 5 NOT NULL,
+	`lease_owner` text,
+	`lease_expires_at` integer,
+	`heartbeat_at` integer,
+	`last_error` text,
+	`dedupe_key` text,
+	`concurrency_key` text,
+	`created_at` integer NOT NULL,
+	`updated_at` integer NOT NULL,
+	`started_at` integer,
+	`finished_at` integer
+);
+--> statement-breakpoint
+CREATE INDEX `jobs_ready_idx` ON `jobs` (`kind`,"priority" desc,`run_at`,`id`) WHERE status IN ('queued', 'failed');--> statement-breakpoint
+CREATE INDEX `jobs_lease_idx` ON `jobs` (`lease_expires_at`) WHERE status = 'running';--> statement-breakpoint
+CREATE INDEX `jobs_kind_status_idx` ON `jobs` (`kind`,`status`);--> statement-breakpoint
+CREATE INDEX `jobs_finished_idx` ON `jobs` (`status`,`finished_at`) WHERE finished_at IS NOT NULL;--> statement-breakpoint
+CREATE UNIQUE INDEX `jobs_dedupe_idx` ON `jobs` (`dedupe_key`) WHERE dedupe_key IS NOT NULL AND status IN ('queued', 'running', 'failed');--> statement-breakpoint
+CREATE TABLE `products` (
+	`id` text PRIMARY KEY NOT NULL,
+	`account_id` text NOT NULL,
+	`name` text NOT NULL,
+	`description` text,
+	`image_key` text NOT NULL,
+	`image_type` text NOT NULL,
+	`image_width` integer NOT NULL,
+	`image_height` integer NOT NULL,
+	`original_key` text NOT NULL,
+	`original_type` text NOT NULL,
+	`original_width` integer NOT NULL,
+	`original_height` integer NOT NULL,
+	`original_size` integer NOT NULL,
+	`original_sha256` text NOT NULL,
+	`original_source` text NOT NULL,
+	`dekupe_enabled` integer DEFAULT true NOT NULL,
+	`dekupe_status` text DEFAULT 'off' NOT NULL,
+	`dekupe_attempts` integer DEFAULT 0 NOT NULL,
+	`dekupe_retries_left` integer DEFAULT 3 NOT NULL,
+	`dekupe_error` text,
+	`dekupe_preview_key` text,
+	`dekupe_mask_key` text,
+	`dekupe_box` text,
+	`dekupe_timings` text,
+	`dekupe_updated_at` integer,
+	`created_at` integer NOT NULL,
+	`updated_at` integer NOT NULL,
+	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `products_account_created_idx` ON `products` (`account_id`,`created_at`,`id`);--> statement-breakpoint
+CREATE TABLE `tokens` (
+	`id` text PRIMARY KEY NOT NULL,
+	`account_id` text NOT NULL,
+	`hash` text NOT NULL,
+	`hint` text NOT NULL,
+	`name` text DEFAULT '' NOT NULL,
+	`created_at` integer NOT NULL,
+	`last_used_at` integer,
+	`revoked_at` integer,
+	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `tokens_hash_idx` ON `tokens` (`hash`);--> statement-breakpoint
+CREATE INDEX `tokens_account_idx` ON `tokens` (`account_id`);--> statement-breakpoint
+CREATE TABLE `transactions` (
+	`id` text PRIMARY KEY NOT NULL,
+	`account_id` text NOT NULL,
+	`amount` integer NOT NULL,
+	`type` text NOT NULL,
+	`description` text DEFAULT '' NOT NULL,
+	`platform` text NOT NULL,
+	`reference` text,
+	`balance_after` integer NOT NULL,
+	`created_at` integer NOT NULL,
+	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `transactions_reference_idx` ON `transactions` (`reference`);--> statement-breakpoint
+CREATE INDEX `transactions_account_created_idx` ON `transactions` (`account_id`,`created_at`,`id`);--> statement-breakpoint
+CREATE TABLE `webhook_attempts` (
+	`id` text PRIMARY KEY NOT NULL,
+	`message_id` text NOT NULL,
+	`attempt` integer NOT NULL,
+	`status_code` integer,
+	`latency_ms` integer,
+	`response_snippet` text,
+	`error` text,
+	`next_attempt_at` integer,
+	`created_at` integer NOT NULL,
+	FOREIGN KEY (`message_id`) REFERENCES `webhook_messages`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `webhook_attempts_message_idx` ON `webhook_attempts` (`message_id`,`created_at`);--> statement-breakpoint
+CREATE TABLE `webhook_messages` (
+	`id` text PRIMARY KEY NOT NULL,
+	`account_id` text NOT NULL,
+	`event` text NOT NULL,
+	`url` text NOT NULL,
+	`video_id` text,
+	`payload` text NOT NULL,
+	`status` text NOT NULL,
+	`attempt_count` integer DEFAULT 0 NOT NULL,
+	`delivered_at` integer,
+	`created_at` integer NOT NULL,
+	`updated_at` integer,
+	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `webhook_messages_account_created_idx` ON `webhook_messages` (`account_id`,`created_at`,`id`);--> statement-breakpoint
+CREATE INDEX `webhook_messages_video_idx` ON `webhook_messages` (`video_id`);--> statement-breakpoint
+CREATE TABLE `webhook_secrets` (
+	`id` text PRIMARY KEY NOT NULL,
+	`account_id` text NOT NULL,
+	`secret` text NOT NULL,
+	`created_at` integer NOT NULL,
+	`expires_at` integer,
+	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `webhook_secrets_account_idx` ON `webhook_secrets` (`account_id`,`expires_at`);

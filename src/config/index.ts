@@ -1,0 +1,247 @@
+// Reads and validates every VITRIN_* setting once at start; the README's configuration table is generated from this list.
+import { resolve } from "node:path";
+
+export type Config = {
+  port: number;
+  host: string;
+  dataDir: string;
+  publicUrl: string;
+  cdnUrl: string;
+  adminToken: string | null;
+  databaseUrl: string;
+  allowPrivateNetworks: boolean;
+  storage: string;
+  backgroundRemoval: string;
+  renderer: string;
+  payment: string;
+  logLevel: "debug" | "info" | "warn" | "error" | "silent";
+  rateLimitPerMinute: number;
+  rateLimitBurst: number;
+  fetchTimeoutMs: number;
+  maxBodyBytes: number;
+  shutdownTimeoutMs: number;
+  webhookTimeoutMs: number;
+  pollMs: number;
+};
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ConfigError";
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+type Setting = {
+  env: string;
+  key: keyof Config;
+  doc: string;
+  default: string;
+  parse: (raw: string, env: Env, partial: Partial<Config>) => Config[keyof Config];
+};
+
+function integer(min: number, max: number) {
+  return (raw: string) => {
+    if (!/^\d+$/.test(raw.trim())) throw new Error(`must be a whole number between ${min} and ${max}`);
+    const n = Number(raw);
+    if (n < min || n > max) throw new Error(`must be between ${min} and ${max}`);
+    return n;
+  };
+}
+
+function boolean(raw: string): boolean {
+  const v = raw.trim().toLowerCase();
+  if (["1", "true", "yes", "on"].includes(v)) return true;
+  if (["0", "false", "no", "off", ""].includes(v)) return false;
+  throw new Error("must be true or false");
+}
+
+function oneOf<T extends string>(...values: T[]) {
+  return (raw: string): T => {
+    const v = raw.trim() as T;
+    if (!values.includes(v)) throw new Error(`must be one of ${values.join(", ")}`);
+    return v;
+  };
+}
+
+function pluginName(raw: string): string {
+  const v = raw.trim();
+  if (!/^[a-z0-9][a-z0-9-]*$/.test(v)) throw new Error("must be a plugin name (lowercase letters, digits and dashes)");
+  return v;
+}
+
+function httpUrl(raw: string): string {
+  let u: URL;
+  try {
+    u = new URL(raw.trim());
+  } catch {
+    throw new Error("must be an absolute http(s) URL");
+  }
+  if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error("must be an absolute http(s) URL");
+  return u.toString().replace(/\/+$/, "");
+}
+
+const settings: Setting[] = [
+  { env: "VITRIN_PORT", key: "port", default: "8080", doc: "TCP port the HTTP server listens on (0 picks a free one).", parse: integer(0, 65535) },
+  { env: "VITRIN_HOST", key: "host", default: "0.0.0.0", doc: "Address the HTTP server binds to.", parse: (r) => r.trim() || "0.0.0.0" },
+  {
+    env: "VITRIN_DATA_DIR",
+    key: "dataDir",
+    default: "./data",
+    doc: "Folder for the SQLite database, stored files and caches. Created if missing.",
+    parse: (r) => resolve(r.trim() || "./data"),
+  },
+  {
+    env: "VITRIN_PUBLIC_URL",
+    key: "publicUrl",
+    default: "http://localhost:$VITRIN_PORT",
+    doc: "Public base URL of this service, used to build links (`{base_url}` is this + `/v1`).",
+    parse: httpUrl,
+  },
+  {
+    env: "VITRIN_CDN_URL",
+    key: "cdnUrl",
+    default: "$VITRIN_PUBLIC_URL/files",
+    doc: "Base URL under which stored images and videos are served (`{cdn_url}`).",
+    parse: httpUrl,
+  },
+  {
+    env: "VITRIN_ADMIN_TOKEN",
+    key: "adminToken",
+    default: "(unset: admin API off)",
+    doc: "Bearer token for the `/v1/admin` API. At least 16 characters. Unset turns the admin API off.",
+    parse: (r) => {
+      const v = r.trim();
+      if (v === "") return null;
+      if (v.length < 16) throw new Error("must be at least 16 characters");
+      return v;
+    },
+  },
+  {
+    env: "VITRIN_DATABASE_URL",
+    key: "databaseUrl",
+    default: "sqlite:$VITRIN_DATA_DIR/vitrin.db",
+    doc: "Database: `sqlite:<path>` (default, embedded) or `postgres://…` for scale-out.",
+    parse: (r) => {
+      const v = r.trim();
+      if (v.startsWith("sqlite:") || v.startsWith("postgres://") || v.startsWith("postgresql://")) return v;
+      throw new Error("must start with sqlite: or postgres://");
+    },
+  },
+  {
+    env: "VITRIN_ALLOW_PRIVATE_NETWORKS",
+    key: "allowPrivateNetworks",
+    default: "false",
+    doc: "Let image fetches and webhooks reach loopback and private addresses (local setups and tests only).",
+    parse: boolean,
+  },
+  { env: "VITRIN_STORAGE", key: "storage", default: "local", doc: "Storage plugin: `local` (files under the data dir).", parse: pluginName },
+  {
+    env: "VITRIN_BACKGROUND_REMOVAL",
+    key: "backgroundRemoval",
+    default: "none",
+    doc: "Background-removal plugin: `none` (pass-through).",
+    parse: pluginName,
+  },
+  { env: "VITRIN_RENDERER", key: "renderer", default: "ffmpeg", doc: "Renderer plugin.", parse: pluginName },
+  { env: "VITRIN_PAYMENT", key: "payment", default: "manual", doc: "Payment plugin.", parse: pluginName },
+  {
+    env: "VITRIN_LOG_LEVEL",
+    key: "logLevel",
+    default: "info",
+    doc: "Least severe log level written as JSON lines to stdout: debug, info, warn, error, silent.",
+    parse: oneOf("debug", "info", "warn", "error", "silent"),
+  },
+  {
+    env: "VITRIN_RATE_LIMIT",
+    key: "rateLimitPerMinute",
+    default: "600",
+    doc: "Requests per minute per token (sustained). 0 turns rate limiting off.",
+    parse: integer(0, 10_000_000),
+  },
+  {
+    env: "VITRIN_RATE_LIMIT_BURST",
+    key: "rateLimitBurst",
+    default: "120",
+    doc: "Requests a token may make at once above the sustained rate.",
+    parse: integer(1, 10_000_000),
+  },
+  {
+    env: "VITRIN_FETCH_TIMEOUT_MS",
+    key: "fetchTimeoutMs",
+    default: "10000",
+    doc: "Time limit for fetching a product image, in milliseconds.",
+    parse: integer(100, 600_000),
+  },
+  {
+    env: "VITRIN_MAX_BODY_BYTES",
+    key: "maxBodyBytes",
+    default: "8388608",
+    doc: "Largest accepted JSON request body (room for a 5 MB image as a `data:` URL).",
+    parse: integer(1024, 64 * 1024 * 1024),
+  },
+  {
+    env: "VITRIN_SHUTDOWN_TIMEOUT_MS",
+    key: "shutdownTimeoutMs",
+    default: "10000",
+    doc: "How long a graceful shutdown waits for in-flight work before exiting.",
+    parse: integer(0, 600_000),
+  },
+  {
+    env: "VITRIN_WEBHOOK_TIMEOUT_MS",
+    key: "webhookTimeoutMs",
+    default: "15000",
+    doc: "Time limit for one webhook delivery attempt, in milliseconds.",
+    parse: integer(100, 600_000),
+  },
+  {
+    env: "VITRIN_POLL_MS",
+    key: "pollMs",
+    default: "1000",
+    doc: "How often workers look for jobs enqueued by other processes (in-process work starts at once).",
+    parse: integer(10, 600_000),
+  },
+];
+
+/** Builds the configuration from an environment (process.env by default); throws ConfigError naming the bad variable. */
+export function loadConfig(env: Env = process.env): Config {
+  const out: Partial<Config> = {};
+  for (const s of settings) {
+    let raw = env[s.env];
+    if (raw === undefined) raw = defaultFor(s, out);
+    try {
+      (out as Record<string, unknown>)[s.key] = s.parse(raw, env, out);
+    } catch (e) {
+      throw new ConfigError(`${s.env}=${JSON.stringify(env[s.env] ?? raw)}: ${(e as Error).message}`);
+    }
+  }
+  const unknown = Object.keys(env).filter((k) => k.startsWith("VITRIN_") && !settings.some((s) => s.env === k));
+  if (unknown.length > 0) throw new ConfigError(`unknown setting ${unknown.join(", ")}; see the README's configuration table`);
+  return out as Config;
+}
+
+function defaultFor(s: Setting, partial: Partial<Config>): string {
+  switch (s.key) {
+    case "publicUrl": {
+      const host = partial.host && partial.host !== "0.0.0.0" && partial.host !== "::" ? partial.host : "localhost";
+      return `http://${host.includes(":") ? `[${host}]` : host}:${partial.port}`;
+    }
+    case "cdnUrl":
+      return `${partial.publicUrl}/files`;
+    case "databaseUrl":
+      return `sqlite:${resolve(partial.dataDir!, "vitrin.db")}`;
+    case "adminToken":
+      return "";
+    default:
+      return s.default;
+  }
+}
+
+/** The configuration table as Markdown, for the README (a test keeps the two in step). */
+export function configTable(): string {
+  const rows = settings.map((s) => `| \`${s.env}\` | \`${s.default}\` | ${s.doc} |`);
+  return ["| Variable | Default | Meaning |", "|---|---|---|", ...rows].join("\n");
+}
+
+export const settingNames = settings.map((s) => s.env);

@@ -1,0 +1,68 @@
+// Structured JSON-line logging; lines are batched per event-loop turn so request logging stays cheap under load.
+export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
+type Fields = Record<string, unknown>;
+
+const rank: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
+
+export type Logger = {
+  debug(msg: string, fields?: Fields): void;
+  info(msg: string, fields?: Fields): void;
+  warn(msg: string, fields?: Fields): void;
+  error(msg: string, fields?: Fields): void;
+  child(fields: Fields): Logger;
+  enabled(level: LogLevel): boolean;
+};
+
+export type LogSink = (chunk: string) => void;
+
+const stdoutSink: LogSink = (chunk) => {
+  process.stdout.write(chunk);
+};
+
+export function createLogger(level: LogLevel = "info", sink: LogSink = stdoutSink, base: Fields = {}): Logger {
+  const min = rank[level];
+  let pending: string[] = [];
+  let scheduled = false;
+  const flush = () => {
+    scheduled = false;
+    const lines = pending;
+    pending = [];
+    if (lines.length > 0) sink(lines.join(""));
+  };
+  const write = (line: string) => {
+    pending.push(line);
+    if (!scheduled) {
+      scheduled = true;
+      setImmediate(flush);
+    }
+  };
+  const make = (bound: Fields): Logger => {
+    const emit = (lvl: LogLevel, msg: string, fields?: Fields) => {
+      if (rank[lvl] < min) return;
+      const record: Fields = { time: new Date().toISOString(), level: lvl, msg, ...bound, ...fields };
+      if (record.err instanceof Error) {
+        const e = record.err as Error;
+        record.err = { name: e.name, message: e.message, stack: e.stack };
+      }
+      write(JSON.stringify(record) + "\n");
+    };
+    return {
+      debug: (m, f) => emit("debug", m, f),
+      info: (m, f) => emit("info", m, f),
+      warn: (m, f) => emit("warn", m, f),
+      error: (m, f) => emit("error", m, f),
+      child: (f) => make({ ...bound, ...f }),
+      enabled: (lvl) => rank[lvl] >= min,
+    };
+  };
+  return make(base);
+}
+
+/** A logger that keeps its records in memory, for tests that assert on what was logged. */
+export function memoryLogger(level: LogLevel = "debug"): Logger & { records: Fields[] } {
+  const records: Fields[] = [];
+  const logger = createLogger(level, (chunk) => {
+    for (const line of chunk.split("\n")) if (line) records.push(JSON.parse(line));
+  });
+  return Object.assign(logger, { records });
+}

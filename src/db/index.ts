@@ -1,0 +1,145 @@
+// The data layer's face: opens the database, applies migrations, and hands out read and transaction handles.
+//
+// SQLite runs with two connections: a reader for plain reads (WAL lets it see every committed write) and a
+// writer used only inside `tx`, which holds an in-process lock and `BEGIN IMMEDIATE` so concurrent requests
+// never interleave statements inside one another's transactions and other processes wait on the file lock.
+// Route and domain code only ever sees `Db`, so a PostgreSQL driver can implement the same shape later.
+import { Database } from "bun:sqlite";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
+import * as schema from "./schema";
+import { sqliteMigrations } from "./migrations";
+
+export { schema };
+export type Orm = BunSQLiteDatabase<typeof schema>;
+
+export type Db = {
+  readonly dialect: "sqlite";
+  /** Reads outside a transaction. */
+  readonly read: Orm;
+  /** Runs `fn` in one transaction; a throw rolls everything back. Do no network I/O inside. */
+  tx<T>(fn: (tx: Orm) => Promise<T> | T): Promise<T>;
+  /** Runs `cb` once the current transaction commits (at once when none is open); dropped on rollback. */
+  afterCommit(cb: () => void): void;
+  /** Cheap liveness probe for /readyz. */
+  ping(): Promise<boolean>;
+  migrate(): Promise<{ applied: string[] }>;
+  close(): void;
+};
+
+export function sqlitePathFromUrl(url: string): string {
+  if (!url.startsWith("sqlite:")) throw new Error(`not a sqlite URL: ${url}`);
+  const path = url.slice("sqlite:".length).replace(/^\/\/(?=\/)/, "");
+  return path;
+}
+
+function openSqlite(path: string): Database {
+  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  const client = new Database(path, { create: true, strict: true });
+  client.exec("PRAGMA journal_mode = WAL");
+  client.exec("PRAGMA busy_timeout = 5000");
+  client.exec("PRAGMA foreign_keys = ON");
+  // FULL: a committed transaction (and the jobs it enqueued) survives a power cut, not only a crash.
+  client.exec("PRAGMA synchronous = FULL");
+  return client;
+}
+
+/** A FIFO async lock: the SQLite writer is one connection, so transactions must take turns. */
+class Lock {
+  private tail: Promise<void> = Promise.resolve();
+  run<T>(fn: () => Promise<T>): Promise<T> {
+    const result = this.tail.then(fn);
+    this.tail = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    return result;
+  }
+}
+
+export function openDatabase(url: string): Db {
+  if (url.startsWith("postgres://") || url.startsWith("postgresql://")) {
+    throw new Error("PostgreSQL is not available in this build yet; use the default SQLite database");
+  }
+  const path = sqlitePathFromUrl(url);
+  const writerClient = openSqlite(path);
+  const readerClient = path === ":memory:" ? writerClient : openSqlite(path);
+  const writer = drizzle({ client: writerClient, schema });
+  const reader = drizzle({ client: readerClient, schema });
+  const lock = new Lock();
+  let closed = false;
+  // Transactions take turns on the writer, so one hook list for "the open transaction" is enough.
+  let commitHooks: (() => void)[] | null = null;
+
+  return {
+    dialect: "sqlite",
+    read: reader,
+    tx<T>(fn: (tx: Orm) => Promise<T> | T): Promise<T> {
+      return lock.run(async () => {
+        writerClient.exec("BEGIN IMMEDIATE");
+        const hooks: (() => void)[] = [];
+        commitHooks = hooks;
+        try {
+          const out = await fn(writer);
+          writerClient.exec("COMMIT");
+          commitHooks = null;
+          for (const h of hooks) h();
+          return out;
+        } catch (e) {
+          commitHooks = null;
+          if (writerClient.inTransaction) writerClient.exec("ROLLBACK");
+          throw e;
+        }
+      });
+    },
+    afterCommit(cb) {
+      if (commitHooks) commitHooks.push(cb);
+      else queueMicrotask(cb);
+    },
+    async ping() {
+      if (closed) return false;
+      try {
+        readerClient.query("SELECT 1").get();
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    migrate() {
+      return lock.run(async () => ({ applied: applySqliteMigrations(writerClient) }));
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      if (readerClient !== writerClient) readerClient.close();
+      writerClient.close();
+    },
+  };
+}
+
+/** Applies pending migrations under BEGIN IMMEDIATE so two processes starting at once cannot both apply one. */
+function applySqliteMigrations(client: Database): string[] {
+  client.exec(
+    `CREATE TABLE IF NOT EXISTS "__drizzle_migrations" (id INTEGER PRIMARY KEY, hash text NOT NULL, created_at numeric)`,
+  );
+  const applied: string[] = [];
+  client.exec("BEGIN IMMEDIATE");
+  try {
+    const last = client.query(`SELECT created_at FROM "__drizzle_migrations" ORDER BY created_at DESC LIMIT 1`).get() as
+      | { created_at: number }
+      | null;
+    const lastWhen = last ? Number(last.created_at) : -1;
+    for (const m of sqliteMigrations()) {
+      if (m.when <= lastWhen) continue;
+      for (const statement of m.statements) client.exec(statement);
+      client.query(`INSERT INTO "__drizzle_migrations" (hash, created_at) VALUES (?, ?)`).run(m.hash, m.when);
+      applied.push(m.tag);
+    }
+    client.exec("COMMIT");
+  } catch (e) {
+    client.exec("ROLLBACK");
+    throw e;
+  }
+  return applied;
+}

@@ -1,0 +1,210 @@
+// Table definitions for the embedded SQLite database; drizzle-kit generates migrations from this file.
+// Times are integer epoch milliseconds (portable to PostgreSQL bigint and cheap to compare); JSON is stored as text.
+import { sql } from "drizzle-orm";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+export const accounts = sqliteTable("accounts", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull().default(""),
+  credits: integer("credits").notNull().default(0),
+  isPremium: integer("is_premium", { mode: "boolean" }).notNull().default(false),
+  language: text("language").notNull().default("en"),
+  webhookUrl: text("webhook_url"),
+  createdAt: integer("created_at").notNull(),
+  updatedAt: integer("updated_at").notNull(),
+});
+
+export const tokens = sqliteTable(
+  "tokens",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    hash: text("hash").notNull(),
+    hint: text("hint").notNull(),
+    name: text("name").notNull().default(""),
+    createdAt: integer("created_at").notNull(),
+    lastUsedAt: integer("last_used_at"),
+    revokedAt: integer("revoked_at"),
+  },
+  (t) => [uniqueIndex("tokens_hash_idx").on(t.hash), index("tokens_account_idx").on(t.accountId)],
+);
+
+export const products = sqliteTable(
+  "products",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    description: text("description"),
+    // The image in use: the cleaned cut-out once dekupe is ready, otherwise the original.
+    imageKey: text("image_key").notNull(),
+    imageType: text("image_type").notNull(),
+    imageWidth: integer("image_width").notNull(),
+    imageHeight: integer("image_height").notNull(),
+    originalKey: text("original_key").notNull(),
+    originalType: text("original_type").notNull(),
+    originalWidth: integer("original_width").notNull(),
+    originalHeight: integer("original_height").notNull(),
+    originalSize: integer("original_size").notNull(),
+    originalSha256: text("original_sha256").notNull(),
+    originalSource: text("original_source").notNull(),
+    // Whether the caller wants cut-outs for this product; status says where the current attempt stands.
+    dekupeEnabled: integer("dekupe_enabled", { mode: "boolean" }).notNull().default(true),
+    dekupeStatus: text("dekupe_status").notNull().default("off"),
+    dekupeAttempts: integer("dekupe_attempts").notNull().default(0),
+    dekupeRetriesLeft: integer("dekupe_retries_left").notNull().default(3),
+    dekupeError: text("dekupe_error"),
+    dekupePreviewKey: text("dekupe_preview_key"),
+    dekupeMaskKey: text("dekupe_mask_key"),
+    dekupeBox: text("dekupe_box"),
+    dekupeTimings: text("dekupe_timings"),
+    dekupeUpdatedAt: integer("dekupe_updated_at"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [index("products_account_created_idx").on(t.accountId, t.createdAt, t.id)],
+);
+
+export const transactions = sqliteTable(
+  "transactions",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    amount: integer("amount").notNull(),
+    type: text("type").notNull(),
+    description: text("description").notNull().default(""),
+    platform: text("platform").notNull(),
+    // What caused the row (a top-up, a video, an admin request); unique so one cause can never book twice.
+    reference: text("reference"),
+    balanceAfter: integer("balance_after").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("transactions_reference_idx").on(t.reference),
+    index("transactions_account_created_idx").on(t.accountId, t.createdAt, t.id),
+  ],
+);
+
+export const idempotencyKeys = sqliteTable(
+  "idempotency_keys",
+  {
+    accountId: text("account_id").notNull(),
+    key: text("key").notNull(),
+    requestHash: text("request_hash").notNull(),
+    // 'processing' while the first request runs, 'done' once its response is stored.
+    state: text("state").notNull(),
+    responseStatus: integer("response_status"),
+    responseBody: text("response_body"),
+    createdAt: integer("created_at").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.key] }), index("idempotency_expires_idx").on(t.expiresAt)],
+);
+
+export const jobs = sqliteTable(
+  "jobs",
+  {
+    id: text("id").primaryKey(),
+    kind: text("kind").notNull(),
+    payload: text("payload").notNull().default("{}"),
+    // queued → running → succeeded | failed (a retry is scheduled) → … → dead (gave up).
+    status: text("status").notNull().default("queued"),
+    priority: integer("priority").notNull().default(0),
+    runAt: integer("run_at").notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    maxAttempts: integer("max_attempts").notNull().default(5),
+    leaseOwner: text("lease_owner"),
+    leaseExpiresAt: integer("lease_expires_at"),
+    heartbeatAt: integer("heartbeat_at"),
+    lastError: text("last_error"),
+    dedupeKey: text("dedupe_key"),
+    concurrencyKey: text("concurrency_key"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+    startedAt: integer("started_at"),
+    finishedAt: integer("finished_at"),
+  },
+  (t) => [
+    // Claims walk this in claim order (priority DESC, run_at, id) per kind and stop after a few rows, so a deep backlog
+    // costs a claim nothing; only claimable rows are in it, which keeps it small.
+    index("jobs_ready_idx")
+      .on(t.kind, sql`${t.priority} desc`, t.runAt, t.id)
+      .where(sql`status IN ('queued', 'failed')`),
+    // Lease rescue looks only at running jobs, retention only at finished ones: partial indexes keep every other row
+    // out, so a job moving through its states touches fewer index entries (about a third faster claims and completes).
+    index("jobs_lease_idx")
+      .on(t.leaseExpiresAt)
+      .where(sql`status = 'running'`),
+    index("jobs_kind_status_idx").on(t.kind, t.status),
+    index("jobs_finished_idx")
+      .on(t.status, t.finishedAt)
+      .where(sql`finished_at IS NOT NULL`),
+    uniqueIndex("jobs_dedupe_idx")
+      .on(t.dedupeKey)
+      .where(sql`dedupe_key IS NOT NULL AND status IN ('queued', 'running', 'failed')`),
+  ],
+);
+
+export const webhookSecrets = sqliteTable(
+  "webhook_secrets",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    secret: text("secret").notNull(),
+    createdAt: integer("created_at").notNull(),
+    // Null for the current secret; set when rotated out (it keeps signing until then).
+    expiresAt: integer("expires_at"),
+  },
+  (t) => [index("webhook_secrets_account_idx").on(t.accountId, t.expiresAt)],
+);
+
+export const webhookMessages = sqliteTable(
+  "webhook_messages",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    event: text("event").notNull(),
+    url: text("url").notNull(),
+    videoId: text("video_id"),
+    // The exact body sent on every attempt, so retries carry identical bytes.
+    payload: text("payload").notNull(),
+    // pending → delivered | retrying → … → delivered | failed
+    status: text("status").notNull(),
+    attemptCount: integer("attempt_count").notNull().default(0),
+    deliveredAt: integer("delivered_at"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at"),
+  },
+  (t) => [
+    index("webhook_messages_account_created_idx").on(t.accountId, t.createdAt, t.id),
+    index("webhook_messages_video_idx").on(t.videoId),
+  ],
+);
+
+export const webhookAttempts = sqliteTable(
+  "webhook_attempts",
+  {
+    id: text("id").primaryKey(),
+    messageId: text("message_id")
+      .notNull()
+      .references(() => webhookMessages.id, { onDelete: "cascade" }),
+    attempt: integer("attempt").notNull(),
+    statusCode: integer("status_code"),
+    latencyMs: integer("latency_ms"),
+    responseSnippet: text("response_snippet"),
+    error: text("error"),
+    nextAttemptAt: integer("next_attempt_at"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("webhook_attempts_message_idx").on(t.messageId, t.createdAt)],
+);
