@@ -1,0 +1,691 @@
+// The durable job engine: transactional enqueue, leased claims, retries with backoff, dead letters, graceful shutdown.
+//
+// Delivery is AT LEAST ONCE. A job is only marked done after its handler returns, and a worker that dies mid-job
+// (crash, SIGKILL, power cut) stops renewing its lease, so another worker re-runs the job once the lease runs out.
+// Completions are also written in batches, so a crash can drop the record of a job that did finish. Handlers must
+// therefore be idempotent: running one twice must have the same effect as running it once.
+//
+// Every state change is fenced on (id, attempt, lease owner, status running): a worker whose lease was taken over can
+// neither complete nor fail the job any more, it can only notice (heartbeat fails, its signal aborts) and stop.
+import { hostname } from "node:os";
+import type { Logger } from "../config/log";
+import type { Db, Orm } from "../db";
+import type { Clock } from "../db/clock";
+import { backoffDelay, defaultBackoff, type Backoff } from "./backoff";
+import { JobAborted, PermanentFailure, RetryAfter } from "./errors";
+import { newJobId } from "./ids";
+import { SqliteJobStore } from "./sqlite";
+import {
+  JOB_STATUSES,
+  type ClaimRequest,
+  type JobFilter,
+  type JobRecord,
+  type JobStatus,
+  type JobStore,
+  type LeaseRenewal,
+  type NewJob,
+  type RescuedJob,
+  type Settlement,
+} from "./store";
+
+export type JobContext<P = unknown> = {
+  id: string;
+  kind: string;
+  payload: P;
+  /** 1 on the first run. */
+  attempt: number;
+  maxAttempts: number;
+  /** Aborts on shutdown, timeout, or a lost lease; the attempt's result is ignored from then on. */
+  signal: AbortSignal;
+  /** Extends the lease now (the engine also renews every leaseMs/3 on its own); throws JobAborted if the lease was lost. */
+  heartbeat(): Promise<void>;
+  log: Logger;
+};
+
+export type JobHandler<P = unknown> = (ctx: JobContext<P>) => Promise<void> | void;
+
+export type KindOptions = {
+  /** Handlers of this kind running at once in this engine (a per-process resource limit). Default 1. */
+  concurrency?: number;
+  /** Jobs of this kind with the same concurrency key running at once across all engines. Default 1. */
+  keyConcurrency?: number;
+  /** Attempts before a job enqueued while this kind is registered goes dead; stored on the job. Default 5. */
+  maxAttempts?: number;
+  /** How long a claim is valid without a heartbeat; a dead worker's jobs are re-run after this. Default 30 s. */
+  leaseMs?: number;
+  /** Limit per attempt (on the engine's clock); the signal aborts and the attempt counts as failed. 0 disables. Default 15 min. */
+  timeoutMs?: number;
+  /** Delay before the next attempt. Default: exponential from 1 s, ×2, capped at 1 h, minus up to 50 % jitter. */
+  backoff?: Backoff;
+};
+
+export type EnqueueOptions = {
+  /** Earliest start (epoch ms). Default now. */
+  runAt?: number;
+  /** Higher runs first among due jobs of the same kind. Default 0. */
+  priority?: number;
+  maxAttempts?: number;
+  /** While a job with this key is queued, running or awaiting retry, enqueueing another returns that one. */
+  dedupeKey?: string;
+  /** Limits running jobs of this kind sharing the key (e.g. an account id) to the kind's keyConcurrency. */
+  concurrencyKey?: string;
+};
+
+export type EnqueueItem = EnqueueOptions & { kind: string; payload: unknown };
+export type EnqueueResult = { id: string; deduped: boolean };
+
+export type JobEngineOptions = {
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  /** Lease owner name; unique per engine. Default host:pid:random. */
+  owner?: string;
+  /** Backstop poll for jobs enqueued by other processes (in-process enqueues wake the loop at once). Default 1000 ms. */
+  pollMs?: number;
+  /** Most jobs claimed in one round (one transaction). Default 256. */
+  batchSize?: number;
+  /** How often lease rescue and pruning run. Default 5000 ms. */
+  maintenanceMs?: number;
+  /** Succeeded jobs are deleted this long after finishing. Default 7 days. */
+  retainSucceededMs?: number;
+  /** Dead jobs are deleted this long after dying. Default 30 days. */
+  retainDeadMs?: number;
+  /** Source of jitter; tests pass a fixed one. */
+  random?: () => number;
+  /** Storage implementation; chosen from db.dialect when omitted. */
+  store?: JobStore;
+};
+
+/** What one scheduler round did (tick() reports only `claimed`). */
+type RoundResult = { claimed: number; settled: number; rescued: number; pruned: number };
+export type StopResult = { finished: number; released: number };
+export type MaintenanceResult = { requeued: number; dead: number; pruned: number };
+export type KindStats = Record<JobStatus, number> & { oldestQueuedAgeMs: number | null };
+export type JobStats = {
+  kinds: Record<string, KindStats>;
+  totals: Record<JobStatus, number>;
+  /** Age of the longest-waiting due job (queued, or failed and due for retry); null when none is waiting. */
+  oldestQueuedAgeMs: number | null;
+};
+
+const DAY = 24 * 60 * 60 * 1000;
+const MAX_ERROR_CHARS = 2000;
+const PRUNE_CHUNK = 1000;
+const PRUNE_CHUNKS_PER_PASS = 20;
+
+type KindState = {
+  kind: string;
+  handler: JobHandler<never>;
+  concurrency: number;
+  keyConcurrency: number;
+  maxAttempts: number;
+  leaseMs: number;
+  timeoutMs: number;
+  backoff: Backoff;
+  /** Slots in use here, including attempts that timed out but whose handler has not returned yet. */
+  running: number;
+};
+
+type Inflight = {
+  job: JobRecord;
+  kind: KindState;
+  attempt: number;
+  controller: AbortController;
+  /** Clock time of the last successful lease renewal. */
+  lastBeat: number;
+  /** The attempt's outcome is decided (or the lease is gone); whatever the handler does later is ignored. */
+  settled: boolean;
+  done: Promise<void>;
+  /** Clock time at which the attempt times out (Infinity without a timeout). */
+  deadline: number;
+};
+
+// Engines in one process take turns on the database. SQLite's busy handler sleeps the whole thread, so if engine A
+// held the write lock across an await while engine B (another connection, same thread) ran BEGIN IMMEDIATE, B would
+// block the thread A needs to commit until busy_timeout fails. One engine per process never notices this queue.
+let processTail: Promise<unknown> = Promise.resolve();
+function inProcessTurn<T>(fn: () => Promise<T>): Promise<T> {
+  const out = processTail.then(fn);
+  processTail = out.catch(() => undefined);
+  return out;
+}
+
+function describeError(err: unknown): string {
+  const text = err instanceof Error ? `${err.name}: ${err.message}` : `thrown: ${String(err)}`;
+  return text.length > MAX_ERROR_CHARS ? text.slice(0, MAX_ERROR_CHARS) : text;
+}
+
+function positiveInt(name: string, value: number, min = 1): number {
+  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer ≥ ${min}, got ${value}`);
+  return value;
+}
+
+export class JobEngine {
+  readonly owner: string;
+  private readonly db: Db;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly store: JobStore;
+  private readonly pollMs: number;
+  private readonly batchSize: number;
+  private readonly maintenanceMs: number;
+  private readonly retainSucceededMs: number;
+  private readonly retainDeadMs: number;
+  private readonly random: () => number;
+
+  private readonly kinds = new Map<string, KindState>();
+  private readonly inflight = new Set<Inflight>();
+  private pending: Settlement[] = [];
+  private nextMaintenanceAt = Number.NEGATIVE_INFINITY;
+  /** Rotates which kind gets first pick of the batch budget, so a busy kind cannot starve the rest. */
+  private kindCursor = 0;
+
+  private roundTail: Promise<unknown> = Promise.resolve();
+  private loop: Promise<void> | null = null;
+  private stopping = false;
+  private stopped: Promise<StopResult> | null = null;
+  private woken = false;
+  private wakeSleeper: (() => void) | null = null;
+  private readonly wakeFn = () => this.wake();
+
+  constructor(opts: JobEngineOptions) {
+    this.db = opts.db;
+    this.clock = opts.clock;
+    this.logger = opts.logger.child({ component: "jobs" });
+    this.owner = opts.owner ?? `${hostname()}:${process.pid}:${crypto.randomUUID().slice(0, 8)}`;
+    this.pollMs = positiveInt("pollMs", opts.pollMs ?? 1000);
+    this.batchSize = positiveInt("batchSize", opts.batchSize ?? 256);
+    this.maintenanceMs = positiveInt("maintenanceMs", opts.maintenanceMs ?? 5000);
+    this.retainSucceededMs = positiveInt("retainSucceededMs", opts.retainSucceededMs ?? 7 * DAY, 0);
+    this.retainDeadMs = positiveInt("retainDeadMs", opts.retainDeadMs ?? 30 * DAY, 0);
+    this.random = opts.random ?? Math.random;
+    this.store = opts.store ?? JobEngine.storeFor(opts.db);
+  }
+
+  private static storeFor(db: Db): JobStore {
+    if (db.dialect === "sqlite") return new SqliteJobStore();
+    throw new Error(`no job store for database dialect ${String(db.dialect)}`);
+  }
+
+  /** Declares how to run jobs of `kind`. Register before enqueueing so the kind's maxAttempts is stored on new jobs. */
+  register<P>(kind: string, handler: JobHandler<P>, opts: KindOptions = {}): this {
+    if (!kind) throw new Error("job kind must be a non-empty string");
+    if (this.kinds.has(kind)) throw new Error(`job kind ${kind} is already registered`);
+    this.kinds.set(kind, {
+      kind,
+      handler: handler as JobHandler<never>,
+      concurrency: positiveInt(`${kind}.concurrency`, opts.concurrency ?? 1),
+      keyConcurrency: positiveInt(`${kind}.keyConcurrency`, opts.keyConcurrency ?? 1),
+      maxAttempts: positiveInt(`${kind}.maxAttempts`, opts.maxAttempts ?? 5),
+      leaseMs: positiveInt(`${kind}.leaseMs`, opts.leaseMs ?? 30_000),
+      timeoutMs: positiveInt(`${kind}.timeoutMs`, opts.timeoutMs ?? 15 * 60_000, 0),
+      backoff: opts.backoff ?? defaultBackoff,
+      running: 0,
+    });
+    return this;
+  }
+
+  /**
+   * Adds a job inside the caller's transaction (`tx` from db.tx), so it exists exactly when the caller's writes do.
+   * The scheduler is woken once that transaction commits.
+   */
+  async enqueue<P>(tx: Orm, kind: string, payload: P, opts: EnqueueOptions = {}): Promise<EnqueueResult> {
+    const [result] = await this.enqueueMany(tx, [{ ...opts, kind, payload }]);
+    return result!;
+  }
+
+  /** Many jobs in one statement per 500; results are in input order. */
+  async enqueueMany(tx: Orm, items: EnqueueItem[]): Promise<EnqueueResult[]> {
+    if (items.length === 0) return [];
+    const now = this.clock.now();
+    const rows: NewJob[] = items.map((item) => {
+      if (!item.kind) throw new Error("job kind must be a non-empty string");
+      return {
+        id: newJobId(now),
+        kind: item.kind,
+        payload: JSON.stringify(item.payload === undefined ? {} : item.payload),
+        priority: Math.trunc(item.priority ?? 0),
+        runAt: Math.trunc(item.runAt ?? now),
+        maxAttempts: positiveInt("maxAttempts", item.maxAttempts ?? this.kinds.get(item.kind)?.maxAttempts ?? 5),
+        dedupeKey: item.dedupeKey ?? null,
+        concurrencyKey: item.concurrencyKey ?? null,
+        createdAt: now,
+      };
+    });
+    const out = await this.store.insert(tx, rows);
+    this.db.afterCommit(this.wakeFn);
+    return out;
+  }
+
+  /** Runs the scheduler loop until stop(): claims on wake-ups from in-process enqueues and finished handlers, else every pollMs. */
+  start(): void {
+    if (this.stopping) throw new Error("job engine is stopped");
+    if (this.loop) return;
+    this.loop = this.runLoop();
+  }
+
+  /**
+   * One explicit round: maintenance if due, record finished attempts, renew due leases, claim and dispatch.
+   * Resolves, once the claimed handlers have been started, to how many jobs were claimed.
+   */
+  async tick(): Promise<number> {
+    return (await this.serial(() => this.round(true))).claimed;
+  }
+
+  /** Waits until every running handler has returned, then writes their outcomes. */
+  async drain(): Promise<void> {
+    for (;;) {
+      const live = [...this.inflight].filter((e) => !e.settled).map((e) => e.done);
+      if (live.length === 0) break;
+      await Promise.all(live);
+    }
+    await this.serial(() => this.round(false));
+  }
+
+  /**
+   * Graceful shutdown: stop claiming, give running handlers until `deadlineMs` (wall clock) to finish, then abort the
+   * rest and hand their jobs back (queued again, attempt not counted) so another worker starts them without waiting.
+   */
+  stop(opts: { deadlineMs?: number } = {}): Promise<StopResult> {
+    if (!this.stopped) this.stopped = this.shutdown(opts.deadlineMs ?? 30_000);
+    return this.stopped;
+  }
+
+  /** Lease rescue and retention pruning now, whatever the schedule. */
+  maintain(): Promise<MaintenanceResult> {
+    return this.serial(async () => {
+      const now = this.clock.now();
+      const rescued = await this.write((tx) => this.store.rescueExpired(tx, now));
+      this.reportRescued(rescued);
+      const pruned = await this.prune(now);
+      this.nextMaintenanceAt = now + this.maintenanceMs;
+      return {
+        requeued: rescued.filter((r) => r.status === "queued").length,
+        dead: rescued.filter((r) => r.status === "dead").length,
+        pruned,
+      };
+    });
+  }
+
+  listJobs(filter: JobFilter = {}): Promise<JobRecord[]> {
+    return this.store.list(this.db.read, filter);
+  }
+
+  getJob(id: string): Promise<JobRecord | null> {
+    return this.store.get(this.db.read, id);
+  }
+
+  /** Puts a dead job back in the queue with its attempts reset; false when the job is not dead. */
+  async redrive(id: string): Promise<boolean> {
+    const ok = await this.write((tx) => this.store.redrive(tx, id, this.clock.now()));
+    if (ok) {
+      this.logger.info("job redriven", { job: id });
+      this.wake();
+    }
+    return ok;
+  }
+
+  /** Counts by kind and status, and how long the oldest due job has waited (for metrics). */
+  async stats(): Promise<JobStats> {
+    const now = this.clock.now();
+    const rows = await this.store.stats(this.db.read, now);
+    const empty = (): KindStats => ({ queued: 0, running: 0, succeeded: 0, failed: 0, dead: 0, oldestQueuedAgeMs: null });
+    const kinds: Record<string, KindStats> = {};
+    const totals = { queued: 0, running: 0, succeeded: 0, failed: 0, dead: 0 } as Record<JobStatus, number>;
+    for (const r of rows.counts) {
+      if (!(JOB_STATUSES as readonly string[]).includes(r.status)) continue;
+      const status = r.status as JobStatus;
+      const k = (kinds[r.kind] ??= empty());
+      k[status] += Number(r.count);
+      totals[status] += Number(r.count);
+    }
+    let oldest: number | null = null;
+    for (const r of rows.oldestDue) {
+      const age = Math.max(0, now - Number(r.runAt));
+      (kinds[r.kind] ??= empty()).oldestQueuedAgeMs = age;
+      oldest = oldest === null ? age : Math.max(oldest, age);
+    }
+    return { kinds, totals, oldestQueuedAgeMs: oldest };
+  }
+
+  // ---- scheduling -------------------------------------------------------------------------------------------
+
+  private wake(): void {
+    this.woken = true;
+    const sleeper = this.wakeSleeper;
+    if (sleeper) {
+      this.wakeSleeper = null;
+      sleeper();
+    }
+  }
+
+  private async runLoop(): Promise<void> {
+    while (!this.stopping) {
+      this.woken = false;
+      await this.serial(() => this.round(true));
+      if (this.stopping) break;
+      if (this.woken) {
+        // Busy: go again, but let timers and sockets have a turn first; a bare microtask chain would starve them.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        continue;
+      }
+      await this.sleep(this.idleDelay());
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.wakeSleeper = null;
+        resolve();
+      }, ms);
+      this.wakeSleeper = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
+  /** Until the next poll, maintenance, lease renewal or attempt timeout, whichever comes first. */
+  private idleDelay(): number {
+    const now = this.clock.now();
+    let next = now + this.pollMs;
+    next = Math.min(next, this.nextMaintenanceAt);
+    for (const e of this.inflight) {
+      if (!e.settled) next = Math.min(next, e.lastBeat + Math.floor(e.kind.leaseMs / 3), e.deadline);
+    }
+    return Math.max(0, next - now);
+  }
+
+  /** Rounds never overlap within an engine: slot counts and the pending list belong to one round at a time. */
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const out = this.roundTail.then(fn);
+    this.roundTail = out.catch(() => undefined);
+    return out;
+  }
+
+  private write<T>(fn: (tx: Orm) => Promise<T>): Promise<T> {
+    return inProcessTurn(() => this.db.tx(fn));
+  }
+
+  private claimRequests(): ClaimRequest[] {
+    const kinds = [...this.kinds.values()];
+    if (kinds.length === 0) return [];
+    const start = this.kindCursor++ % kinds.length;
+    let budget = this.batchSize;
+    const requests: ClaimRequest[] = [];
+    for (let i = 0; i < kinds.length && budget > 0; i++) {
+      const k = kinds[(start + i) % kinds.length]!;
+      const free = k.concurrency - k.running;
+      if (free <= 0) continue;
+      const limit = Math.min(free, budget);
+      budget -= limit;
+      requests.push({ kind: k.kind, limit, leaseMs: k.leaseMs, keyLimit: k.keyConcurrency });
+    }
+    return requests;
+  }
+
+  private async round(claim: boolean): Promise<RoundResult> {
+    const result: RoundResult = { claimed: 0, settled: 0, rescued: 0, pruned: 0 };
+    const active = claim && !this.stopping;
+    // Timeouts run on the engine's clock, checked every round (the loop sleeps no longer than the next deadline).
+    const start = this.clock.now();
+    for (const e of this.inflight) if (!e.settled && start >= e.deadline) this.timeOut(e);
+    const settlements = this.pending;
+    this.pending = [];
+    const requests = active ? this.claimRequests() : [];
+    const maintain = active && start >= this.nextMaintenanceAt;
+    const due = this.dueRenewals(start);
+    if (!maintain && settlements.length === 0 && requests.length === 0 && due.length === 0) return result;
+
+    let outcome: {
+      now: number;
+      rescued: RescuedJob[];
+      held: string[];
+      renewed: Map<Inflight, boolean>;
+      claimed: JobRecord[];
+    };
+    try {
+      outcome = await this.write(async (tx) => {
+        // Read the clock once the write lock is ours, so leases start when the claim actually commits.
+        const now = this.clock.now();
+        const rescued = maintain ? await this.store.rescueExpired(tx, now) : [];
+        const held = settlements.length ? await this.store.settle(tx, this.owner, now, settlements) : [];
+        const renewed = new Map<Inflight, boolean>();
+        if (due.length) {
+          // Leases run from now, not from when the round began waiting for the lock.
+          const leases: LeaseRenewal[] = due.map((e) => ({ id: e.job.id, attempt: e.attempt, leaseExpiresAt: now + e.kind.leaseMs }));
+          const ok = new Set(await this.store.renew(tx, this.owner, now, leases));
+          for (const e of due) renewed.set(e, ok.has(e.job.id));
+        }
+        const claimed = requests.length ? await this.store.claim(tx, this.owner, now, requests) : [];
+        return { now, rescued, held, renewed, claimed };
+      });
+    } catch (err) {
+      // Nothing was written: keep the outcomes for the next round; unsettled jobs stay leased meanwhile.
+      this.pending = settlements.concat(this.pending);
+      this.logger.error("job round failed", { err });
+      return result;
+    }
+
+    const { now } = outcome;
+    if (maintain) this.nextMaintenanceAt = now + this.maintenanceMs;
+    this.reportRescued(outcome.rescued);
+    result.rescued = outcome.rescued.length;
+
+    result.settled = outcome.held.length;
+    if (outcome.held.length < settlements.length) {
+      const held = new Set(outcome.held);
+      for (const s of settlements) {
+        if (!held.has(s.id)) {
+          this.logger.warn("job outcome discarded: lease was lost before it could be recorded", {
+            job: s.id,
+            attempt: s.attempt,
+            outcome: s.outcome,
+          });
+        }
+      }
+    }
+
+    for (const [entry, ok] of outcome.renewed) {
+      if (ok) entry.lastBeat = now;
+      else this.loseLease(entry);
+    }
+
+    for (const job of outcome.claimed) this.dispatch(job);
+    result.claimed = outcome.claimed.length;
+
+    if (maintain) result.pruned = await this.prune(now);
+    return result;
+  }
+
+  /** Attempts whose last renewal is a third of a lease old: renewing then leaves two thirds as slack for a slow round. */
+  private dueRenewals(now: number): Inflight[] {
+    const due: Inflight[] = [];
+    for (const e of this.inflight) {
+      if (!e.settled && now - e.lastBeat >= Math.floor(e.kind.leaseMs / 3)) due.push(e);
+    }
+    return due;
+  }
+
+  private async prune(now: number): Promise<number> {
+    let total = 0;
+    const plan: ["succeeded" | "dead", number][] = [
+      ["succeeded", now - this.retainSucceededMs],
+      ["dead", now - this.retainDeadMs],
+    ];
+    for (const [status, before] of plan) {
+      // Small chunks, one transaction each, so pruning a large backlog never holds the write lock for long.
+      for (let i = 0; i < PRUNE_CHUNKS_PER_PASS; i++) {
+        try {
+          const n = await this.write((tx) => this.store.prune(tx, status, before, PRUNE_CHUNK));
+          total += n;
+          if (n < PRUNE_CHUNK) break;
+        } catch (err) {
+          this.logger.error("job pruning failed", { err, status });
+          break;
+        }
+      }
+    }
+    if (total > 0) this.logger.info("jobs pruned", { count: total });
+    return total;
+  }
+
+  private reportRescued(rescued: RescuedJob[]): void {
+    for (const r of rescued) {
+      const fields = { job: r.id, kind: r.kind, attempts: r.attempts, reason: r.lastError };
+      if (r.status === "dead") this.logger.error("job dead: lease expired on its last attempt", fields);
+      else this.logger.warn("job lease expired; queued again", fields);
+    }
+  }
+
+  // ---- running handlers -------------------------------------------------------------------------------------
+
+  private dispatch(job: JobRecord): void {
+    const kind = this.kinds.get(job.kind);
+    if (!kind) {
+      // Claims only ask for registered kinds, so this is a bug; hand the job back rather than strand it.
+      this.pending.push({ outcome: "released", id: job.id, attempt: job.attempts });
+      this.logger.error("claimed a job of an unregistered kind", { job: job.id, kind: job.kind });
+      return;
+    }
+    const entry: Inflight = {
+      job,
+      kind,
+      attempt: job.attempts,
+      controller: new AbortController(),
+      lastBeat: job.heartbeatAt ?? this.clock.now(),
+      settled: false,
+      done: Promise.resolve(),
+      deadline: kind.timeoutMs > 0 ? (job.startedAt ?? this.clock.now()) + kind.timeoutMs : Number.POSITIVE_INFINITY,
+    };
+    kind.running++;
+    this.inflight.add(entry);
+
+    let payload: unknown;
+    try {
+      payload = JSON.parse(job.payload);
+    } catch (err) {
+      this.finish(entry, new PermanentFailure(`payload is not valid JSON: ${describeError(err)}`));
+      this.release(entry);
+      return;
+    }
+    const logger = this.logger;
+    let log: Logger | undefined;
+    const ctx: JobContext<never> = {
+      id: job.id,
+      kind: job.kind,
+      payload: payload as never,
+      attempt: entry.attempt,
+      maxAttempts: job.maxAttempts,
+      signal: entry.controller.signal,
+      heartbeat: () => this.heartbeat(entry),
+      // Built on first use: most handlers never log, and at tens of thousands of jobs a second the child adds up.
+      get log() {
+        return (log ??= logger.child({ job: job.id, kind: job.kind, attempt: entry.attempt }));
+      },
+    };
+    entry.done = (async () => kind.handler(ctx))()
+      .then(
+        () => this.finish(entry, null),
+        (err: unknown) => this.finish(entry, err ?? new Error("handler rejected without a reason")),
+      )
+      .finally(() => this.release(entry));
+  }
+
+  private release(entry: Inflight): void {
+    if (!this.inflight.delete(entry)) return;
+    entry.kind.running--;
+    this.wake();
+  }
+
+  /** Records the attempt's outcome for the next round; `err` null means success. */
+  private finish(entry: Inflight, err: unknown): void {
+    if (entry.settled) return;
+    entry.settled = true;
+    const { job, attempt } = entry;
+    const fields = { job: job.id, kind: job.kind, attempt };
+    if (err === null) {
+      this.pending.push({ outcome: "succeeded", id: job.id, attempt });
+      return;
+    }
+    const error = describeError(err);
+    if (err instanceof PermanentFailure || attempt >= job.maxAttempts) {
+      this.pending.push({ outcome: "dead", id: job.id, attempt, error });
+      this.logger.error("job dead", { ...fields, maxAttempts: job.maxAttempts, error });
+      return;
+    }
+    const delay = err instanceof RetryAfter ? err.delayMs : backoffDelay(entry.kind.backoff, attempt, this.random);
+    const runAt = this.clock.now() + delay;
+    this.pending.push({ outcome: "retry", id: job.id, attempt, runAt, error });
+    this.logger.warn("job failed; will retry", { ...fields, delayMs: delay, error });
+  }
+
+  private timeOut(entry: Inflight): void {
+    if (entry.settled) return;
+    const reason = new JobAborted("timeout", `attempt timed out after ${entry.kind.timeoutMs} ms`);
+    this.finish(entry, reason);
+    entry.controller.abort(reason);
+    // The slot stays taken until the handler really returns, so a handler ignoring its signal cannot oversubscribe.
+    this.wake();
+  }
+
+  private loseLease(entry: Inflight): void {
+    if (entry.settled) return;
+    entry.settled = true;
+    this.logger.warn("job lease lost; abandoning the attempt", { job: entry.job.id, attempt: entry.attempt });
+    entry.controller.abort(new JobAborted("lease-lost", "the job's lease was taken over by another worker"));
+  }
+
+  private async heartbeat(entry: Inflight): Promise<void> {
+    if (entry.settled) {
+      throw entry.controller.signal.reason ?? new JobAborted("lease-lost", "the attempt is already settled");
+    }
+    const { held, now } = await this.write(async (tx) => {
+      const now = this.clock.now();
+      const lease = { id: entry.job.id, attempt: entry.attempt, leaseExpiresAt: now + entry.kind.leaseMs };
+      return { held: (await this.store.renew(tx, this.owner, now, [lease])).length === 1, now };
+    });
+    if (held) {
+      entry.lastBeat = Math.max(entry.lastBeat, now);
+      return;
+    }
+    this.loseLease(entry);
+    throw entry.controller.signal.reason ?? new JobAborted("lease-lost", "the attempt is already settled");
+  }
+
+  private async shutdown(deadlineMs: number): Promise<StopResult> {
+    this.stopping = true;
+    this.wake();
+    if (this.loop) await this.loop;
+    await this.roundTail;
+
+    const live = [...this.inflight].filter((e) => !e.settled);
+    if (live.length > 0 && deadlineMs > 0) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const deadline = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, deadlineMs);
+      });
+      await Promise.race([Promise.all(live.map((e) => e.done)), deadline]);
+      clearTimeout(timer);
+    }
+
+    let released = 0;
+    const reason = new JobAborted("shutdown", "the job engine is shutting down");
+    for (const e of this.inflight) {
+      if (e.settled) continue;
+      e.settled = true;
+      this.pending.push({ outcome: "released", id: e.job.id, attempt: e.attempt });
+      e.controller.abort(reason);
+      released++;
+    }
+    const finished = live.length - released;
+    await this.serial(() => this.round(false));
+    if (this.pending.length > 0) {
+      // The final write failed; those jobs keep their lease and are rescued by another worker once it expires.
+      this.logger.error("job engine stopped with unrecorded outcomes", { count: this.pending.length });
+    }
+    this.logger.info("job engine stopped", { finished, released });
+    return { finished, released };
+  }
+}

@@ -1,0 +1,86 @@
+// The storage contract of the job engine: every statement that depends on the SQL dialect sits behind this interface,
+// so a PostgreSQL store (FOR UPDATE SKIP LOCKED claims) can replace sqlite.ts without touching the engine or callers.
+import type { Orm } from "../db";
+
+export type JobStatus = "queued" | "running" | "succeeded" | "failed" | "dead";
+export const JOB_STATUSES: readonly JobStatus[] = ["queued", "running", "succeeded", "failed", "dead"];
+
+/** One row of the `jobs` table. Times are epoch ms; `payload` is the stored JSON text. */
+export type JobRecord = {
+  id: string;
+  kind: string;
+  payload: string;
+  status: JobStatus;
+  priority: number;
+  runAt: number;
+  attempts: number;
+  maxAttempts: number;
+  leaseOwner: string | null;
+  leaseExpiresAt: number | null;
+  heartbeatAt: number | null;
+  lastError: string | null;
+  dedupeKey: string | null;
+  concurrencyKey: string | null;
+  createdAt: number;
+  updatedAt: number;
+  startedAt: number | null;
+  finishedAt: number | null;
+};
+
+/** The handle statements run on: the caller's transaction or `db.read`. A PostgreSQL build widens this type. */
+export type Executor = Orm;
+
+export type NewJob = {
+  id: string;
+  kind: string;
+  payload: string;
+  priority: number;
+  runAt: number;
+  maxAttempts: number;
+  dedupeKey: string | null;
+  concurrencyKey: string | null;
+  createdAt: number;
+};
+
+/** Claim up to `limit` jobs of `kind`, with at most `keyLimit` running per concurrency key (across all workers). */
+export type ClaimRequest = { kind: string; limit: number; leaseMs: number; keyLimit: number };
+
+/** A finished attempt. Every settlement is fenced on (id, attempt, owner, running), so a lost lease cannot overwrite. */
+export type Settlement =
+  | { outcome: "succeeded"; id: string; attempt: number }
+  | { outcome: "retry"; id: string; attempt: number; runAt: number; error: string }
+  | { outcome: "dead"; id: string; attempt: number; error: string }
+  /** Shutdown hand-back: back to queued and the attempt is not counted. */
+  | { outcome: "released"; id: string; attempt: number };
+
+export type LeaseRenewal = { id: string; attempt: number; leaseExpiresAt: number };
+
+export type RescuedJob = { id: string; kind: string; status: "queued" | "dead"; attempts: number; lastError: string };
+
+export type JobFilter = { status?: JobStatus; kind?: string; limit?: number };
+
+export type StatsRows = {
+  counts: { kind: string; status: string; count: number }[];
+  /** Earliest run_at among jobs that are due (queued or failed with run_at ≤ now), per kind. */
+  oldestDue: { kind: string; runAt: number }[];
+};
+
+export interface JobStore {
+  /** Inserts inside the caller's transaction; a dedupe key already queued/running/failed yields that job instead. */
+  insert(tx: Executor, jobs: NewJob[]): Promise<{ id: string; deduped: boolean }[]>;
+  /** Atomically leases due jobs to `owner` (status running, attempts + 1) and returns them, best first. */
+  claim(tx: Executor, owner: string, now: number, requests: ClaimRequest[]): Promise<JobRecord[]>;
+  /** Applies finished attempts; returns the ids whose lease was still held (the others were fenced out). */
+  settle(tx: Executor, owner: string, now: number, settlements: Settlement[]): Promise<string[]>;
+  /** Extends leases still held by `owner`; returns the ids renewed (missing ids have lost their lease). */
+  renew(tx: Executor, owner: string, now: number, leases: LeaseRenewal[]): Promise<string[]>;
+  /** Running jobs whose lease ran out (their worker died): back to queued, or dead when attempts are used up. */
+  rescueExpired(tx: Executor, now: number): Promise<RescuedJob[]>;
+  /** Deletes up to `limit` jobs in `status` finished before `finishedBefore`; returns how many. */
+  prune(tx: Executor, status: "succeeded" | "dead", finishedBefore: number, limit: number): Promise<number>;
+  /** Dead → queued with attempts reset; false when the job is not dead. */
+  redrive(tx: Executor, id: string, now: number): Promise<boolean>;
+  get(ex: Executor, id: string): Promise<JobRecord | null>;
+  list(ex: Executor, filter: JobFilter): Promise<JobRecord[]>;
+  stats(ex: Executor, now: number): Promise<StatsRows>;
+}
