@@ -1,0 +1,8 @@
+// The plugins built into vitrin; the registry picks one per slot from config.
+import { PluginRegistry } from "../src/plugins";
+import storageLocal from "./storage-local";
+import backgroundRemovalNone from "./background-removal-none";
+
+export function builtinPlugins(): PluginRegistry {
+  return new PluginRegistry().add(storageLocal).add(backgroundRemovalNone);
+}

@@ -1,0 +1,212 @@
+// The four plugin slots (storage, background removal, renderer, payment), their contracts, and the registry that
+// picks one implementation per slot from config and runs their lifecycle (init in order, close in reverse).
+import type { Config } from "../config";
+import type { Logger } from "../config/log";
+
+export type ReadyReport = { ok: boolean; detail?: string };
+
+export type PluginContext = {
+  config: Config;
+  logger: Logger;
+  /** Environment the plugin may read its own settings from (process.env in production). */
+  env: Record<string, string | undefined>;
+};
+
+type Lifecycle = {
+  /** Called once before the service takes traffic; throw to refuse to start (with a message naming the setting). */
+  init?(): Promise<void>;
+  /** Reported by /readyz; a failing plugin makes the service not ready. */
+  ready?(): Promise<ReadyReport>;
+  /** Called once on shutdown, in reverse order of init. */
+  close?(): Promise<void>;
+};
+
+export type StoredFile = { body: Blob; size: number; contentType: string };
+
+export type StoragePlugin = Lifecycle & {
+  readonly slot: "storage";
+  readonly name: string;
+  /** Stores bytes under a key (keys are slash-separated, made by the core, never from user input). */
+  put(key: string, body: Uint8Array, contentType: string): Promise<void>;
+  get(key: string): Promise<StoredFile | null>;
+  /** Removing a missing key is not an error. */
+  delete(key: string): Promise<void>;
+  /** The public URL of a key, under {cdn_url}. */
+  url(key: string): string;
+  /** When present, the service itself serves {cdn_url} through this (local disk). */
+  serve?(key: string, request: Request): Promise<Response | null>;
+};
+
+export type Box = { x: number; y: number; width: number; height: number };
+
+export type CutoutRequest = {
+  /** The source image bytes (JPG, PNG or WebP, already validated). */
+  image: Uint8Array;
+  /** 1 for the first try; each retry raises it so the plugin can change what it does. */
+  attempt: number;
+  signal?: AbortSignal;
+};
+
+export type Cutout = {
+  /** PNG with transparent background, longest side at most 1024 px. */
+  png: Uint8Array;
+  /** Greyscale PNG mask of the same size (white = product). */
+  mask: Uint8Array;
+  width: number;
+  height: number;
+  /** Foreground bounding box within `png`. */
+  box: Box;
+  /** What this attempt did differently, for the preview (e.g. "threshold 0.4, wider crop"). */
+  variant: string;
+};
+
+export type BackgroundRemovalPlugin = Lifecycle & {
+  readonly slot: "background-removal";
+  readonly name: string;
+  remove(request: CutoutRequest): Promise<Cutout>;
+};
+
+export type RenderProgress = (percent: number) => void;
+
+export type RenderRequest = {
+  /** Absolute path of the folder the renderer may write temporary files into. */
+  workDir: string;
+  /** Template id and everything the template needs; the renderer resolves the template itself. */
+  templateId: string;
+  input: Record<string, unknown>;
+  signal: AbortSignal;
+  onProgress: RenderProgress;
+};
+
+export type RenderResult = {
+  videoPath: string;
+  thumbnailPath: string;
+  durationSeconds: number;
+  width: number;
+  height: number;
+};
+
+export type RendererPlugin = Lifecycle & {
+  readonly slot: "renderer";
+  readonly name: string;
+  render(request: RenderRequest): Promise<RenderResult>;
+};
+
+export type PaymentRequest = {
+  topUpId: string;
+  accountId: string;
+  amount: number;
+  currency: string;
+  credits: number;
+  successUrl: string;
+  cancelUrl: string;
+};
+
+export type PaymentPlugin = Lifecycle & {
+  readonly slot: "payment";
+  readonly name: string;
+  /** Starts a payment and returns where the payer completes it. */
+  createPayment(request: PaymentRequest): Promise<{ paymentUrl: string; providerReference?: string }>;
+};
+
+export type SlotMap = {
+  storage: StoragePlugin;
+  "background-removal": BackgroundRemovalPlugin;
+  renderer: RendererPlugin;
+  payment: PaymentPlugin;
+};
+export type Slot = keyof SlotMap;
+
+export type PluginDefinition<S extends Slot = Slot> = {
+  slot: S;
+  name: string;
+  description: string;
+  create(ctx: PluginContext): SlotMap[S] | Promise<SlotMap[S]>;
+};
+
+export function definePlugin<S extends Slot>(def: PluginDefinition<S>): PluginDefinition<S> {
+  return def;
+}
+
+export type Plugins = {
+  storage: StoragePlugin;
+  backgroundRemoval: BackgroundRemovalPlugin;
+  /** Every plugin started, in init order. */
+  all: { slot: Slot; name: string; instance: Lifecycle }[];
+  readiness(): Promise<Record<string, ReadyReport>>;
+  close(): Promise<void>;
+};
+
+export class PluginRegistry {
+  private defs = new Map<string, PluginDefinition>();
+
+  add(def: PluginDefinition): this {
+    const id = `${def.slot}:${def.name}`;
+    if (this.defs.has(id)) throw new Error(`plugin ${def.slot}-${def.name} is registered twice`);
+    this.defs.set(id, def);
+    return this;
+  }
+
+  names(slot: Slot): string[] {
+    return [...this.defs.values()].filter((d) => d.slot === slot).map((d) => d.name);
+  }
+
+  find<S extends Slot>(slot: S, name: string): PluginDefinition<S> {
+    const def = this.defs.get(`${slot}:${name}`);
+    if (!def) {
+      throw new Error(`unknown ${slot} plugin "${name}"; available: ${this.names(slot).join(", ") || "none"}`);
+    }
+    return def as unknown as PluginDefinition<S>;
+  }
+
+  /** Creates and initialises the configured plugin of each slot; on a failure, closes what already started. */
+  async start(ctx: PluginContext): Promise<Plugins> {
+    const started: { slot: Slot; name: string; instance: Lifecycle }[] = [];
+    const close = async () => {
+      for (const p of [...started].reverse()) {
+        try {
+          await p.instance.close?.();
+        } catch (e) {
+          ctx.logger.error("plugin close failed", { plugin: `${p.slot}-${p.name}`, err: e });
+        }
+      }
+      started.length = 0;
+    };
+    const boot = async <S extends Slot>(slot: S, name: string, setting: string): Promise<SlotMap[S]> => {
+      let def: PluginDefinition<S>;
+      try {
+        def = this.find(slot, name);
+      } catch (e) {
+        throw new Error(`${setting}: ${(e as Error).message}`);
+      }
+      const instance = await def.create({ ...ctx, logger: ctx.logger.child({ plugin: `${slot}-${name}` }) });
+      await instance.init?.();
+      started.push({ slot, name, instance });
+      return instance;
+    };
+    try {
+      const storage = await boot("storage", ctx.config.storage, "VITRIN_STORAGE");
+      const backgroundRemoval = await boot("background-removal", ctx.config.backgroundRemoval, "VITRIN_BACKGROUND_REMOVAL");
+      return {
+        storage,
+        backgroundRemoval,
+        all: started,
+        async readiness() {
+          const out: Record<string, ReadyReport> = {};
+          for (const p of started) {
+            try {
+              out[`${p.slot}-${p.name}`] = p.instance.ready ? await p.instance.ready() : { ok: true };
+            } catch (e) {
+              out[`${p.slot}-${p.name}`] = { ok: false, detail: (e as Error).message };
+            }
+          }
+          return out;
+        },
+        close,
+      };
+    } catch (e) {
+      await close();
+      throw e;
+    }
+  }
+}
