@@ -1,0 +1,103 @@
+// The operator's admin API under /v1/admin (accounts, tokens, credit grants), guarded by VITRIN_ADMIN_TOKEN.
+import { Elysia, t } from "elysia";
+import { adminGuard } from "../http/guard";
+import { errors } from "../http/errors";
+import { accountJson, type Accounts } from "./index";
+
+const idParams = t.Object({ id: t.String({ minLength: 1, maxLength: 100 }) });
+
+export function adminRoutes(adminToken: string | null, accounts: Accounts) {
+  return new Elysia({ prefix: "/v1/admin", normalize: false })
+    .use(adminGuard({ adminToken }))
+    .post(
+      "/accounts",
+      async ({ body, set }) => {
+        const { account, token } = await accounts.create({
+          name: body.name,
+          credits: body.credits,
+          language: body.language,
+          isPremium: body.is_premium,
+        });
+        set.status = 201;
+        return { account: accountJson(account), token: token.token, token_id: token.id };
+      },
+      {
+        body: t.Object(
+          {
+            name: t.Optional(t.String({ maxLength: 200 })),
+            credits: t.Optional(t.Integer({ minimum: 0 })),
+            language: t.Optional(t.String({ minLength: 2, maxLength: 35 })),
+            is_premium: t.Optional(t.Boolean()),
+          },
+          { additionalProperties: false },
+        ),
+        detail: { tags: ["Admin"], summary: "Create an account and its first token (shown once)" },
+      },
+    )
+    .get("/accounts", async () => ({ data: (await accounts.list()).map(accountJson), has_more: false }), {
+      detail: { tags: ["Admin"], summary: "List accounts" },
+    })
+    .get(
+      "/accounts/:id",
+      async ({ params }) => {
+        const row = await accounts.get(params.id);
+        if (!row) throw errors.notFound("account");
+        return accountJson(row);
+      },
+      { params: idParams, detail: { tags: ["Admin"], summary: "Retrieve an account" } },
+    )
+    .patch(
+      "/accounts/:id",
+      async ({ params, body }) =>
+        accountJson(await accounts.update(params.id, { name: body.name, language: body.language, isPremium: body.is_premium })),
+      {
+        params: idParams,
+        body: t.Object(
+          {
+            name: t.Optional(t.String({ maxLength: 200 })),
+            language: t.Optional(t.String({ minLength: 2, maxLength: 35 })),
+            is_premium: t.Optional(t.Boolean()),
+          },
+          { additionalProperties: false, minProperties: 1 },
+        ),
+        detail: { tags: ["Admin"], summary: "Change an account's name, language or premium flag" },
+      },
+    )
+    .post(
+      "/accounts/:id/tokens",
+      async ({ params, body, set }) => {
+        const token = await accounts.createToken(params.id, body?.name ?? "");
+        set.status = 201;
+        return { id: token.id, token: token.token };
+      },
+      {
+        params: idParams,
+        body: t.Optional(t.Object({ name: t.Optional(t.String({ maxLength: 100 })) }, { additionalProperties: false })),
+        detail: { tags: ["Admin"], summary: "Issue another token for an account (shown once)" },
+      },
+    )
+    .delete(
+      "/tokens/:id",
+      async ({ params }) => {
+        if (!(await accounts.revokeToken(params.id))) throw errors.notFound("token");
+        return { id: params.id, object: "token", deleted: true };
+      },
+      { params: idParams, detail: { tags: ["Admin"], summary: "Revoke a token" } },
+    )
+    .post(
+      "/accounts/:id/credits",
+      async ({ params, body, set }) => {
+        const txn = await accounts.grant(params.id, body.amount, body.description);
+        set.status = 201;
+        return txn;
+      },
+      {
+        params: idParams,
+        body: t.Object(
+          { amount: t.Integer({ description: "Credits to add (negative: a correction)." }), description: t.Optional(t.String({ maxLength: 500 })) },
+          { additionalProperties: false },
+        ),
+        detail: { tags: ["Admin"], summary: "Grant credits (a `grant` transaction)" },
+      },
+    );
+}

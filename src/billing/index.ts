@@ -1,0 +1,74 @@
+// The credit ledger: every change to an account's credits is one transaction row written in the same database
+// transaction as the balance update, so credits always equal the sum of the account's rows.
+import { and, eq, gte, sql } from "drizzle-orm";
+import type { Orm } from "../db";
+import { accounts, transactions } from "../db/schema";
+import { iso, newId } from "../db/ids";
+import { errors } from "../http/errors";
+
+export type TransactionType = "purchase" | "usage" | "refund" | "grant" | "adjustment";
+
+export type LedgerEntry = {
+  accountId: string;
+  /** Positive adds credits, negative spends them. Never zero. */
+  amount: number;
+  type: TransactionType;
+  description: string;
+  platform: string;
+  /** Unique cause (e.g. `video:vid_…:usage`); booking the same reference twice returns the first row. */
+  reference?: string | null;
+  at: number;
+};
+
+export type TransactionRow = typeof transactions.$inferSelect;
+
+/**
+ * Books one entry inside the caller's transaction. A debit that would take the balance below zero throws 402;
+ * a reference booked before returns that earlier row unchanged (`created: false`).
+ */
+export async function book(tx: Orm, entry: LedgerEntry): Promise<{ row: TransactionRow; created: boolean }> {
+  if (!Number.isSafeInteger(entry.amount) || entry.amount === 0) throw new Error("ledger amount must be a non-zero integer");
+  if (entry.reference) {
+    const [earlier] = await tx.select().from(transactions).where(eq(transactions.reference, entry.reference)).limit(1);
+    if (earlier) return { row: earlier, created: false };
+  }
+  // The guard in the WHERE clause makes the check and the update one statement, so no interleaving can overdraw.
+  const updated = await tx
+    .update(accounts)
+    .set({ credits: sql`${accounts.credits} + ${entry.amount}`, updatedAt: entry.at })
+    .where(and(eq(accounts.id, entry.accountId), entry.amount < 0 ? gte(accounts.credits, -entry.amount) : undefined))
+    .returning({ credits: accounts.credits });
+  if (updated.length === 0) {
+    const [acct] = await tx.select({ credits: accounts.credits }).from(accounts).where(eq(accounts.id, entry.accountId));
+    if (!acct) throw errors.notFound("account");
+    throw errors.insufficientCredits(-entry.amount, acct.credits);
+  }
+  const [row] = await tx
+    .insert(transactions)
+    .values({
+      id: newId("txn"),
+      accountId: entry.accountId,
+      amount: entry.amount,
+      type: entry.type,
+      description: entry.description,
+      platform: entry.platform,
+      reference: entry.reference ?? null,
+      balanceAfter: updated[0].credits,
+      createdAt: entry.at,
+    })
+    .returning();
+  return { row, created: true };
+}
+
+export function transactionJson(row: TransactionRow) {
+  return {
+    id: row.id,
+    object: "transaction",
+    amount: row.amount,
+    type: row.type,
+    description: row.description,
+    platform: row.platform,
+    balance_after: row.balanceAfter,
+    created_at: iso(row.createdAt),
+  };
+}

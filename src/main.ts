@@ -1,0 +1,224 @@
+// The vitrin command line: `serve`, `migrate`, `accounts`, `tokens`; the compiled binary takes the same words.
+import { parseArgs } from "node:util";
+import { ConfigError, loadConfig, type Config } from "./config";
+import { createLogger } from "./config/log";
+import { openDatabase } from "./db";
+import { systemClock } from "./db/clock";
+import { accountJson, createAccounts } from "./accounts";
+import { isApiError } from "./http/errors";
+import { createService } from "./service";
+import { JobEngine, JOB_STATUSES, type JobStatus } from "./jobs";
+import { jobJson } from "./jobs/routes";
+
+const usage = `vitrin — self-hosted product videos
+
+Usage:
+  vitrin serve [--port N] [--host ADDR] [--data-dir DIR] [--no-worker]
+  vitrin migrate
+  vitrin accounts create [--name NAME] [--credits N] [--language CODE] [--premium] [--json]
+  vitrin accounts list [--json]
+  vitrin accounts update ID [--premium | --no-premium] [--language CODE] [--name NAME] [--json]
+  vitrin accounts grant ID AMOUNT [--description TEXT] [--json]
+  vitrin tokens create ACCOUNT_ID [--name NAME] [--json]
+  vitrin tokens list ACCOUNT_ID [--json]
+  vitrin tokens revoke TOKEN_ID
+  vitrin jobs list [--status queued|running|succeeded|failed|dead] [--kind KIND] [--json]
+  vitrin jobs redrive JOB_ID
+
+Settings come from VITRIN_* environment variables (see the README); --port, --host and --data-dir override them.`;
+
+type Out = { json: boolean; print: (human: string, data: unknown) => void };
+
+function output(json: boolean): Out {
+  return {
+    json,
+    print(human, data) {
+      console.log(json ? JSON.stringify(data, null, 2) : human);
+    },
+  };
+}
+
+function configFrom(values: Record<string, unknown>): Config {
+  const env = { ...process.env };
+  if (typeof values.port === "string") env.VITRIN_PORT = values.port;
+  if (typeof values.host === "string") env.VITRIN_HOST = values.host;
+  if (typeof values["data-dir"] === "string") env.VITRIN_DATA_DIR = values["data-dir"];
+  return loadConfig(env);
+}
+
+async function withAccounts<T>(config: Config, fn: (accounts: ReturnType<typeof createAccounts>) => Promise<T>): Promise<T> {
+  const db = openDatabase(config.databaseUrl);
+  try {
+    await db.migrate();
+    return await fn(createAccounts(db, systemClock));
+  } finally {
+    db.close();
+  }
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      port: { type: "string" },
+      host: { type: "string" },
+      "data-dir": { type: "string" },
+      "no-worker": { type: "boolean" },
+      json: { type: "boolean" },
+      name: { type: "string" },
+      credits: { type: "string" },
+      language: { type: "string" },
+      premium: { type: "boolean" },
+      "no-premium": { type: "boolean" },
+      description: { type: "string" },
+      status: { type: "string" },
+      kind: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  const [command, sub, ...rest] = positionals;
+  const out = output(values.json === true);
+  if (values.help || !command) {
+    console.log(usage);
+    return command ? 0 : 2;
+  }
+  const config = configFrom(values);
+
+  switch (command) {
+    case "serve": {
+      const service = await createService(config, { worker: !values["no-worker"] });
+      service.listen();
+      let signals = 0;
+      const onSignal = (signal: string) => {
+        signals++;
+        if (signals > 1) process.exit(1);
+        service.logger.info("shutting down", { signal });
+        service.stop().then(
+          () => process.exit(0),
+          (e) => {
+            console.error(e);
+            process.exit(1);
+          },
+        );
+      };
+      process.on("SIGTERM", () => onSignal("SIGTERM"));
+      process.on("SIGINT", () => onSignal("SIGINT"));
+      return await new Promise<number>(() => {});
+    }
+    case "migrate": {
+      const db = openDatabase(config.databaseUrl);
+      try {
+        const { applied } = await db.migrate();
+        out.print(applied.length ? `applied: ${applied.join(", ")}` : "database is up to date", { applied });
+      } finally {
+        db.close();
+      }
+      return 0;
+    }
+    case "accounts":
+      return withAccounts(config, async (accounts) => {
+        if (sub === "create") {
+          const credits = values.credits === undefined ? 0 : Number(values.credits);
+          const { account, token } = await accounts.create({
+            name: values.name,
+            credits,
+            language: values.language,
+            isPremium: values.premium === true,
+          });
+          out.print(
+            `account ${account.id} created\ntoken (shown once, keep it): ${token.token}`,
+            { account: accountJson(account), token: token.token, token_id: token.id },
+          );
+          return 0;
+        }
+        if (sub === "list") {
+          const rows = (await accounts.list()).map(accountJson);
+          out.print(rows.map((a) => `${a.id}\t${a.credits} credits\t${a.language}\t${a.name}`).join("\n") || "no accounts", {
+            data: rows,
+          });
+          return 0;
+        }
+        if (sub === "update" && rest[0]) {
+          const isPremium = values.premium ? true : values["no-premium"] ? false : undefined;
+          const row = await accounts.update(rest[0], { isPremium, language: values.language, name: values.name });
+          out.print(`account ${row.id} updated`, accountJson(row));
+          return 0;
+        }
+        if (sub === "grant" && rest[0] && rest[1]) {
+          const txn = await accounts.grant(rest[0], Number(rest[1]), values.description);
+          out.print(`${txn.amount} credits booked on ${rest[0]} (${txn.id}); balance ${txn.balance_after}`, txn);
+          return 0;
+        }
+        console.error(usage);
+        return 2;
+      });
+    case "tokens":
+      return withAccounts(config, async (accounts) => {
+        if (sub === "create" && rest[0]) {
+          const token = await accounts.createToken(rest[0], values.name ?? "");
+          out.print(`token ${token.id} (shown once, keep it): ${token.token}`, { id: token.id, token: token.token });
+          return 0;
+        }
+        if (sub === "list" && rest[0]) {
+          const rows = await accounts.listTokens(rest[0]);
+          out.print(rows.map((r) => `${r.id}\t${r.hint}\t${r.revokedAt ? "revoked" : "active"}\t${r.name}`).join("\n") || "no tokens", {
+            data: rows,
+          });
+          return 0;
+        }
+        if (sub === "revoke" && rest[0]) {
+          const ok = await accounts.revokeToken(rest[0]);
+          out.print(ok ? `token ${rest[0]} revoked` : `no live token ${rest[0]}`, { id: rest[0], revoked: ok });
+          return ok ? 0 : 1;
+        }
+        console.error(usage);
+        return 2;
+      });
+    case "jobs": {
+      const db = openDatabase(config.databaseUrl);
+      try {
+        await db.migrate();
+        const engine = new JobEngine({ db, clock: systemClock, logger: createLogger("silent") });
+        if (sub === "list") {
+          if (values.status !== undefined && !JOB_STATUSES.includes(values.status as JobStatus)) {
+            console.error(`--status must be one of ${JOB_STATUSES.join(", ")}`);
+            return 2;
+          }
+          const rows = (await engine.listJobs({ status: values.status as JobStatus | undefined, kind: values.kind, limit: 500 })).map(jobJson);
+          out.print(
+            rows.map((j) => `${j.id}\t${j.kind}\t${j.status}\t${j.attempts}/${j.max_attempts}\t${j.last_error ?? ""}`).join("\n") || "no jobs",
+            { data: rows },
+          );
+          return 0;
+        }
+        if (sub === "redrive" && rest[0]) {
+          const ok = await engine.redrive(rest[0]);
+          out.print(ok ? `job ${rest[0]} queued again` : `job ${rest[0]} is not dead (or does not exist)`, { id: rest[0], redriven: ok });
+          return ok ? 0 : 1;
+        }
+        console.error(usage);
+        return 2;
+      } finally {
+        db.close();
+      }
+    }
+    default:
+      console.error(`unknown command "${command}"\n\n${usage}`);
+      return 2;
+  }
+}
+
+if (import.meta.main) {
+  run(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (e) => {
+      if (e instanceof ConfigError) console.error(`configuration error: ${e.message}`);
+      else if (isApiError(e)) console.error(`error: ${e.message}`);
+      else if ((e as { code?: string }).code?.startsWith?.("ERR_PARSE_ARGS")) console.error(`${(e as Error).message}\n\n${usage}`);
+      else console.error(e);
+      process.exit(e instanceof ConfigError || isApiError(e) ? 2 : 1);
+    },
+  );
+}

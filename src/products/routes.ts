@@ -1,0 +1,87 @@
+// HTTP routes for /v1/products and their dekupe preview, retry and revert.
+import { Elysia, t } from "elysia";
+import { accountGuard, type GuardDeps } from "../http/guard";
+import type { Products } from "./index";
+import type { Dekupe } from "./dekupe";
+
+export const pageQuery = t.Object(
+  {
+    // A string checked by the pagination code: Elysia's numeric query coercion reports errors without the field name.
+    limit: t.Optional(t.String({ maxLength: 10, description: "Page size, 1–100 (default 20)." })),
+    starting_after: t.Optional(t.String({ minLength: 1, maxLength: 100, description: "Id to list after (older)." })),
+    ending_before: t.Optional(t.String({ minLength: 1, maxLength: 100, description: "Id to list before (newer)." })),
+  },
+  { additionalProperties: false },
+);
+
+const name = t.String({ minLength: 1, maxLength: 200, pattern: "\\S", description: "Product name." });
+const description = t.String({ maxLength: 5000, description: "Detailed description." });
+const imageUrl = t.String({
+  minLength: 1,
+  maxLength: 8 * 1024 * 1024,
+  description: "http(s) URL or data: URL of a JPG, PNG or WebP image, at most 5 MB.",
+});
+
+const idParams = t.Object({ id: t.String({ minLength: 1, maxLength: 100 }) });
+
+export function productRoutes(guard: GuardDeps, products: Products, dekupe: Dekupe) {
+  return new Elysia({ prefix: "/v1", normalize: false })
+    .use(accountGuard(guard))
+    .get("/products", ({ principal, query }) => products.list(principal.accountId, query), {
+      query: pageQuery,
+      detail: { tags: ["Products"], summary: "List products, newest first" },
+    })
+    .post(
+      "/products",
+      async ({ principal, body, set }) => {
+        const product = await products.create(principal.accountId, body);
+        set.status = 201;
+        return product;
+      },
+      {
+        body: t.Object(
+          {
+            name,
+            description: t.Optional(description),
+            image_url: imageUrl,
+            dekupe: t.Optional(t.Boolean({ default: true, description: "Remove the background (default true)." })),
+          },
+          { additionalProperties: false },
+        ),
+        detail: { tags: ["Products"], summary: "Create a product (fetches and stores its image; 5 per account)" },
+      },
+    )
+    .get("/products/:id", ({ principal, params }) => products.get(principal.accountId, params.id), {
+      params: idParams,
+      detail: { tags: ["Products"], summary: "Retrieve a product" },
+    })
+    .patch("/products/:id", ({ principal, params, body }) => products.update(principal.accountId, params.id, body), {
+      params: idParams,
+      body: t.Object(
+        { name: t.Optional(name), description: t.Optional(t.Union([description, t.Null()])), image_url: t.Optional(imageUrl) },
+        { additionalProperties: false, minProperties: 1 },
+      ),
+      detail: { tags: ["Products"], summary: "Update name, description or image (a new image is cleaned again)" },
+    })
+    .delete("/products/:id", ({ principal, params }) => products.delete(principal.accountId, params.id), {
+      params: idParams,
+      detail: { tags: ["Products"], summary: "Delete a product and its stored files" },
+    })
+    .get("/products/:id/dekupe", ({ principal, params }) => dekupe.preview(principal.accountId, params.id), {
+      params: idParams,
+      detail: { tags: ["Products"], summary: "Background-removal preview and status" },
+    })
+    .post(
+      "/products/:id/dekupe/retry",
+      async ({ principal, params, set }) => {
+        const out = await dekupe.retry(principal.accountId, params.id);
+        set.status = 202;
+        return out;
+      },
+      { params: idParams, detail: { tags: ["Products"], summary: "Try the background removal again (up to 3 retries)" } },
+    )
+    .post("/products/:id/dekupe/revert", ({ principal, params }) => dekupe.revert(principal.accountId, params.id), {
+      params: idParams,
+      detail: { tags: ["Products"], summary: "Go back to the original image" },
+    });
+}

@@ -1,0 +1,155 @@
+// The composition root: builds one vitrin instance (database, plugins, job engine, domain modules, HTTP app)
+// from a config, and knows how to start serving and how to shut down gracefully.
+import type { Server } from "bun";
+import type { Config } from "./config";
+import { createLogger, type Logger } from "./config/log";
+import { openDatabase, type Db } from "./db";
+import { systemClock, type Clock } from "./db/clock";
+import { createAccounts } from "./accounts";
+import { adminRoutes } from "./accounts/routes";
+import { createProducts, DEKUPE_JOB } from "./products";
+import { createDekupe, type DekupeJobPayload } from "./products/dekupe";
+import { productRoutes } from "./products/routes";
+import { createHttpApp, type RequestMeta } from "./http";
+import { createMetrics } from "./http/metrics";
+import { RateLimiter } from "./http/ratelimit";
+import { createIdempotency } from "./http/idempotency";
+import type { GuardDeps } from "./http/guard";
+import { JobEngine } from "./jobs";
+import { jobRoutes } from "./jobs/routes";
+import { createWebhooks } from "./webhooks";
+import { webhookRoutes } from "./webhooks/routes";
+import { checkOutboundUrl } from "./net";
+import type { PluginRegistry } from "./plugins";
+import { builtinPlugins } from "../plugins";
+
+export type ServiceOptions = {
+  clock?: Clock;
+  logger?: Logger;
+  /** Where plugins read their own settings (process.env by default). */
+  env?: Record<string, string | undefined>;
+  registry?: PluginRegistry;
+  /** DNS override for outbound fetches (tests make fake public names resolve where they need). */
+  resolve?: (host: string) => Promise<string[]>;
+  /** Run the job engine in this process (default true). */
+  worker?: boolean;
+};
+
+export async function createService(config: Config, opts: ServiceOptions = {}) {
+  const clock = opts.clock ?? systemClock;
+  const logger = opts.logger ?? createLogger(config.logLevel);
+  const db: Db = openDatabase(config.databaseUrl);
+  try {
+    await db.migrate();
+  } catch (e) {
+    db.close();
+    throw e;
+  }
+  let plugins;
+  try {
+    plugins = await (opts.registry ?? builtinPlugins()).start({ config, logger, env: opts.env ?? process.env });
+  } catch (e) {
+    db.close();
+    throw e;
+  }
+
+  const jobs = new JobEngine({ db, clock, logger: logger.child({ component: "jobs" }), pollMs: config.pollMs });
+  const accounts = createAccounts(db, clock);
+  const image = { allowPrivateNetworks: config.allowPrivateNetworks, timeoutMs: config.fetchTimeoutMs, resolve: opts.resolve };
+  const products = createProducts({ db, clock, storage: plugins.storage, jobs, logger, image });
+  const dekupe = createDekupe({ db, clock, storage: plugins.storage, removal: plugins.backgroundRemoval, jobs, logger });
+  jobs.register<DekupeJobPayload>(DEKUPE_JOB, (job) => dekupe.run(job.payload, job.signal), { concurrency: 1, maxAttempts: 3 });
+  const outbound = { allowPrivateNetworks: config.allowPrivateNetworks, resolve: opts.resolve };
+  const webhooks = createWebhooks({
+    db,
+    clock,
+    logger: logger.child({ component: "webhooks" }),
+    jobs,
+    outbound: { ...outbound, timeoutMs: config.webhookTimeoutMs },
+  });
+  /** The same address rules as image ingest, applied when a webhook URL is given (422 if refused). */
+  const checkUrl = (url: string, field = "url") => checkOutboundUrl(url, { ...outbound, field });
+
+  const metrics = createMetrics();
+  const limiter = new RateLimiter(config.rateLimitPerMinute, config.rateLimitBurst, clock);
+  const idempotency = createIdempotency(db, clock);
+  const meta = new WeakMap<Request, RequestMeta>();
+  let shuttingDown = false;
+
+  const guard: GuardDeps = { accounts, limiter, idempotency, meta, adminToken: config.adminToken };
+  const app = createHttpApp({
+    config,
+    clock,
+    logger,
+    metrics,
+    plugins,
+    meta,
+    isShuttingDown: () => shuttingDown,
+    readiness: async () => ({ database: { ok: await db.ping() } }),
+    async onIdempotentOutcome(m, status, body) {
+      const { accountId, key } = m.idempotency!;
+      m.idempotency = undefined;
+      // Our own failures free the key so the client can retry; answers about the request itself are kept.
+      if (status >= 500) await idempotency.abandon(accountId, key);
+      else await idempotency.finish(accountId, key, status, body);
+    },
+  })
+    .use(productRoutes(guard, products, dekupe))
+    .use(webhookRoutes(guard, webhooks, (url) => checkUrl(url)))
+    .use(adminRoutes(config.adminToken, accounts))
+    .use(jobRoutes(config.adminToken, jobs));
+
+  let server: Server<unknown> | null = null;
+  const runWorker = opts.worker ?? true;
+  let stopping: Promise<void> | null = null;
+
+  const service = {
+    config,
+    clock,
+    logger,
+    db,
+    plugins,
+    jobs,
+    accounts,
+    products,
+    dekupe,
+    webhooks,
+    checkUrl,
+    idempotency,
+    metrics,
+    app,
+    /** In-process request handling, as tests use it. */
+    handle: (request: Request) => app.handle(request),
+    get server() {
+      return server;
+    },
+    /** Starts the HTTP server (and the job engine unless this is an API-only instance). */
+    listen(port = config.port, hostname = config.host) {
+      app.listen({ port, hostname, reusePort: false, maxRequestBodySize: config.maxBodyBytes + 64 * 1024 });
+      server = app.server;
+      if (runWorker) jobs.start();
+      logger.info("listening", { url: `http://${hostname}:${server?.port}`, public_url: config.publicUrl });
+      return server!;
+    },
+    /** Graceful shutdown: refuse new work, let requests and jobs finish within the deadline, close everything. */
+    stop(): Promise<void> {
+      stopping ??= (async () => {
+        shuttingDown = true;
+        const deadline = config.shutdownTimeoutMs;
+        if (server) {
+          const drained = server.stop(false);
+          await Promise.race([drained, Bun.sleep(deadline)]);
+          server.stop(true);
+        }
+        await jobs.stop({ deadlineMs: deadline });
+        await plugins.close();
+        db.close();
+        logger.info("stopped");
+      })();
+      return stopping;
+    },
+  };
+  return service;
+}
+
+export type Service = Awaited<ReturnType<typeof createService>>;

@@ -1,0 +1,127 @@
+// Test support: a fresh service per test (own data dir, manual clock), a loopback image host, and request helpers.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import sharp from "sharp";
+import { loadConfig } from "../src/config";
+import { memoryLogger } from "../src/config/log";
+import { ManualClock } from "../src/db/clock";
+import { createService, type Service, type ServiceOptions } from "../src/service";
+
+export const ADMIN_TOKEN = "admin-token-for-tests-0123456789";
+export const BASE = "http://vitrin.test";
+
+export type TestService = {
+  service: Service;
+  clock: ManualClock;
+  dir: string;
+  logs: ReturnType<typeof memoryLogger>["records"];
+  call(method: string, path: string, opts?: { token?: string | null; body?: unknown; headers?: Record<string, string>; raw?: string }): Promise<Response>;
+  json<T = any>(method: string, path: string, opts?: Parameters<TestService["call"]>[2]): Promise<{ status: number; body: T; headers: Headers }>;
+  newAccount(input?: { credits?: number; language?: string }): Promise<{ id: string; token: string }>;
+  runJobs(): Promise<number>;
+  close(): Promise<void>;
+};
+
+export function tempDir(prefix = "vitrin-test-"): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export async function startService(env: Record<string, string> = {}, opts: ServiceOptions = {}): Promise<TestService> {
+  const dir = tempDir();
+  const clock = new ManualClock(Date.UTC(2026, 10, 22, 12, 0, 0));
+  const logger = memoryLogger("debug");
+  const config = loadConfig({
+    VITRIN_DATA_DIR: dir,
+    VITRIN_PUBLIC_URL: BASE,
+    VITRIN_ADMIN_TOKEN: ADMIN_TOKEN,
+    VITRIN_ALLOW_PRIVATE_NETWORKS: "true",
+    VITRIN_LOG_LEVEL: "debug",
+    VITRIN_RATE_LIMIT: "0",
+    ...env,
+  });
+  const service = await createService(config, { clock, logger, worker: false, env: {}, ...opts });
+  const call: TestService["call"] = async (method, path, o = {}) => {
+    const headers: Record<string, string> = { ...(o.headers ?? {}) };
+    if (o.token) headers.authorization = `Bearer ${o.token}`;
+    let body: string | undefined = o.raw;
+    if (o.body !== undefined) {
+      body = JSON.stringify(o.body);
+      headers["content-type"] ??= "application/json";
+    }
+    return service.handle(new Request(`${BASE}${path}`, { method, headers, body }));
+  };
+  const t: TestService = {
+    service,
+    clock,
+    dir,
+    logs: logger.records,
+    call,
+    async json(method, path, o) {
+      const res = await call(method, path, o);
+      const text = await res.text();
+      return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
+    },
+    async newAccount(input = {}) {
+      const res = await t.json("POST", "/v1/admin/accounts", { token: ADMIN_TOKEN, body: input });
+      if (res.status !== 201) throw new Error(`account create failed: ${res.status} ${JSON.stringify(res.body)}`);
+      return { id: res.body.account.id, token: res.body.token };
+    },
+    async runJobs() {
+      let total = 0;
+      for (let i = 0; i < 100; i++) {
+        const claimed = await service.jobs.tick();
+        await service.jobs.drain();
+        if (claimed === 0) break;
+        total += claimed;
+      }
+      return total;
+    },
+    async close() {
+      await service.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return t;
+}
+
+/** A product-like photo: a coloured disc on a light background, made by sharp from SVG. */
+export async function productPhoto(format: "jpeg" | "png" | "webp" = "jpeg", width = 640, height = 480): Promise<Uint8Array> {
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">
+    <rect width="100%" height="100%" fill="#e8e4dc"/>
+    <circle cx="${width / 2}" cy="${height / 2}" r="${Math.min(width, height) / 3}" fill="#c0392b"/>
+  </svg>`;
+  const img = sharp(Buffer.from(svg));
+  const out = format === "jpeg" ? img.jpeg({ quality: 85 }) : format === "png" ? img.png() : img.webp();
+  return new Uint8Array(await out.toBuffer());
+}
+
+export type ImageHost = {
+  url(path: string): string;
+  hits: string[];
+  close(): void;
+};
+
+/** A real HTTP server on loopback serving the given files (path → bytes and type), counting every request. */
+export function startImageHost(
+  files: Record<string, { body: Uint8Array | string; type: string; delayMs?: number }>,
+): ImageHost {
+  const hits: string[] = [];
+  const server = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    async fetch(req) {
+      const path = new URL(req.url).pathname;
+      hits.push(path);
+      const file = files[path];
+      if (!file) return new Response("not found", { status: 404 });
+      if (file.delayMs) await Bun.sleep(file.delayMs);
+      return new Response(file.body, { headers: { "content-type": file.type } });
+    },
+  });
+  return {
+    url: (path) => `http://127.0.0.1:${server.port}${path}`,
+    hits,
+    close: () => server.stop(true),
+  };
+}
