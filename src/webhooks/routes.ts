@@ -1,0 +1,54 @@
+// HTTP routes under /v1/webhooks: the signing secret and its rotation, delivery logs, redelivery, and a test ping.
+import { Elysia, t } from "elysia";
+import { accountGuard, type GuardDeps } from "../http/guard";
+import { pageQuery } from "../products/routes";
+import type { Webhooks } from "./index";
+
+const idParams = t.Object({ id: t.String({ minLength: 1, maxLength: 100 }) });
+
+export function webhookRoutes(guard: GuardDeps, webhooks: Webhooks, checkUrl: (url: string) => Promise<void>) {
+  return new Elysia({ prefix: "/v1/webhooks", normalize: false })
+    .use(accountGuard(guard))
+    .get("/secret", async ({ principal }) => ({ secret: await webhooks.secret(principal.accountId) }), {
+      detail: { tags: ["Webhooks"], summary: "The whsec_ secret that signs this account's webhooks" },
+    })
+    .post("/secret/rotate", ({ principal }) => webhooks.rotate(principal.accountId), {
+      detail: { tags: ["Webhooks"], summary: "Rotate the secret (the old one keeps signing for 24 h)" },
+    })
+    .get(
+      "/deliveries",
+      ({ principal, query }) => webhooks.list(principal.accountId, query),
+      {
+        query: t.Composite([pageQuery, t.Object({ video_id: t.Optional(t.String({ minLength: 1, maxLength: 100 })) })], {
+          additionalProperties: false,
+        }),
+        detail: { tags: ["Webhooks"], summary: "Webhook messages with every delivery attempt, newest first" },
+      },
+    )
+    .get("/deliveries/:id", ({ principal, params }) => webhooks.get(principal.accountId, params.id), {
+      params: idParams,
+      detail: { tags: ["Webhooks"], summary: "One webhook message and its attempts" },
+    })
+    .post(
+      "/deliveries/:id/redeliver",
+      async ({ principal, params, set }) => {
+        const out = await webhooks.redeliver(principal.accountId, params.id);
+        set.status = 202;
+        return out;
+      },
+      { params: idParams, detail: { tags: ["Webhooks"], summary: "Send a message again (same webhook-id)" } },
+    )
+    .post(
+      "/test",
+      async ({ principal, body, set }) => {
+        await checkUrl(body.url);
+        const out = await webhooks.ping(principal.accountId, body.url);
+        set.status = 202;
+        return out;
+      },
+      {
+        body: t.Object({ url: t.String({ minLength: 1, maxLength: 2048 }) }, { additionalProperties: false }),
+        detail: { tags: ["Webhooks"], summary: "Send a signed `ping` event to a URL" },
+      },
+    );
+}
