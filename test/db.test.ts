@@ -2,6 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { readdirSync } from "node:fs";
+import { Database } from "bun:sqlite";
 import journal from "../drizzle/sqlite/meta/_journal.json";
 import { importedMigrationTags } from "../src/db/migrations";
 import { openDatabase } from "../src/db";
@@ -42,6 +43,44 @@ describe("migrations", () => {
       }),
     ).rejects.toThrow("boom");
     expect(await db.read.select().from(accounts)).toEqual([]);
+    db.close();
+  });
+});
+
+describe("read cache", () => {
+  test("holds a value until something commits, from this process or another", async () => {
+    const path = join(tempDir(), "v.db");
+    const db = openDatabase(`sqlite:${path}`);
+    await db.migrate();
+    const { accounts } = await import("../src/db/schema");
+    const count = async () => (await db.read.select().from(accounts)).length;
+    expect(await db.cached("n", count)).toBe(0);
+    // Our own commit clears the cache at once (read-your-writes).
+    await db.tx((tx) => tx.insert(accounts).values({ id: "acct_a", createdAt: 1, updatedAt: 1 }));
+    expect(await db.cached("n", count)).toBe(1);
+    // Another process's commit is seen from the next event-loop turn on.
+    const other = new Database(path);
+    other.run("INSERT INTO accounts (id, created_at, updated_at) VALUES ('acct_b', 1, 1)");
+    other.close();
+    await new Promise((r) => setImmediate(r));
+    expect(await db.cached("n", count)).toBe(2);
+    db.close();
+  });
+
+  test("a read that started before a commit does not store its older result", async () => {
+    const db = openDatabase(`sqlite:${join(tempDir(), "v.db")}`);
+    await db.migrate();
+    const { accounts } = await import("../src/db/schema");
+    let release!: () => void;
+    const slow = db.cached("k", async () => {
+      const n = (await db.read.select().from(accounts)).length;
+      await new Promise<void>((r) => (release = r));
+      return n;
+    });
+    await db.tx((tx) => tx.insert(accounts).values({ id: "acct_a", createdAt: 1, updatedAt: 1 }));
+    release();
+    expect(await slow).toBe(0);
+    expect(await db.cached("k", async () => (await db.read.select().from(accounts)).length)).toBe(1);
     db.close();
   });
 });

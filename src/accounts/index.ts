@@ -1,5 +1,5 @@
 // Accounts and their bearer tokens: tokens are random, shown once, kept only as a SHA-256 hash, and revocable.
-import { and, desc, eq, isNull } from "drizzle-orm";
+import { and, desc, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db";
 import type { Clock } from "../db/clock";
 import { accounts, tokens } from "../db/schema";
@@ -61,6 +61,14 @@ export function createAccounts(db: Db, clock: Clock) {
     });
     return { id, token };
   }
+
+  // Every request authenticates, so this statement is prepared once.
+  const tokenByHash = db.read
+    .select({ tokenId: tokens.id, accountId: tokens.accountId, revokedAt: tokens.revokedAt })
+    .from(tokens)
+    .where(eq(tokens.hash, sql.placeholder("hash")))
+    .limit(1)
+    .prepare();
 
   return {
     async create(input: NewAccount) {
@@ -152,13 +160,12 @@ export function createAccounts(db: Db, clock: Clock) {
     /** Resolves a presented bearer token to its account, or null when unknown or revoked. */
     async authenticate(token: string): Promise<Principal | null> {
       if (!token.startsWith("vt_") || token.length > 200) return null;
-      const [row] = await db.read
-        .select({ tokenId: tokens.id, accountId: tokens.accountId, revokedAt: tokens.revokedAt })
-        .from(tokens)
-        .where(eq(tokens.hash, hashToken(token)))
-        .limit(1);
-      if (!row || row.revokedAt !== null) return null;
-      return { accountId: row.accountId, tokenId: row.tokenId };
+      // Keyed by the token itself so a cache hit skips hashing; the cache lives in this process's memory only.
+      return db.cached(`token:${token}`, async () => {
+        const [row] = await tokenByHash.execute({ hash: hashToken(token) });
+        if (!row || row.revokedAt !== null) return null;
+        return { accountId: row.accountId, tokenId: row.tokenId };
+      });
     },
 
     /** An operator's credit grant (positive) or correction (negative, never below zero). */

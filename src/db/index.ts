@@ -22,6 +22,11 @@ export type Db = {
   tx<T>(fn: (tx: Orm) => Promise<T> | T): Promise<T>;
   /** Runs `cb` once the current transaction commits (at once when none is open); dropped on rollback. */
   afterCommit(cb: () => void): void;
+  /**
+   * Memoises a read until anything commits to the database (from this process or another): hot reads such as
+   * token lookups and list polling then cost a map lookup. Values must be treated as immutable.
+   */
+  cached<T>(key: string, compute: () => Promise<T> | T): Promise<T> | T;
   /** Cheap liveness probe for /readyz. */
   ping(): Promise<boolean>;
   migrate(): Promise<{ applied: string[] }>;
@@ -69,6 +74,10 @@ export function openDatabase(url: string): Db {
   const reader = drizzle({ client: readerClient, schema });
   const lock = new Lock();
   let closed = false;
+  const cache = new ReadCache(
+    // data_version changes whenever another connection (our writer included) commits; ":memory:" has one connection.
+    path === ":memory:" ? null : readerClient.prepare("PRAGMA data_version"),
+  );
   // Transactions take turns on the writer, so one hook list for "the open transaction" is enough.
   let commitHooks: (() => void)[] | null = null;
 
@@ -83,6 +92,7 @@ export function openDatabase(url: string): Db {
         try {
           const out = await fn(writer);
           writerClient.exec("COMMIT");
+          cache.invalidate();
           commitHooks = null;
           for (const h of hooks) h();
           return out;
@@ -96,6 +106,9 @@ export function openDatabase(url: string): Db {
     afterCommit(cb) {
       if (commitHooks) commitHooks.push(cb);
       else queueMicrotask(cb);
+    },
+    cached(key, compute) {
+      return cache.get(key, compute);
     },
     async ping() {
       if (closed) return false;
@@ -116,6 +129,63 @@ export function openDatabase(url: string): Db {
       writerClient.close();
     },
   };
+}
+
+/**
+ * Read results keyed by the reader connection's data_version, which moves whenever another connection (our own
+ * writer or another process) commits. Reading it costs a WAL check, so it is read once per event-loop turn;
+ * our own commits clear the cache at once, so a client always reads its own writes.
+ */
+class ReadCache {
+  private version = -1;
+  /** Moves on every clear, so a read that started before a commit cannot store its older result after it. */
+  private generation = 0;
+  private checked = false;
+  private entries = new Map<string, unknown>();
+  private readonly expire = () => {
+    this.checked = false;
+  };
+  constructor(
+    private readonly versionQuery: { values(): unknown[][] } | null,
+    private readonly maxEntries = 10_000,
+  ) {}
+
+  invalidate() {
+    this.entries.clear();
+    this.generation++;
+    this.checked = false;
+  }
+
+  get<T>(key: string, compute: () => Promise<T> | T): Promise<T> | T {
+    if (!this.versionQuery) return compute();
+    if (!this.checked) {
+      const version = this.versionQuery.values()[0][0] as number;
+      if (version !== this.version) {
+        this.entries.clear();
+        this.generation++;
+        this.version = version;
+      }
+      this.checked = true;
+      setImmediate(this.expire);
+    }
+    if (this.entries.has(key)) return this.entries.get(key) as T;
+    const generation = this.generation;
+    const value = compute();
+    // A result computed now is at least as new as the current generation, so storing it there is never stale.
+    if (value instanceof Promise) {
+      return value.then((v) => {
+        if (this.generation === generation) this.store(key, v);
+        return v;
+      });
+    }
+    this.store(key, value);
+    return value;
+  }
+
+  private store(key: string, value: unknown) {
+    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(key, value);
+  }
 }
 
 /** Applies pending migrations under BEGIN IMMEDIATE so two processes starting at once cannot both apply one. */

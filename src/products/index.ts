@@ -5,7 +5,7 @@ import type { Db, Orm } from "../db";
 import type { Clock } from "../db/clock";
 import { products } from "../db/schema";
 import { iso, newId } from "../db/ids";
-import { paginate, type PageQuery } from "../db/pagination";
+import { createPager, type PageQuery } from "../db/pagination";
 import { errors } from "../http/errors";
 import type { Logger } from "../config/log";
 import type { StoragePlugin } from "../plugins";
@@ -80,6 +80,7 @@ export function productFileKeys(row: ProductRow): string[] {
 export function createProducts(deps: ProductDeps) {
   const { db, clock, storage, jobs, logger } = deps;
   const scope = (accountId: string, id: string) => and(eq(products.accountId, accountId), eq(products.id, id));
+  const page = createPager<ProductRow>(db.read, products, [products.accountId], "product");
 
   async function countFor(orm: Orm, accountId: string): Promise<number> {
     const [row] = await orm.select({ n: count() }).from(products).where(eq(products.accountId, accountId));
@@ -119,8 +120,12 @@ export function createProducts(deps: ProductDeps) {
 
   return {
     async list(accountId: string, query: PageQuery) {
-      const page = await paginate<ProductRow>(db.read, products, eq(products.accountId, accountId), query, "product");
-      return { data: page.data.map((r) => productJson(r, storage)), has_more: page.has_more };
+      // Clients poll lists; the cache holds until the next commit anywhere.
+      const key = `products:${accountId}:${query.limit ?? ""}:${query.starting_after ?? ""}:${query.ending_before ?? ""}`;
+      return db.cached(key, async () => {
+        const found = await page([accountId], query);
+        return { data: found.data.map((r) => productJson(r, storage)), has_more: found.has_more };
+      });
     },
 
     async getRow(accountId: string, id: string): Promise<ProductRow> {

@@ -9,7 +9,7 @@ import type { Db, Orm } from "../db";
 import type { Clock } from "../db/clock";
 import { iso, newId } from "../db/ids";
 import { webhookAttempts, webhookMessages, webhookSecrets } from "../db/schema";
-import { paginate, type PageQuery } from "../db/pagination";
+import { createPager, type PageQuery } from "../db/pagination";
 import { errors } from "../http/errors";
 import type { Logger } from "../config/log";
 import { OutboundError, outboundFetch } from "../net";
@@ -91,6 +91,8 @@ export function messageJson(row: MessageRow, attempts: AttemptRow[]) {
 export function createWebhooks(deps: WebhookDeps) {
   const { db, clock, logger, jobs } = deps;
   const random = deps.random ?? Math.random;
+  const pageAll = createPager<MessageRow>(db.read, webhookMessages, [webhookMessages.accountId], "webhook message");
+  const pageForVideo = createPager<MessageRow>(db.read, webhookMessages, [webhookMessages.accountId, webhookMessages.videoId], "webhook message");
 
   async function activeSecrets(orm: Orm, accountId: string, now: number): Promise<string[]> {
     const rows = await orm
@@ -270,10 +272,7 @@ export function createWebhooks(deps: WebhookDeps) {
     },
 
     async list(accountId: string, query: PageQuery & { video_id?: string }) {
-      const scope = query.video_id
-        ? and(eq(webhookMessages.accountId, accountId), eq(webhookMessages.videoId, query.video_id))
-        : eq(webhookMessages.accountId, accountId);
-      const page = await paginate<MessageRow>(db.read, webhookMessages, scope, query, "webhook message");
+      const page = query.video_id ? await pageForVideo([accountId, query.video_id], query) : await pageAll([accountId], query);
       const attempts = await attemptsFor(page.data.map((m) => m.id));
       return { data: page.data.map((m) => messageJson(m, attempts.get(m.id) ?? [])), has_more: page.has_more };
     },
