@@ -1,4 +1,6 @@
-// The baseline for bench:http: a bare Elysia hello-world on Bun, listening on the port given as argv[2].
+// Baselines for bench:http: a bare Elysia server on Bun answering "hello", or, given a JSON file, that JSON.
 import { Elysia } from "elysia";
 
-new Elysia().get("/", () => "hello").listen({ port: Number(process.argv[2]), hostname: "127.0.0.1", reusePort: false });
+const [port, jsonFile] = process.argv.slice(2);
+const body = jsonFile ? JSON.parse(await Bun.file(jsonFile).text()) : "hello";
+new Elysia().get("/", () => body).listen({ port: Number(port), hostname: "127.0.0.1", reusePort: false });

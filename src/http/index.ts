@@ -35,6 +35,20 @@ export type HttpContext = {
 
 const requestIdPattern = /^[A-Za-z0-9._:-]{1,100}$/;
 
+// Request ids need to be unique, not secret: a random per-process prefix and a counter are enough and cheap.
+const requestIdPrefix = newId("req");
+let requestCounter = 0;
+function nextRequestId(): string {
+  return `${requestIdPrefix}${(++requestCounter).toString(36)}`;
+}
+
+function pathOf(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start < 0) return "/";
+  const q = url.indexOf("?", start);
+  return q < 0 ? url.slice(start) : url.slice(start, q);
+}
+
 export function errorResponse(err: ApiError, requestId: string): Response {
   return new Response(JSON.stringify(err.toJSON()), {
     status: err.status,
@@ -83,10 +97,10 @@ export function createHttpApp(ctx: HttpContext) {
   return new Elysia({ name: "vitrin-http", normalize: false })
     .onRequest(({ request, set }) => {
       const incoming = request.headers.get("x-request-id");
-      const id = incoming && requestIdPattern.test(incoming) ? incoming : newId("req");
+      const id = incoming && requestIdPattern.test(incoming) ? incoming : nextRequestId();
       meta.set(request, { id, startedAt: performance.now() });
       set.headers["x-request-id"] = id;
-      if (ctx.isShuttingDown() && !new URL(request.url).pathname.startsWith("/healthz")) {
+      if (ctx.isShuttingDown() && !pathOf(request.url).startsWith("/healthz")) {
         const err = errors.unavailable("The service is shutting down.");
         meta.get(request)!.status = err.status;
         return errorResponse(err, id);
@@ -131,7 +145,7 @@ export function createHttpApp(ctx: HttpContext) {
           request_id: m.id,
           method: request.method,
           route: routeLabel,
-          path: new URL(request.url).pathname,
+          path: pathOf(request.url),
           status,
           ms: Math.round(seconds * 100000) / 100,
         });
