@@ -84,3 +84,42 @@ describe("read cache", () => {
     db.close();
   });
 });
+
+describe("group commit", () => {
+  test("concurrent transactions share a commit, and one that throws rolls back alone", async () => {
+    const db = openDatabase(`sqlite:${join(tempDir(), "v.db")}`);
+    await db.migrate();
+    const { accounts } = await import("../src/db/schema");
+    const committed: string[] = [];
+    const results = await Promise.allSettled(
+      Array.from({ length: 50 }, (_, i) =>
+        db.tx(async (tx) => {
+          await tx.insert(accounts).values({ id: `acct_${i}`, createdAt: 1, updatedAt: 1 });
+          db.afterCommit(() => committed.push(`acct_${i}`));
+          if (i === 17) throw new Error("this one fails");
+          return i;
+        }),
+      ),
+    );
+    expect(results.filter((r) => r.status === "rejected")).toHaveLength(1);
+    const ids = (await db.read.select({ id: accounts.id }).from(accounts)).map((r) => r.id);
+    expect(ids).toHaveLength(49);
+    expect(ids).not.toContain("acct_17");
+    expect(committed.sort()).toEqual(ids.sort());
+    db.close();
+  });
+
+  test("a constraint violation inside one transaction leaves the others of its group intact", async () => {
+    const db = openDatabase(`sqlite:${join(tempDir(), "v.db")}`);
+    await db.migrate();
+    const { accounts } = await import("../src/db/schema");
+    const [a, dup, b] = await Promise.allSettled([
+      db.tx((tx) => tx.insert(accounts).values({ id: "acct_a", createdAt: 1, updatedAt: 1 })),
+      db.tx((tx) => tx.insert(accounts).values({ id: "acct_a", createdAt: 2, updatedAt: 2 })),
+      db.tx((tx) => tx.insert(accounts).values({ id: "acct_b", createdAt: 1, updatedAt: 1 })),
+    ]);
+    expect([a.status, dup.status, b.status]).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect((await db.read.select().from(accounts)).map((r) => r.createdAt)).toEqual([1, 1]);
+    db.close();
+  });
+});

@@ -1,8 +1,9 @@
 // The data layer's face: opens the database, applies migrations, and hands out read and transaction handles.
 //
 // SQLite runs with two connections: a reader for plain reads (WAL lets it see every committed write) and a
-// writer used only inside `tx`, which holds an in-process lock and `BEGIN IMMEDIATE` so concurrent requests
-// never interleave statements inside one another's transactions and other processes wait on the file lock.
+// writer used only inside `tx`. Transactions queue for the writer and run one after another (grouped into one
+// BEGIN IMMEDIATE … COMMIT when they pile up), so concurrent requests never interleave statements inside one
+// another's transactions, and other processes wait on the file lock.
 // Route and domain code only ever sees `Db`, so a PostgreSQL driver can implement the same shape later.
 import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
@@ -50,16 +51,109 @@ function openSqlite(path: string): Database {
   return client;
 }
 
-/** A FIFO async lock: the SQLite writer is one connection, so transactions must take turns. */
-class Lock {
-  private tail: Promise<void> = Promise.resolve();
-  run<T>(fn: () => Promise<T>): Promise<T> {
-    const result = this.tail.then(fn);
-    this.tail = result.then(
-      () => undefined,
-      () => undefined,
-    );
-    return result;
+type Work = {
+  /** Runs inside the group's transaction, under its own savepoint. */
+  fn?: (tx: Orm) => unknown;
+  /** Runs alone, outside any transaction (migrations manage their own). */
+  exclusive?: () => unknown;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+};
+
+/**
+ * The single SQLite writer, with group commit: transactions that queue up while one group runs are run together in
+ * the next BEGIN IMMEDIATE … COMMIT, each under its own savepoint, so one fsync covers them all. A callback that throws
+ * rolls back only its savepoint. Callers see ordinary one-transaction semantics; callbacks must not nest `tx`.
+ */
+class GroupWriter {
+  private queue: Work[] = [];
+  private running = false;
+  /** Hooks of the callback now running; afterCommit() adds to it. */
+  current: (() => void)[] | null = null;
+
+  constructor(
+    private readonly client: Database,
+    private readonly orm: Orm,
+    private readonly onCommit: () => void,
+    private readonly maxGroup = 512,
+  ) {}
+
+  submit<T>(work: Omit<Work, "resolve" | "reject">): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ ...work, resolve: resolve as (v: unknown) => void, reject });
+      if (!this.running) void this.drain();
+    });
+  }
+
+  private async drain() {
+    this.running = true;
+    try {
+      while (this.queue.length > 0) {
+        if (this.queue[0].exclusive) {
+          const work = this.queue.shift()!;
+          try {
+            work.resolve(await work.exclusive!());
+          } catch (e) {
+            work.reject(e);
+          }
+          continue;
+        }
+        let n = 0;
+        while (n < this.queue.length && n < this.maxGroup && !this.queue[n].exclusive) n++;
+        await this.runGroup(this.queue.splice(0, n));
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private async runGroup(group: Work[]) {
+    const { client } = this;
+    try {
+      client.exec("BEGIN IMMEDIATE");
+    } catch (e) {
+      for (const w of group) w.reject(e);
+      return;
+    }
+    const outcomes: ({ ok: true; value: unknown; hooks: (() => void)[] } | { ok: false; error: unknown })[] = [];
+    for (const work of group) {
+      const hooks: (() => void)[] = [];
+      this.current = hooks;
+      client.exec("SAVEPOINT work");
+      try {
+        const value = await work.fn!(this.orm);
+        client.exec("RELEASE work");
+        outcomes.push({ ok: true, value, hooks });
+      } catch (error) {
+        this.current = null;
+        if (!client.inTransaction) {
+          // SQLite rolled the whole transaction back (I/O error, disk full): nothing in this group was kept.
+          for (const w of group) w.reject(error);
+          return;
+        }
+        client.exec("ROLLBACK TO work");
+        client.exec("RELEASE work");
+        outcomes.push({ ok: false, error });
+      }
+      this.current = null;
+    }
+    try {
+      client.exec("COMMIT");
+    } catch (e) {
+      if (client.inTransaction) client.exec("ROLLBACK");
+      for (const w of group) w.reject(e);
+      return;
+    }
+    this.onCommit();
+    group.forEach((work, i) => {
+      const outcome = outcomes[i];
+      if (outcome.ok) {
+        for (const h of outcome.hooks) h();
+        work.resolve(outcome.value);
+      } else {
+        work.reject(outcome.error);
+      }
+    });
   }
 }
 
@@ -72,39 +166,21 @@ export function openDatabase(url: string): Db {
   const readerClient = path === ":memory:" ? writerClient : openSqlite(path);
   const writer = drizzle({ client: writerClient, schema });
   const reader = drizzle({ client: readerClient, schema });
-  const lock = new Lock();
   let closed = false;
   const cache = new ReadCache(
     // data_version changes whenever another connection (our writer included) commits; ":memory:" has one connection.
     path === ":memory:" ? null : readerClient.prepare("PRAGMA data_version"),
   );
-  // Transactions take turns on the writer, so one hook list for "the open transaction" is enough.
-  let commitHooks: (() => void)[] | null = null;
+  const groupWriter = new GroupWriter(writerClient, writer, () => cache.invalidate());
 
   return {
     dialect: "sqlite",
     read: reader,
     tx<T>(fn: (tx: Orm) => Promise<T> | T): Promise<T> {
-      return lock.run(async () => {
-        writerClient.exec("BEGIN IMMEDIATE");
-        const hooks: (() => void)[] = [];
-        commitHooks = hooks;
-        try {
-          const out = await fn(writer);
-          writerClient.exec("COMMIT");
-          cache.invalidate();
-          commitHooks = null;
-          for (const h of hooks) h();
-          return out;
-        } catch (e) {
-          commitHooks = null;
-          if (writerClient.inTransaction) writerClient.exec("ROLLBACK");
-          throw e;
-        }
-      });
+      return groupWriter.submit<T>({ fn });
     },
     afterCommit(cb) {
-      if (commitHooks) commitHooks.push(cb);
+      if (groupWriter.current) groupWriter.current.push(cb);
       else queueMicrotask(cb);
     },
     cached(key, compute) {
@@ -120,7 +196,7 @@ export function openDatabase(url: string): Db {
       }
     },
     migrate() {
-      return lock.run(async () => ({ applied: applySqliteMigrations(writerClient) }));
+      return groupWriter.submit({ exclusive: () => ({ applied: applySqliteMigrations(writerClient) }) });
     },
     close() {
       if (closed) return;
