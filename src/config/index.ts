@@ -22,6 +22,9 @@ export type Config = {
   shutdownTimeoutMs: number;
   webhookTimeoutMs: number;
   pollMs: number;
+  modelDir: string;
+  dekupeThreads: number;
+  modelIdleMs: number;
 };
 
 export class ConfigError extends Error {
@@ -202,6 +205,27 @@ const settings: Setting[] = [
     doc: "How often workers look for jobs enqueued by other processes (in-process work starts at once).",
     parse: integer(10, 600_000),
   },
+  {
+    env: "VITRIN_MODEL_DIR",
+    key: "modelDir",
+    default: "$VITRIN_DATA_DIR/models/isnet",
+    doc: "Background-removal model folder in transformers.js layout (config.json, preprocessor_config.json, onnx/model.onnx). The bundled ISNet model is assembled here; point it at another export (e.g. RMBG-1.4) to swap models.",
+    parse: (r) => resolve(r.trim()),
+  },
+  {
+    env: "VITRIN_DEKUPE_THREADS",
+    key: "dekupeThreads",
+    default: "(number of CPU cores)",
+    doc: "Threads one background-removal inference may use.",
+    parse: integer(1, 256),
+  },
+  {
+    env: "VITRIN_MODEL_IDLE_MS",
+    key: "modelIdleMs",
+    default: "300000",
+    doc: "Unload the background-removal model after this long without work, to give its memory back.",
+    parse: integer(0, 86_400_000),
+  },
 ];
 
 /** Builds the configuration from an environment (process.env by default); throws ConfigError naming the bad variable. */
@@ -233,6 +257,10 @@ function defaultFor(s: Setting, partial: Partial<Config>): string {
       return `sqlite:${resolve(partial.dataDir!, "vitrin.db")}`;
     case "adminToken":
       return "";
+    case "modelDir":
+      return resolve(partial.dataDir!, "models", "isnet");
+    case "dekupeThreads":
+      return String(Math.max(1, navigator.hardwareConcurrency || 1));
     default:
       return s.default;
   }

@@ -1,0 +1,81 @@
+// bench:webhooks — signed deliveries through the real path (message rows, delivery jobs, vetting, signing, attempt
+// log) to a loopback receiver in another process, beside raw fetch POSTs of the same bodies in the same run.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadConfig } from "../src/config";
+import { createLogger } from "../src/config/log";
+import { createService } from "../src/service";
+
+const N = Number(process.env.WEBHOOKS_BENCH_N ?? 20_000);
+const CONCURRENCY = 32;
+const ACCOUNTS = 4; // a receiver-side fairness limit allows 8 deliveries in flight per account
+
+const receiver = Bun.spawn([process.execPath, "run", join(import.meta.dir, "receiver.ts")], { stdout: "pipe", stderr: "inherit" });
+const reader = receiver.stdout.getReader();
+const port = Number(new TextDecoder().decode((await reader.read()).value).trim());
+const url = `http://127.0.0.1:${port}/hook`;
+const received = async () => Number(await (await fetch(url)).text());
+
+const body = JSON.stringify({ id: "msg_x", event: "video.completed", created_at: new Date().toISOString(), data: { id: "vid_x", status: "completed", video_url: "http://cdn/x.mp4" } });
+
+async function rawFetch() {
+  const before = await received();
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next++ < N) {
+        const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body });
+        await res.arrayBuffer();
+      }
+    }),
+  );
+  const seconds = (performance.now() - t0) / 1000;
+  return { seconds, got: (await received()) - before };
+}
+
+async function vitrin() {
+  const dir = mkdtempSync(join(tmpdir(), "vitrin-bench-webhooks-"));
+  const config = loadConfig({ VITRIN_DATA_DIR: dir, VITRIN_ALLOW_PRIVATE_NETWORKS: "true", VITRIN_LOG_LEVEL: "silent", VITRIN_POLL_MS: "50" });
+  const service = await createService(config, { logger: createLogger("silent") });
+  try {
+    const accounts = [];
+    for (let i = 0; i < ACCOUNTS; i++) accounts.push((await service.accounts.create({ name: `bench ${i}` })).account.id);
+    for (const a of accounts) await service.webhooks.secret(a);
+    const before = await received();
+    // Enqueue everything first (in transactions of 500), then time the delivery alone.
+    for (let i = 0; i < N; i += 500) {
+      await service.db.tx(async (tx) => {
+        for (let j = i; j < Math.min(N, i + 500); j++) {
+          await service.webhooks.emit(tx, { accountId: accounts[j % ACCOUNTS], event: "video.completed", url, data: { id: `vid_${j}`, status: "completed" } });
+        }
+      });
+    }
+    const t0 = performance.now();
+    service.jobs.start();
+    for (;;) {
+      const stats = await service.jobs.stats();
+      const k = stats.kinds["webhook.deliver"];
+      if (k && k.succeeded + k.dead >= N) break;
+      await Bun.sleep(20);
+    }
+    const seconds = (performance.now() - t0) / 1000;
+    return { seconds, got: (await received()) - before };
+  } finally {
+    await service.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await rawFetch(); // warm-up of the receiver and the connection pool
+const raw = await rawFetch();
+const ours = await vitrin();
+receiver.kill();
+const fmt = (n: number) => n.toLocaleString("en-US", { maximumFractionDigits: 0 });
+console.log(`\nbench:webhooks — ${fmt(N)} deliveries to a loopback receiver, ${CONCURRENCY} in flight`);
+console.log("| path | deliveries/s | seconds | received |");
+console.log("|---|---|---|---|");
+console.log(`| raw fetch POST | ${fmt(N / raw.seconds)} | ${raw.seconds.toFixed(2)} | ${fmt(raw.got)} |`);
+console.log(`| vitrin (job → vet → sign → POST → attempt log) | ${fmt(N / ours.seconds)} | ${ours.seconds.toFixed(2)} | ${fmt(ours.got)} |`);
+console.log(`ratio vitrin / raw fetch: ${(raw.seconds / ours.seconds).toFixed(2)} (targets: ≥ 10,000 deliveries/s, ratio ≥ 0.50)`);
