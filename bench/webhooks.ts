@@ -40,7 +40,7 @@ async function vitrin() {
   const config = loadConfig({ VITRIN_DATA_DIR: dir, VITRIN_ALLOW_PRIVATE_NETWORKS: "true", VITRIN_LOG_LEVEL: "silent", VITRIN_POLL_MS: "50" });
   const service = await createService(config, { logger: createLogger("silent") });
   try {
-    const accounts = [];
+    const accounts: string[] = [];
     for (let i = 0; i < ACCOUNTS; i++) accounts.push((await service.accounts.create({ name: `bench ${i}` })).account.id);
     for (const a of accounts) await service.webhooks.secret(a);
     const before = await received();

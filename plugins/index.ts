@@ -2,7 +2,9 @@
 import { PluginRegistry } from "../src/plugins";
 import storageLocal from "./storage-local";
 import backgroundRemovalNone from "./background-removal-none";
+import paymentManual from "./payment-manual";
+import paymentStripe from "./payment-stripe";
 
 export function builtinPlugins(): PluginRegistry {
-  return new PluginRegistry().add(storageLocal).add(backgroundRemovalNone);
+  return new PluginRegistry().add(storageLocal).add(backgroundRemovalNone).add(paymentManual).add(paymentStripe);
 }

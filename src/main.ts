@@ -24,6 +24,8 @@ Usage:
   vitrin tokens revoke TOKEN_ID
   vitrin jobs list [--status queued|running|succeeded|failed|dead] [--kind KIND] [--json]
   vitrin jobs redrive JOB_ID
+  vitrin topups complete TOP_UP_ID [--json]
+  vitrin ledger check [--json]
 
 Settings come from VITRIN_* environment variables (see the README); --port, --host and --data-dir override them.`;
 
@@ -176,6 +178,34 @@ export async function run(argv: string[]): Promise<number> {
         console.error(usage);
         return 2;
       });
+    case "topups":
+    case "ledger": {
+      // These need the billing module, which needs the plugins: build the service without serving.
+      const service = await createService(config, { worker: false, logger: createLogger("warn") });
+      try {
+        if (command === "topups" && sub === "complete" && rest[0]) {
+          const out = await service.billing.completeManually(rest[0]);
+          out.credited
+            ? console.log(values.json ? JSON.stringify(out, null, 2) : `top-up ${out.id} paid: ${out.credits} credits booked`)
+            : console.log(values.json ? JSON.stringify(out, null, 2) : `top-up ${out.id} was already paid; nothing booked`);
+          return 0;
+        }
+        if (command === "ledger" && sub === "check") {
+          const report = await service.billing.ledgerCheck();
+          out.print(
+            report.mismatches.length === 0
+              ? `ledger sound: credits equal the sum of transactions for all ${report.accounts} accounts`
+              : report.mismatches.map((m) => `${m.account_id}: credits ${m.credits} but transactions sum to ${m.sum}`).join("\n"),
+            report,
+          );
+          return report.mismatches.length === 0 ? 0 : 1;
+        }
+        console.error(usage);
+        return 2;
+      } finally {
+        await service.stop();
+      }
+    }
     case "jobs": {
       const db = openDatabase(config.databaseUrl);
       try {

@@ -20,6 +20,8 @@ import { jobRoutes } from "./jobs/routes";
 import { createWebhooks } from "./webhooks";
 import { webhookRoutes } from "./webhooks/routes";
 import { checkOutboundUrl } from "./net";
+import { createBilling } from "./billing/service";
+import { balanceRoutes, paymentRoutes } from "./billing/routes";
 import type { PluginRegistry } from "./plugins";
 import { builtinPlugins } from "../plugins";
 
@@ -69,6 +71,15 @@ export async function createService(config: Config, opts: ServiceOptions = {}) {
   });
   /** The same address rules as image ingest, applied when a webhook URL is given (422 if refused). */
   const checkUrl = (url: string, field = "url") => checkOutboundUrl(url, { ...outbound, field });
+  const billing = createBilling({
+    db,
+    clock,
+    config,
+    logger: logger.child({ component: "billing" }),
+    payment: plugins.payment,
+    jobs,
+    webhooks,
+  });
 
   const metrics = createMetrics();
   const limiter = new RateLimiter(config.rateLimitPerMinute, config.rateLimitBurst, clock);
@@ -95,7 +106,9 @@ export async function createService(config: Config, opts: ServiceOptions = {}) {
     },
   })
     .use(productRoutes(guard, products, dekupe))
-    .use(webhookRoutes(guard, webhooks, (url) => checkUrl(url)))
+    .use(webhookRoutes(guard, webhooks, accounts, (url) => checkUrl(url)))
+    .use(balanceRoutes(guard, billing))
+    .use(paymentRoutes(config.adminToken, billing, plugins.payment))
     .use(adminRoutes(config.adminToken, accounts))
     .use(jobRoutes(config.adminToken, jobs));
 
@@ -114,6 +127,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}) {
     products,
     dekupe,
     webhooks,
+    billing,
     checkUrl,
     idempotency,
     metrics,

@@ -48,6 +48,14 @@ CREATE INDEX `jobs_lease_idx` ON `jobs` (`lease_expires_at`) WHERE status = 'run
 CREATE INDEX `jobs_kind_status_idx` ON `jobs` (`kind`,`status`);--> statement-breakpoint
 CREATE INDEX `jobs_finished_idx` ON `jobs` (`status`,`finished_at`) WHERE finished_at IS NOT NULL;--> statement-breakpoint
 CREATE UNIQUE INDEX `jobs_dedupe_idx` ON `jobs` (`dedupe_key`) WHERE dedupe_key IS NOT NULL AND status IN ('queued', 'running', 'failed');--> statement-breakpoint
+CREATE TABLE `payment_events` (
+	`id` text PRIMARY KEY NOT NULL,
+	`provider` text NOT NULL,
+	`type` text NOT NULL,
+	`top_up_id` text,
+	`received_at` integer NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE `products` (
 	`id` text PRIMARY KEY NOT NULL,
 	`account_id` text NOT NULL,
@@ -94,6 +102,26 @@ CREATE TABLE `tokens` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `tokens_hash_idx` ON `tokens` (`hash`);--> statement-breakpoint
 CREATE INDEX `tokens_account_idx` ON `tokens` (`account_id`);--> statement-breakpoint
+CREATE TABLE `top_ups` (
+	`id` text PRIMARY KEY NOT NULL,
+	`account_id` text NOT NULL,
+	`amount` integer NOT NULL,
+	`currency` text NOT NULL,
+	`credits` integer NOT NULL,
+	`status` text NOT NULL,
+	`provider` text NOT NULL,
+	`provider_reference` text,
+	`payment_url` text,
+	`failure_reason` text,
+	`expires_at` integer NOT NULL,
+	`paid_at` integer,
+	`created_at` integer NOT NULL,
+	`updated_at` integer NOT NULL,
+	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `top_ups_account_created_idx` ON `top_ups` (`account_id`,`created_at`,`id`);--> statement-breakpoint
+CREATE INDEX `top_ups_provider_ref_idx` ON `top_ups` (`provider`,`provider_reference`);--> statement-breakpoint
 CREATE TABLE `transactions` (
 	`id` text PRIMARY KEY NOT NULL,
 	`account_id` text NOT NULL,

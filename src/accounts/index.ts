@@ -115,8 +115,9 @@ export function createAccounts(db: Db, clock: Clock) {
       return db.read.select().from(accounts).orderBy(desc(accounts.createdAt), desc(accounts.id));
     },
 
-    async update(id: string, patch: { isPremium?: boolean; language?: string; name?: string }) {
+    async update(id: string, patch: { isPremium?: boolean; language?: string; name?: string; webhookUrl?: string | null }) {
       const set: Partial<AccountRow> = { updatedAt: clock.now() };
+      if (patch.webhookUrl !== undefined) set.webhookUrl = patch.webhookUrl;
       if (patch.isPremium !== undefined) set.isPremium = patch.isPremium;
       if (patch.name !== undefined) set.name = patch.name;
       if (patch.language !== undefined) {

@@ -2,6 +2,7 @@
 import { Elysia, t } from "elysia";
 import { adminGuard } from "../http/guard";
 import { errors } from "../http/errors";
+import { jsonInteger } from "../http/schema";
 import { accountJson, type Accounts } from "./index";
 
 const idParams = t.Object({ id: t.String({ minLength: 1, maxLength: 100 }) });
@@ -25,7 +26,7 @@ export function adminRoutes(adminToken: string | null, accounts: Accounts) {
         body: t.Object(
           {
             name: t.Optional(t.String({ maxLength: 200 })),
-            credits: t.Optional(t.Integer({ minimum: 0 })),
+            credits: t.Optional(jsonInteger({ minimum: 0 })),
             language: t.Optional(t.String({ minLength: 2, maxLength: 35 })),
             is_premium: t.Optional(t.Boolean()),
           },
@@ -49,7 +50,14 @@ export function adminRoutes(adminToken: string | null, accounts: Accounts) {
     .patch(
       "/accounts/:id",
       async ({ params, body }) =>
-        accountJson(await accounts.update(params.id, { name: body.name, language: body.language, isPremium: body.is_premium })),
+        accountJson(
+          await accounts.update(params.id, {
+            name: body.name,
+            language: body.language,
+            isPremium: body.is_premium,
+            webhookUrl: body.webhook_url,
+          }),
+        ),
       {
         params: idParams,
         body: t.Object(
@@ -57,10 +65,11 @@ export function adminRoutes(adminToken: string | null, accounts: Accounts) {
             name: t.Optional(t.String({ maxLength: 200 })),
             language: t.Optional(t.String({ minLength: 2, maxLength: 35 })),
             is_premium: t.Optional(t.Boolean()),
+            webhook_url: t.Optional(t.Union([t.String({ minLength: 1, maxLength: 2048 }), t.Null()])),
           },
           { additionalProperties: false, minProperties: 1 },
         ),
-        detail: { tags: ["Admin"], summary: "Change an account's name, language or premium flag" },
+        detail: { tags: ["Admin"], summary: "Change an account's name, language, premium flag or webhook URL" },
       },
     )
     .post(
@@ -94,7 +103,7 @@ export function adminRoutes(adminToken: string | null, accounts: Accounts) {
       {
         params: idParams,
         body: t.Object(
-          { amount: t.Integer({ description: "Credits to add (negative: a correction)." }), description: t.Optional(t.String({ maxLength: 500 })) },
+          { amount: jsonInteger({ description: "Credits to add (negative: a correction)." }), description: t.Optional(t.String({ maxLength: 500 })) },
           { additionalProperties: false },
         ),
         detail: { tags: ["Admin"], summary: "Grant credits (a `grant` transaction)" },

@@ -25,6 +25,13 @@ export type Config = {
   modelDir: string;
   dekupeThreads: number;
   modelIdleMs: number;
+  currencies: string[];
+  creditRates: Record<string, number>;
+  topUpTtlMs: number;
+  lowBalanceThreshold: number;
+  stripeSecretKey: string | null;
+  stripeWebhookSecret: string | null;
+  stripeApiUrl: string | null;
 };
 
 export class ConfigError extends Error {
@@ -226,6 +233,69 @@ const settings: Setting[] = [
     doc: "Unload the background-removal model after this long without work, to give its memory back.",
     parse: integer(0, 86_400_000),
   },
+  {
+    env: "VITRIN_CURRENCIES",
+    key: "currencies",
+    default: "usd,eur,try,gbp",
+    doc: "Currencies a top-up may use (lowercase ISO 4217 codes, comma-separated).",
+    parse: (r) => {
+      const list = r.split(",").map((c) => c.trim()).filter(Boolean);
+      if (list.length === 0 || !list.every((c) => /^[a-z]{3}$/.test(c))) throw new Error("must be lowercase three-letter currency codes, comma-separated");
+      return list;
+    },
+  },
+  {
+    env: "VITRIN_CREDIT_RATES",
+    key: "creditRates",
+    default: "usd=10,eur=11,try=0.3,gbp=12",
+    doc: "Credits bought per major currency unit (e.g. `usd=10`: 10.00 USD buys 100 credits); one rate per currency in VITRIN_CURRENCIES.",
+    parse: (r, _env, partial) => {
+      const rates: Record<string, number> = {};
+      for (const part of r.split(",").map((p) => p.trim()).filter(Boolean)) {
+        const m = /^([a-z]{3})=(\d+(?:\.\d+)?)$/.exec(part);
+        if (!m || Number(m[2]) <= 0) throw new Error(`"${part}" is not currency=rate with a positive rate`);
+        rates[m[1]] = Number(m[2]);
+      }
+      const missing = (partial.currencies ?? []).filter((c) => !(c in rates));
+      if (missing.length) throw new Error(`no rate for ${missing.join(", ")}`);
+      return rates;
+    },
+  },
+  {
+    env: "VITRIN_TOP_UP_TTL_MS",
+    key: "topUpTtlMs",
+    default: "86400000",
+    doc: "How long a started top-up waits for its payment before it expires.",
+    parse: integer(60_000, 30 * 86_400_000),
+  },
+  {
+    env: "VITRIN_LOW_BALANCE_THRESHOLD",
+    key: "lowBalanceThreshold",
+    default: "10",
+    doc: "A `balance.low` webhook goes to the account's webhook URL when its credits fall below this. 0 turns it off.",
+    parse: integer(0, 1_000_000_000),
+  },
+  {
+    env: "VITRIN_STRIPE_SECRET_KEY",
+    key: "stripeSecretKey",
+    default: "(unset)",
+    doc: "Stripe secret key (`sk_…`); required when VITRIN_PAYMENT=stripe.",
+    parse: (r) => r.trim() || null,
+  },
+  {
+    env: "VITRIN_STRIPE_WEBHOOK_SECRET",
+    key: "stripeWebhookSecret",
+    default: "(unset)",
+    doc: "Signing secret (`whsec_…`) of the Stripe webhook endpoint `{public_url}/v1/payments/stripe/webhook`; required with Stripe.",
+    parse: (r) => r.trim() || null,
+  },
+  {
+    env: "VITRIN_STRIPE_API_URL",
+    key: "stripeApiUrl",
+    default: "(Stripe's own)",
+    doc: "Another base URL for the Stripe API (a proxy, or a local stand-in in tests).",
+    parse: (r) => (r.trim() ? httpUrl(r) : null),
+  },
 ];
 
 /** Builds the configuration from an environment (process.env by default); throws ConfigError naming the bad variable. */
@@ -259,6 +329,10 @@ function defaultFor(s: Setting, partial: Partial<Config>): string {
       return "";
     case "modelDir":
       return resolve(partial.dataDir!, "models", "isnet");
+    case "stripeSecretKey":
+    case "stripeWebhookSecret":
+    case "stripeApiUrl":
+      return "";
     case "dekupeThreads":
       return String(Math.max(1, navigator.hardwareConcurrency || 1));
     default:

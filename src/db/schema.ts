@@ -208,3 +208,39 @@ export const webhookAttempts = sqliteTable(
   },
   (t) => [index("webhook_attempts_message_idx").on(t.messageId, t.createdAt)],
 );
+
+export const topUps = sqliteTable(
+  "top_ups",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    amount: integer("amount").notNull(),
+    currency: text("currency").notNull(),
+    credits: integer("credits").notNull(),
+    // pending → paid | failed | expired (a late payment still turns an expired or failed top-up into paid)
+    status: text("status").notNull(),
+    provider: text("provider").notNull(),
+    providerReference: text("provider_reference"),
+    paymentUrl: text("payment_url"),
+    failureReason: text("failure_reason"),
+    expiresAt: integer("expires_at").notNull(),
+    paidAt: integer("paid_at"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [
+    index("top_ups_account_created_idx").on(t.accountId, t.createdAt, t.id),
+    index("top_ups_provider_ref_idx").on(t.provider, t.providerReference),
+  ],
+);
+
+/** Provider notifications already handled, so a repeated event is acknowledged without acting twice. */
+export const paymentEvents = sqliteTable("payment_events", {
+  id: text("id").primaryKey(),
+  provider: text("provider").notNull(),
+  type: text("type").notNull(),
+  topUpId: text("top_up_id"),
+  receivedAt: integer("received_at").notNull(),
+});

@@ -111,6 +111,8 @@ export function createHttpApp(ctx: HttpContext) {
       if (declared > maxBody) throw errors.bodyTooLarge(maxBody);
       const text = await request.text();
       if (text.length > maxBody) throw errors.bodyTooLarge(maxBody);
+      // Payment providers sign the exact bytes they send: their webhook route gets the raw text.
+      if (pathOf(request.url).startsWith("/v1/payments/")) return text;
       if (text.trim() === "") return {};
       const type = (contentType ?? "").split(";")[0].trim().toLowerCase();
       if (type !== "application/json" && !type.endsWith("+json")) {

@@ -95,11 +95,26 @@ export type RendererPlugin = Lifecycle & {
 export type PaymentRequest = {
   topUpId: string;
   accountId: string;
+  /** Minor currency units (cents). */
   amount: number;
+  /** Lowercase ISO 4217 code. */
   currency: string;
   credits: number;
+  /** Where the payer lands after paying, and after giving up. */
   successUrl: string;
   cancelUrl: string;
+  expiresAt: number;
+};
+
+/** What a provider says about a payment, in the core's words. */
+export type PaymentOutcome = "paid" | "pending" | "failed" | "expired";
+
+export type PaymentNotice = {
+  /** The provider's event id: a notice seen before is acknowledged and ignored. */
+  eventId: string;
+  type: string;
+  topUpId: string | null;
+  outcome: PaymentOutcome | null;
 };
 
 export type PaymentPlugin = Lifecycle & {
@@ -107,7 +122,21 @@ export type PaymentPlugin = Lifecycle & {
   readonly name: string;
   /** Starts a payment and returns where the payer completes it. */
   createPayment(request: PaymentRequest): Promise<{ paymentUrl: string; providerReference?: string }>;
+  /**
+   * Verifies and reads a notification the provider POSTed to /v1/payments/<name>/webhook (raw body, all headers).
+   * Throw `PaymentSignatureError` when it is not authentic; return null for events that concern no top-up.
+   */
+  parseWebhook?(rawBody: string, headers: Headers): Promise<PaymentNotice | null>;
+  /** Asks the provider how a payment stands (used when the payer returns to the success page). */
+  lookupPayment?(providerReference: string): Promise<PaymentOutcome>;
 };
+
+export class PaymentSignatureError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "PaymentSignatureError";
+  }
+}
 
 export type SlotMap = {
   storage: StoragePlugin;
@@ -131,6 +160,7 @@ export function definePlugin<S extends Slot>(def: PluginDefinition<S>): PluginDe
 export type Plugins = {
   storage: StoragePlugin;
   backgroundRemoval: BackgroundRemovalPlugin;
+  payment: PaymentPlugin;
   /** Every plugin started, in init order. */
   all: { slot: Slot; name: string; instance: Lifecycle }[];
   readiness(): Promise<Record<string, ReadyReport>>;
@@ -187,9 +217,11 @@ export class PluginRegistry {
     try {
       const storage = await boot("storage", ctx.config.storage, "VITRIN_STORAGE");
       const backgroundRemoval = await boot("background-removal", ctx.config.backgroundRemoval, "VITRIN_BACKGROUND_REMOVAL");
+      const payment = await boot("payment", ctx.config.payment, "VITRIN_PAYMENT");
       return {
         storage,
         backgroundRemoval,
+        payment,
         all: started,
         async readiness() {
           const out: Record<string, ReadyReport> = {};

@@ -3,10 +3,11 @@ import { Elysia, t } from "elysia";
 import { accountGuard, type GuardDeps } from "../http/guard";
 import { pageQuery } from "../products/routes";
 import type { Webhooks } from "./index";
+import type { Accounts } from "../accounts";
 
 const idParams = t.Object({ id: t.String({ minLength: 1, maxLength: 100 }) });
 
-export function webhookRoutes(guard: GuardDeps, webhooks: Webhooks, checkUrl: (url: string) => Promise<void>) {
+export function webhookRoutes(guard: GuardDeps, webhooks: Webhooks, accounts: Accounts, checkUrl: (url: string) => Promise<void>) {
   return new Elysia({ prefix: "/v1/webhooks", normalize: false })
     .use(accountGuard(guard))
     .get("/secret", async ({ principal }) => ({ secret: await webhooks.secret(principal.accountId) }), {
@@ -15,6 +16,23 @@ export function webhookRoutes(guard: GuardDeps, webhooks: Webhooks, checkUrl: (u
     .post("/secret/rotate", ({ principal }) => webhooks.rotate(principal.accountId), {
       detail: { tags: ["Webhooks"], summary: "Rotate the secret (the old one keeps signing for 24 h)" },
     })
+    .get(
+      "/endpoint",
+      async ({ principal }) => ({ object: "webhook_endpoint", url: (await accounts.get(principal.accountId))?.webhookUrl ?? null }),
+      { detail: { tags: ["Webhooks"], summary: "The account-level webhook URL (receives balance.low)" } },
+    )
+    .put(
+      "/endpoint",
+      async ({ principal, body }) => {
+        if (body.url !== null) await checkUrl(body.url);
+        const row = await accounts.update(principal.accountId, { webhookUrl: body.url });
+        return { object: "webhook_endpoint", url: row.webhookUrl };
+      },
+      {
+        body: t.Object({ url: t.Union([t.String({ minLength: 1, maxLength: 2048 }), t.Null()]) }, { additionalProperties: false }),
+        detail: { tags: ["Webhooks"], summary: "Set (or clear with null) the account-level webhook URL" },
+      },
+    )
     .get(
       "/deliveries",
       ({ principal, query }) => webhooks.list(principal.accountId, query),

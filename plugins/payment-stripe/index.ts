@@ -1,0 +1,131 @@
+// Payments through Stripe Checkout: a Checkout Session per top-up, and signed webhooks that report the outcome.
+import Stripe from "stripe";
+import { definePlugin, PaymentSignatureError, type PaymentNotice, type PaymentOutcome, type PaymentPlugin } from "../../src/plugins";
+
+export type StripeSettings = {
+  secretKey: string | null;
+  webhookSecret: string | null;
+  /** Another API base (a proxy, or a local stand-in speaking Stripe's wire format in tests). */
+  apiUrl?: string | null;
+};
+
+/** Stripe allows a Checkout Session to live between 30 minutes and 24 hours. */
+function sessionExpiry(expiresAt: number, now = Date.now()): number {
+  const min = now + 31 * 60_000;
+  const max = now + 24 * 3600_000 - 60_000;
+  return Math.floor(Math.min(Math.max(expiresAt, min), max) / 1000);
+}
+
+function outcomeOf(session: Stripe.Checkout.Session): PaymentOutcome {
+  if (session.status === "complete" && (session.payment_status === "paid" || session.payment_status === "no_payment_required")) return "paid";
+  if (session.status === "expired") return "expired";
+  return "pending";
+}
+
+export function createStripePayment(settings: StripeSettings): PaymentPlugin {
+  let stripe: Stripe | null = null;
+  const crypto = Stripe.createSubtleCryptoProvider();
+  const client = (): Stripe => {
+    if (!stripe) throw new Error("the Stripe plugin is not initialised");
+    return stripe;
+  };
+
+  return {
+    slot: "payment",
+    name: "stripe",
+    async init() {
+      const missing = [
+        settings.secretKey ? null : "VITRIN_STRIPE_SECRET_KEY",
+        settings.webhookSecret ? null : "VITRIN_STRIPE_WEBHOOK_SECRET",
+      ].filter(Boolean);
+      if (missing.length > 0) throw new Error(`VITRIN_PAYMENT=stripe needs ${missing.join(" and ")}`);
+      const api = settings.apiUrl ? new URL(settings.apiUrl) : null;
+      stripe = new Stripe(settings.secretKey!, {
+        // fetch works the same on Bun and in a compiled binary; the Node http client is not needed.
+        httpClient: Stripe.createFetchHttpClient(),
+        maxNetworkRetries: 2,
+        timeout: 20_000,
+        ...(api
+          ? {
+              host: api.hostname,
+              port: Number(api.port || (api.protocol === "https:" ? 443 : 80)),
+              protocol: api.protocol === "https:" ? "https" : "http",
+            }
+          : {}),
+      });
+    },
+    async createPayment(req) {
+      const session = await client().checkout.sessions.create(
+        {
+          mode: "payment",
+          line_items: [
+            {
+              quantity: 1,
+              price_data: {
+                currency: req.currency,
+                unit_amount: req.amount,
+                product_data: { name: `${req.credits} vitrin credits` },
+              },
+            },
+          ],
+          client_reference_id: req.topUpId,
+          metadata: { top_up_id: req.topUpId, account_id: req.accountId },
+          payment_intent_data: { metadata: { top_up_id: req.topUpId } },
+          success_url: `${req.successUrl}&session_id={CHECKOUT_SESSION_ID}`,
+          cancel_url: req.cancelUrl,
+          expires_at: sessionExpiry(req.expiresAt),
+        },
+        // Retrying a top-up's creation can never open a second session.
+        { idempotencyKey: req.topUpId },
+      );
+      if (!session.url) throw new Error("Stripe returned a Checkout Session without a URL");
+      return { paymentUrl: session.url, providerReference: session.id };
+    },
+    async parseWebhook(rawBody, headers): Promise<PaymentNotice | null> {
+      const signature = headers.get("stripe-signature");
+      if (!signature) throw new PaymentSignatureError("the Stripe-Signature header is missing");
+      let event: Stripe.Event;
+      try {
+        // The synchronous constructEvent does not work on Bun; the async one uses WebCrypto.
+        event = await client().webhooks.constructEventAsync(rawBody, signature, settings.webhookSecret!, undefined, crypto);
+      } catch (e) {
+        throw new PaymentSignatureError((e as Error).message);
+      }
+      if (!event.type.startsWith("checkout.session.")) return { eventId: event.id, type: event.type, topUpId: null, outcome: null };
+      const session = event.data.object as Stripe.Checkout.Session;
+      const topUpId = session.client_reference_id ?? session.metadata?.top_up_id ?? null;
+      let outcome: PaymentOutcome | null = null;
+      switch (event.type) {
+        case "checkout.session.completed":
+          // With delayed payment methods the session completes unpaid; async_payment_succeeded follows.
+          outcome = session.payment_status === "paid" || session.payment_status === "no_payment_required" ? "paid" : "pending";
+          break;
+        case "checkout.session.async_payment_succeeded":
+          outcome = "paid";
+          break;
+        case "checkout.session.async_payment_failed":
+          outcome = "failed";
+          break;
+        case "checkout.session.expired":
+          outcome = "expired";
+          break;
+      }
+      return { eventId: event.id, type: event.type, topUpId, outcome };
+    },
+    async lookupPayment(reference) {
+      return outcomeOf(await client().checkout.sessions.retrieve(reference));
+    },
+  };
+}
+
+export default definePlugin({
+  slot: "payment",
+  name: "stripe",
+  description: "Stripe Checkout; needs VITRIN_STRIPE_SECRET_KEY and VITRIN_STRIPE_WEBHOOK_SECRET.",
+  create: ({ config }) =>
+    createStripePayment({
+      secretKey: config.stripeSecretKey,
+      webhookSecret: config.stripeWebhookSecret,
+      apiUrl: config.stripeApiUrl,
+    }),
+});

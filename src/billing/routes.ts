@@ -1,0 +1,102 @@
+// HTTP routes for balance, top-ups and transactions, the payment providers' webhook and the payer-facing pages,
+// and the operator's confirmation of manual top-ups.
+import { Elysia, t } from "elysia";
+import { accountGuard, adminGuard, type GuardDeps } from "../http/guard";
+import { errors } from "../http/errors";
+import { jsonInteger } from "../http/schema";
+import { pageQuery } from "../products/routes";
+import { PaymentSignatureError, type PaymentPlugin } from "../plugins";
+import { MIN_TOP_UP, topUpJson, type Billing } from "./service";
+import { cancelPage, manualPaymentPage, notFoundPage, returnPage } from "./pages";
+
+const idParams = t.Object({ id: t.String({ minLength: 1, maxLength: 100 }) });
+
+export function balanceRoutes(guard: GuardDeps, billing: Billing) {
+  return new Elysia({ prefix: "/v1/balance", normalize: false })
+    .use(accountGuard(guard))
+    .get("/", ({ principal }) => billing.balance(principal.accountId), {
+      detail: { tags: ["Balance"], summary: "Credits, premium flag and language of the account" },
+    })
+    .post(
+      "/top-up",
+      async ({ principal, body, set }) => {
+        const out = await billing.startTopUp(principal.accountId, body);
+        set.status = 201;
+        return out;
+      },
+      {
+        body: t.Object(
+          {
+            amount: jsonInteger({ minimum: MIN_TOP_UP, description: "Minor currency units; at least 1000 (10.00)." }),
+            currency: t.String({ pattern: "^[a-z]{3}$", description: "Lowercase currency code, e.g. usd." }),
+          },
+          { additionalProperties: false },
+        ),
+        detail: { tags: ["Balance"], summary: "Start a top-up; returns the payment_url where it is paid" },
+      },
+    )
+    .get("/top-ups/:id", ({ principal, params }) => billing.getTopUp(principal.accountId, params.id), {
+      params: idParams,
+      detail: { tags: ["Balance"], summary: "A top-up and its status" },
+    })
+    .get("/transactions", ({ principal, query }) => billing.transactions(principal.accountId, query), {
+      query: pageQuery,
+      detail: { tags: ["Balance"], summary: "Balance transactions, newest first" },
+    });
+}
+
+export function paymentRoutes(adminToken: string | null, billing: Billing, payment: PaymentPlugin) {
+  const provider = t.Object({ provider: t.String({ maxLength: 50 }) });
+  const topUpQuery = t.Object({ top_up: t.String({ maxLength: 100 }) }, { additionalProperties: true });
+  return new Elysia({ normalize: false })
+    .post(
+      "/v1/payments/:provider/webhook",
+      async ({ params, body, request }) => {
+        if (params.provider !== payment.name || !payment.parseWebhook) throw errors.notFound("payment provider");
+        let notice;
+        try {
+          notice = await payment.parseWebhook(typeof body === "string" ? body : "", request.headers);
+        } catch (e) {
+          if (e instanceof PaymentSignatureError) throw errors.badRequest(`Webhook signature check failed: ${e.message}`);
+          throw e;
+        }
+        if (notice) await billing.handleNotice(notice);
+        return { received: true };
+      },
+      { params: provider, detail: { tags: ["Payments"], summary: "Signed notifications from the payment provider" } },
+    )
+    .get(
+      "/pay/manual/:id",
+      async ({ params }) => {
+        const row = await billing.loadTopUp(params.id);
+        return row && row.provider === "manual" ? manualPaymentPage(row) : notFoundPage();
+      },
+      { params: idParams, detail: { hide: true } },
+    )
+    .get(
+      "/pay/:provider/return",
+      async ({ query }) => {
+        const row = await billing.checkReturn(query.top_up);
+        return row ? returnPage(row) : notFoundPage();
+      },
+      { params: provider, query: topUpQuery, detail: { hide: true } },
+    )
+    .get(
+      "/pay/:provider/cancel",
+      async ({ query }) => {
+        const row = await billing.loadTopUp(query.top_up);
+        return row ? cancelPage(row) : notFoundPage();
+      },
+      { params: provider, query: topUpQuery, detail: { hide: true } },
+    )
+    .use(
+      new Elysia({ prefix: "/v1/admin", normalize: false })
+        .use(adminGuard({ adminToken }))
+        .post("/top-ups/:id/complete", ({ params }) => billing.completeManually(params.id), {
+          params: idParams,
+          detail: { tags: ["Admin"], summary: "Mark a manual top-up paid (books its credits exactly once)" },
+        }),
+    );
+}
+
+export { topUpJson };
