@@ -82,6 +82,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}) {
   });
 
   const metrics = createMetrics();
+  metrics.watchJobs(() => jobs.stats());
   const limiter = new RateLimiter(config.rateLimitPerMinute, config.rateLimitBurst, clock);
   const idempotency = createIdempotency(db, clock);
   const meta = new WeakMap<Request, RequestMeta>();

@@ -220,3 +220,14 @@ describe("operations", () => {
     expect(res.status).toBe(404);
   });
 });
+
+describe("job metrics", () => {
+  test("/metrics reports job queue depth by kind and status", async () => {
+    t = await startService();
+    const a = await t.newAccount();
+    await t.json("POST", "/v1/products", { token: a.token, body: { name: "Mug", image_url: host.url("/mug.jpg") } });
+    const text = await (await t.call("GET", "/metrics")).text();
+    expect(text).toContain('vitrin_jobs{kind="dekupe",status="queued"} 1');
+    expect(text).toContain('vitrin_jobs_oldest_waiting_seconds{kind="dekupe"}');
+  });
+});

@@ -1,5 +1,9 @@
 // Prometheus metrics for one service instance (its own registry, so several instances in one test process stay apart).
-import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+
+export type JobStatsSource = () => Promise<{
+  kinds: Record<string, Record<string, number | null> & { oldestQueuedAgeMs: number | null }>;
+}>;
 
 export function createMetrics() {
   const registry = new Registry();
@@ -31,6 +35,35 @@ export function createMetrics() {
       let timer = timers.get(key);
       if (!timer) timers.set(key, (timer = latency.labels({ method, route })));
       timer.observe(seconds);
+    },
+    /** Job queue depth by kind and status, and the oldest waiting job's age, read from the job table on scrape. */
+    watchJobs(source: JobStatsSource) {
+      new Gauge({
+        name: "vitrin_jobs",
+        help: "Jobs in the job table by kind and status.",
+        labelNames: ["kind", "status"] as const,
+        registers: [registry],
+        async collect() {
+          const stats = await source();
+          this.reset();
+          for (const [kind, byStatus] of Object.entries(stats.kinds)) {
+            for (const [status, n] of Object.entries(byStatus)) {
+              if (status !== "oldestQueuedAgeMs" && typeof n === "number") this.set({ kind, status }, n);
+            }
+          }
+        },
+      });
+      new Gauge({
+        name: "vitrin_jobs_oldest_waiting_seconds",
+        help: "How long the longest-waiting due job of each kind has waited.",
+        labelNames: ["kind"] as const,
+        registers: [registry],
+        async collect() {
+          const stats = await source();
+          this.reset();
+          for (const [kind, k] of Object.entries(stats.kinds)) if (k.oldestQueuedAgeMs !== null) this.set({ kind }, k.oldestQueuedAgeMs / 1000);
+        },
+      });
     },
     async text(): Promise<string> {
       return registry.metrics();
