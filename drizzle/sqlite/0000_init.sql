@@ -137,6 +137,35 @@ CREATE TABLE `transactions` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `transactions_reference_idx` ON `transactions` (`reference`);--> statement-breakpoint
 CREATE INDEX `transactions_account_created_idx` ON `transactions` (`account_id`,`created_at`,`id`);--> statement-breakpoint
+CREATE TABLE `videos` (
+	`id` text PRIMARY KEY NOT NULL,
+	`account_id` text NOT NULL,
+	`product_id` text NOT NULL,
+	`template_id` text NOT NULL,
+	`language` text NOT NULL,
+	`user_prompt` text DEFAULT '{}' NOT NULL,
+	`webhook_url` text,
+	`status` text NOT NULL,
+	`progress` integer DEFAULT 0 NOT NULL,
+	`video_key` text,
+	`thumbnail_key` text,
+	`duration_ms` integer,
+	`width` integer,
+	`height` integer,
+	`credits` integer NOT NULL,
+	`credits_used` integer DEFAULT 0 NOT NULL,
+	`error_code` text,
+	`error_message` text,
+	`created_at` integer NOT NULL,
+	`updated_at` integer NOT NULL,
+	`started_at` integer,
+	`completed_at` integer,
+	`failed_at` integer,
+	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `videos_account_created_idx` ON `videos` (`account_id`,`created_at`,`id`);--> statement-breakpoint
+CREATE INDEX `videos_product_idx` ON `videos` (`product_id`);--> statement-breakpoint
 CREATE TABLE `webhook_attempts` (
 	`id` text PRIMARY KEY NOT NULL,
 	`message_id` text NOT NULL,

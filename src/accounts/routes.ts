@@ -2,10 +2,9 @@
 import { Elysia, t } from "elysia";
 import { adminGuard } from "../http/guard";
 import { errors } from "../http/errors";
-import { jsonInteger } from "../http/schema";
+import { idParams, jsonInteger } from "../http/schema";
 import { accountJson, type Accounts } from "./index";
 
-const idParams = t.Object({ id: t.String({ minLength: 1, maxLength: 100 }) });
 
 export function adminRoutes(adminToken: string | null, accounts: Accounts) {
   return new Elysia({ prefix: "/v1/admin", normalize: false })

@@ -3,13 +3,11 @@
 import { Elysia, t } from "elysia";
 import { accountGuard, adminGuard, type GuardDeps } from "../http/guard";
 import { errors } from "../http/errors";
-import { jsonInteger } from "../http/schema";
-import { pageQuery } from "../products/routes";
+import { idParams, jsonInteger, pageQuery } from "../http/schema";
 import { PaymentSignatureError, type PaymentPlugin } from "../plugins";
 import { MIN_TOP_UP, topUpJson, type Billing } from "./service";
 import { cancelPage, manualPaymentPage, notFoundPage, returnPage } from "./pages";
 
-const idParams = t.Object({ id: t.String({ minLength: 1, maxLength: 100 }) });
 
 export function balanceRoutes(guard: GuardDeps, billing: Billing) {
   return new Elysia({ prefix: "/v1/balance", normalize: false })

@@ -244,3 +244,38 @@ export const paymentEvents = sqliteTable("payment_events", {
   topUpId: text("top_up_id"),
   receivedAt: integer("received_at").notNull(),
 });
+
+export const videos = sqliteTable(
+  "videos",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    // No foreign key: a video outlives the product it was made from.
+    productId: text("product_id").notNull(),
+    templateId: text("template_id").notNull(),
+    language: text("language").notNull(),
+    userPrompt: text("user_prompt").notNull().default("{}"),
+    webhookUrl: text("webhook_url"),
+    // queued → processing → completed | failed
+    status: text("status").notNull(),
+    progress: integer("progress").notNull().default(0),
+    videoKey: text("video_key"),
+    thumbnailKey: text("thumbnail_key"),
+    durationMs: integer("duration_ms"),
+    width: integer("width"),
+    height: integer("height"),
+    // The template's price, reserved when the video was accepted.
+    credits: integer("credits").notNull(),
+    creditsUsed: integer("credits_used").notNull().default(0),
+    errorCode: text("error_code"),
+    errorMessage: text("error_message"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+    startedAt: integer("started_at"),
+    completedAt: integer("completed_at"),
+    failedAt: integer("failed_at"),
+  },
+  (t) => [index("videos_account_created_idx").on(t.accountId, t.createdAt, t.id), index("videos_product_idx").on(t.productId)],
+);

@@ -5,3 +5,17 @@ import { t } from "elysia";
 export function jsonInteger(options: { minimum?: number; maximum?: number; description?: string } = {}) {
   return t.Number({ ...options, multipleOf: 1 });
 }
+
+/** `:id` in a path. */
+export const idParams = t.Object({ id: t.String({ minLength: 1, maxLength: 100 }) });
+
+/** Cursor pagination on every list: `limit`, `starting_after`, `ending_before`. */
+export const pageQuery = t.Object(
+  {
+    // A string checked by the pagination code: Elysia's numeric query coercion reports errors without the field name.
+    limit: t.Optional(t.String({ maxLength: 10, description: "Page size, 1–100 (default 20)." })),
+    starting_after: t.Optional(t.String({ minLength: 1, maxLength: 100, description: "Id to list after (older)." })),
+    ending_before: t.Optional(t.String({ minLength: 1, maxLength: 100, description: "Id to list before (newer)." })),
+  },
+  { additionalProperties: false },
+);

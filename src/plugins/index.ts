@@ -68,18 +68,37 @@ export type BackgroundRemovalPlugin = Lifecycle & {
 
 export type RenderProgress = (percent: number) => void;
 
+export type RenderProduct = {
+  id: string;
+  name: string;
+  description: string | null;
+  /** Absolute path of the image to show: the cut-out PNG (transparent background) once dekupe is ready, else the original. */
+  imagePath: string;
+  /** Absolute path of the greyscale mask PNG (white = product, same size as the cut-out), when there is a cut-out. */
+  maskPath: string | null;
+  /** True when imagePath has a transparent background. */
+  cutout: boolean;
+};
+
 export type RenderRequest = {
-  /** Absolute path of the folder the renderer may write temporary files into. */
+  /** A scratch folder for this render; the caller removes it afterwards. */
   workDir: string;
-  /** Template id and everything the template needs; the renderer resolves the template itself. */
   templateId: string;
-  input: Record<string, unknown>;
+  product: RenderProduct;
+  /** The caller's user_prompt, already validated against the template's schema (defaults not yet applied). */
+  prompt: Record<string, unknown>;
+  /** BCP 47 language of the video's built-in strings and layout (right-to-left languages mirror it). */
+  language: string;
+  /** 1 renders at the template's size; tests may pass e.g. 0.25 to render smaller through the same code. */
+  scale?: number;
   signal: AbortSignal;
   onProgress: RenderProgress;
 };
 
 export type RenderResult = {
+  /** H.264 MP4 inside workDir, verified with ffprobe. */
   videoPath: string;
+  /** JPEG thumbnail inside workDir. */
   thumbnailPath: string;
   durationSeconds: number;
   width: number;

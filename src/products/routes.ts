@@ -1,18 +1,9 @@
 // HTTP routes for /v1/products and their dekupe preview, retry and revert.
 import { Elysia, t } from "elysia";
 import { accountGuard, type GuardDeps } from "../http/guard";
+import { idParams, pageQuery } from "../http/schema";
 import type { Products } from "./index";
 import type { Dekupe } from "./dekupe";
-
-export const pageQuery = t.Object(
-  {
-    // A string checked by the pagination code: Elysia's numeric query coercion reports errors without the field name.
-    limit: t.Optional(t.String({ maxLength: 10, description: "Page size, 1–100 (default 20)." })),
-    starting_after: t.Optional(t.String({ minLength: 1, maxLength: 100, description: "Id to list after (older)." })),
-    ending_before: t.Optional(t.String({ minLength: 1, maxLength: 100, description: "Id to list before (newer)." })),
-  },
-  { additionalProperties: false },
-);
 
 const name = t.String({ minLength: 1, maxLength: 200, pattern: "\\S", description: "Product name." });
 const description = t.String({ maxLength: 5000, description: "Detailed description." });
@@ -22,7 +13,6 @@ const imageUrl = t.String({
   description: "http(s) URL or data: URL of a JPG, PNG or WebP image, at most 5 MB.",
 });
 
-const idParams = t.Object({ id: t.String({ minLength: 1, maxLength: 100 }) });
 
 export function productRoutes(guard: GuardDeps, products: Products, dekupe: Dekupe) {
   return new Elysia({ prefix: "/v1", normalize: false })

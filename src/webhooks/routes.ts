@@ -1,11 +1,10 @@
 // HTTP routes under /v1/webhooks: the signing secret and its rotation, delivery logs, redelivery, and a test ping.
 import { Elysia, t } from "elysia";
+import { idParams, pageQuery } from "../http/schema";
 import { accountGuard, type GuardDeps } from "../http/guard";
-import { pageQuery } from "../products/routes";
 import type { Webhooks } from "./index";
 import type { Accounts } from "../accounts";
 
-const idParams = t.Object({ id: t.String({ minLength: 1, maxLength: 100 }) });
 
 export function webhookRoutes(guard: GuardDeps, webhooks: Webhooks, accounts: Accounts, checkUrl: (url: string) => Promise<void>) {
   return new Elysia({ prefix: "/v1/webhooks", normalize: false })
