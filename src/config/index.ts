@@ -32,6 +32,7 @@ export type Config = {
   stripeSecretKey: string | null;
   stripeWebhookSecret: string | null;
   stripeApiUrl: string | null;
+  renderTimeoutMs: number;
 };
 
 export class ConfigError extends Error {
@@ -295,6 +296,13 @@ const settings: Setting[] = [
     default: "(Stripe's own)",
     doc: "Another base URL for the Stripe API (a proxy, or a local stand-in in tests).",
     parse: (r) => (r.trim() ? httpUrl(r) : null),
+  },
+  {
+    env: "VITRIN_RENDER_TIMEOUT_MS",
+    key: "renderTimeoutMs",
+    default: "600000",
+    doc: "Wall-clock limit for one video render; past it ffmpeg is killed and the video fails with a refund.",
+    parse: integer(100, 86_400_000),
   },
 ];
 
