@@ -1,23 +1,21 @@
 // Job engine benchmark (npm run bench:jobs): no-op jobs through the real engine on SQLite, beside a bare loop of the same SQL.
 //
 // Three runs, each on a fresh database file in a temp dir:
-//   bare      the engine's own statements (sqliteStatements) on bun:sqlite: insert a batch, then settle + claim rounds
+//   bare      the engine's own statements (sqliteStatements, claimKind) on bun:sqlite: insert a batch, then settle + claim rounds
 //   engine    the real JobEngine, started, fed by enqueueMany in batches while it runs: throughput, and latency under backlog
 //   latency   the real JobEngine fed one job per transaction at a steady rate: enqueue-to-start for in-process enqueues
 // Knobs: JOBS_BENCH_N (jobs per throughput run, default 100000), JOBS_BENCH_BATCH (jobs per enqueue transaction, 1000),
 // JOBS_BENCH_CLAIM (engine batchSize and concurrency, 512), JOBS_BENCH_LATENCY_N (jobs in the latency run, 2000).
-import { Database } from "bun:sqlite";
+import { Database, type Statement } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
-import type { SQL } from "drizzle-orm";
 import { createLogger } from "../src/config/log";
 import { openDatabase } from "../src/db";
 import { systemClock } from "../src/db/clock";
 import { JobEngine } from "../src/jobs";
 import { newJobId } from "../src/jobs/ids";
-import { sqliteStatements } from "../src/jobs/sqlite";
+import { claimKind, sqliteStatements, type Query, type Runner } from "../src/jobs/sqlite";
 import type { NewJob } from "../src/jobs/store";
 
 const N = Number(process.env.JOBS_BENCH_N ?? 100_000);
@@ -48,14 +46,16 @@ async function bare(): Promise<{ jobsPerSec: number; p50: number; p99: number }>
   client.exec("PRAGMA journal_mode = WAL");
   client.exec("PRAGMA busy_timeout = 5000");
   client.exec("PRAGMA synchronous = NORMAL");
-  const dialect = new SQLiteSyncDialect();
-  const run = (statement: SQL) => {
-    const q = dialect.sqlToQuery(statement);
-    return client.query(q.sql).all(...(q.params as never[])) as { id: string; created_at?: number }[];
+  // Compiled once per text, as the engine's store does.
+  const compiled = new Map<string, Statement>();
+  const run: Runner = <T>(q: Query) => {
+    let s = compiled.get(q.text);
+    if (!s) compiled.set(q.text, (s = client.prepare(q.text)));
+    return s.all(...q.params) as T[];
   };
   const latencies: number[] = [];
   const enqueuedAt = new Map<string, number>();
-  const requests = [{ kind: KIND, limit: CLAIM, leaseMs: 30_000, keyLimit: 1 }];
+  const request = { kind: KIND, limit: CLAIM, leaseMs: 30_000, keyLimit: 1 };
   let claimed: { id: string; attempt: number }[] = [];
   let done = 0;
   const started = performance.now();
@@ -87,7 +87,7 @@ async function bare(): Promise<{ jobsPerSec: number; p50: number; p99: number }>
       client.exec("BEGIN IMMEDIATE");
       if (claimed.length) run(sqliteStatements.succeed("bare", now, claimed));
       done += claimed.length;
-      const rows = run(sqliteStatements.claim("bare", now, requests));
+      const rows = claimKind(run, "bare", now, request);
       client.exec("COMMIT");
       const t = performance.now();
       claimed = rows.map((r) => {

@@ -54,11 +54,15 @@ async function vitrin() {
     }
     const t0 = performance.now();
     service.jobs.start();
+    // Watch the receiver's count (a cheap GET) until everything has arrived, and only then the job table until every
+    // outcome is recorded: stats() is a GROUP BY over all jobs, and polling it every few ms cost the run over a tenth
+    // of its time, a load no deployment puts on the engine.
+    while ((await received()) - before < N) await Bun.sleep(5);
     for (;;) {
       const stats = await service.jobs.stats();
       const k = stats.kinds["webhook.deliver"];
       if (k && k.succeeded + k.dead >= N) break;
-      await Bun.sleep(20);
+      await Bun.sleep(5);
     }
     const seconds = (performance.now() - t0) / 1000;
     return { seconds, got: (await received()) - before };

@@ -4,17 +4,21 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { memoryLogger } from "../src/config/log";
-import { openDatabase, type Db } from "../src/db";
+import { openDatabase, schema, type Db, type Orm } from "../src/db";
 import { ManualClock } from "../src/db/clock";
 import {
   JobAborted,
   JobEngine,
   PermanentFailure,
   RetryAfter,
+  SqliteJobStore,
   backoffDelay,
   exponentialBackoff,
+  type ClaimRequest,
+  type Executor,
   type JobContext,
   type JobEngineOptions,
+  type Settlement,
 } from "../src/jobs";
 
 const SECOND = 1000;
@@ -77,6 +81,20 @@ function gate() {
 
 async function enqueue(engine: JobEngine, db: Db, kind: string, payload: unknown = {}, opts = {}) {
   return db.tx((tx) => engine.enqueue(tx, kind, payload, opts));
+}
+
+/** A row a handler's deferred write leaves behind (an account, as the simplest table to write to). */
+function note(tx: Orm, id: string) {
+  return tx.insert(schema.accounts).values({ id, createdAt: 0, updatedAt: 0 });
+}
+
+async function notes(db: Db): Promise<string[]> {
+  return (await db.read.select({ id: schema.accounts.id }).from(schema.accounts)).map((r) => r.id).sort();
+}
+
+/** Lets the event loop run a few turns: long enough for a scheduler loop to act on what it has already been told. */
+async function turns(n = 5) {
+  for (let i = 0; i < n; i++) await new Promise<void>((resolve) => setImmediate(resolve));
 }
 
 describe("enqueue", () => {
@@ -595,6 +613,188 @@ describe("concurrency", () => {
     expect(await b.tick()).toBe(2);
     await b.drain();
     expect(started.slice(5).sort()).toEqual(["a3", "a4"]);
+  });
+});
+
+describe("deferred writes", () => {
+  test("a deferred write commits with the attempt's outcome, not before", async () => {
+    const { db, engine } = await setup();
+    const jobs = engine();
+    jobs.register("mail", (job) => job.deferWrite((tx) => note(tx, "sent")));
+    const { id } = await enqueue(jobs, db, "mail");
+    await jobs.tick();
+    await turns();
+    expect(await notes(db)).toEqual([]);
+    expect(await jobs.getJob(id)).toMatchObject({ status: "running" });
+
+    await jobs.drain();
+    expect(await notes(db)).toEqual(["sent"]);
+    expect(await jobs.getJob(id)).toMatchObject({ status: "succeeded" });
+  });
+
+  test("a deferred write that throws is undone and its attempt is retried with that error", async () => {
+    const { db, engine } = await setup();
+    const jobs = engine();
+    jobs.register("mail", (job) =>
+      job.deferWrite(async (tx) => {
+        await note(tx, "half-written");
+        throw new Error("bookkeeping broke");
+      }),
+    );
+    const { id } = await enqueue(jobs, db, "mail");
+    await jobs.tick();
+    await jobs.drain();
+    expect(await notes(db)).toEqual([]);
+    expect(await jobs.getJob(id)).toMatchObject({ status: "failed", attempts: 1, lastError: "Error: bookkeeping broke" });
+  });
+
+  test("one attempt's failing write leaves the other attempts' writes in the same round in place", async () => {
+    const { db, engine } = await setup();
+    const jobs = engine();
+    jobs.register<{ name: string; fail?: boolean }>(
+      "mail",
+      (job) =>
+        job.deferWrite(async (tx) => {
+          await note(tx, job.payload.name);
+          if (job.payload.fail) throw new Error("no");
+        }),
+      { concurrency: 3 },
+    );
+    const a = await enqueue(jobs, db, "mail", { name: "a" });
+    const b = await enqueue(jobs, db, "mail", { name: "b", fail: true });
+    const c = await enqueue(jobs, db, "mail", { name: "c" });
+    expect(await jobs.tick()).toBe(3);
+    await jobs.drain(); // one round settles all three
+    expect(await notes(db)).toEqual(["a", "c"]);
+    expect((await jobs.getJob(a.id))?.status).toBe("succeeded");
+    expect((await jobs.getJob(b.id))?.status).toBe("failed");
+    expect((await jobs.getJob(c.id))?.status).toBe("succeeded");
+  });
+
+  test("a write deferred after the attempt timed out still commits, leaving the recorded outcome alone", async () => {
+    const { db, clock, engine } = await setup();
+    const jobs = engine();
+    const late = gate();
+    const deferred = gate();
+    jobs.register(
+      "render",
+      async (job) => {
+        await late.wait;
+        job.deferWrite((tx) => note(tx, "late"));
+        deferred.open();
+      },
+      { timeoutMs: 60 * SECOND, leaseMs: 5 * 60 * SECOND },
+    );
+    const { id } = await enqueue(jobs, db, "render");
+    await jobs.tick();
+    clock.advance(60 * SECOND);
+    await jobs.tick(); // times the attempt out and records it as failed
+    late.open();
+    await deferred.wait;
+    await jobs.drain();
+    expect(await notes(db)).toEqual(["late"]);
+    expect(await jobs.getJob(id)).toMatchObject({ status: "failed", attempts: 1, lastError: "JobAborted: attempt timed out after 60000 ms" });
+  });
+});
+
+describe("rounds", () => {
+  test("finished handlers wait until half of those running have finished, then one round settles them together", async () => {
+    const { db, engine } = await setup();
+    const settleSizes: number[] = [];
+    const settled = gate();
+    const store = new (class extends SqliteJobStore {
+      override async settle(tx: Executor, owner: string, now: number, settlements: Settlement[]) {
+        settleSizes.push(settlements.length);
+        const held = await super.settle(tx, owner, now, settlements);
+        settled.open();
+        return held;
+      }
+    })();
+    // Long enough that only finishing handlers, never a timer, can end the wait during the test.
+    const jobs = engine({ store, gatherMs: 60 * 60 * SECOND, pollMs: 60 * 60 * SECOND });
+    const gates = [gate(), gate(), gate(), gate()];
+    const allStarted = gate();
+    let started = 0;
+    jobs.register<{ i: number }>(
+      "hook",
+      async (job) => {
+        if (++started === 4) allStarted.open();
+        await gates[job.payload.i]!.wait;
+      },
+      // Four running in 32 slots, as when per-key limits hold a kind back: the wait is about what is in flight.
+      { concurrency: 32 },
+    );
+    for (let i = 0; i < 4; i++) await enqueue(jobs, db, "hook", { i });
+    jobs.start();
+    await allStarted.wait;
+
+    gates[0]!.open();
+    await turns();
+    expect(settleSizes).toEqual([]); // one of four finished: the loop keeps gathering
+
+    gates[1]!.open();
+    await settled.wait;
+    expect(settleSizes).toEqual([2]);
+  });
+
+  test("a kind whose claim came back empty is not queried again until jobs are enqueued for it", async () => {
+    const { db, engine } = await setup();
+    const claims: string[][] = [];
+    let onClaim = () => {};
+    const store = new (class extends SqliteJobStore {
+      override async claim(tx: Executor, owner: string, now: number, requests: ClaimRequest[]) {
+        claims.push(requests.map((r) => r.kind).sort());
+        const out = await super.claim(tx, owner, now, requests);
+        onClaim();
+        return out;
+      }
+    })();
+    const claimsReach = (n: number) =>
+      new Promise<void>((resolve) => {
+        onClaim = () => claims.length >= n && resolve();
+        onClaim();
+      });
+    const jobs = engine({ store, pollMs: 60 * 60 * SECOND });
+    const bRan = gate();
+    jobs.register("a", () => {});
+    jobs.register("b", () => bRan.open());
+    await enqueue(jobs, db, "a");
+    jobs.start();
+    // Round 1 claims a's job and finds nothing for b; a's handler finishing brings round 2, which asks only for a.
+    await claimsReach(2);
+    await turns();
+    expect(claims).toEqual([["a", "b"], ["a"]]);
+
+    await enqueue(jobs, db, "b");
+    await bRan.wait;
+    expect(claims.slice(2)).toEqual([["b"]]);
+  });
+
+  test("a key at its limit does not hold back another key's job queued behind its backlog", async () => {
+    const { db, clock, engine } = await setup();
+    const jobs = engine();
+    const hold = gate();
+    const started: string[] = [];
+    jobs.register<{ name: string }>(
+      "hook",
+      async (job) => {
+        started.push(job.payload.name);
+        await hold.wait;
+      },
+      { concurrency: 2, keyConcurrency: 1 },
+    );
+    const t0 = clock.now();
+    await db.tx((tx) =>
+      jobs.enqueueMany(
+        tx,
+        Array.from({ length: 100 }, (_, i) => ({ kind: "hook", payload: { name: `a${i}` }, concurrencyKey: "acct_a", runAt: t0 - 1000 + i })),
+      ),
+    );
+    await enqueue(jobs, db, "hook", { name: "b0" }, { concurrencyKey: "acct_b" });
+    await jobs.tick();
+    await jobs.tick();
+    expect(started).toEqual(["a0", "b0"]);
+    hold.open();
   });
 });
 

@@ -7,6 +7,10 @@
 //
 // Every state change is fenced on (id, attempt, lease owner, status running): a worker whose lease was taken over can
 // neither complete nor fail the job any more, it can only notice (heartbeat fails, its signal aborts) and stop.
+//
+// Throughput comes from rounds: one write transaction (one fsync) settles every attempt finished since the last round,
+// applies the writes their handlers deferred (ctx.deferWrite), renews due leases and claims new jobs. A burst of
+// completions is gathered into one round rather than each paying for its own commit.
 import { hostname } from "node:os";
 import type { Logger } from "../config/log";
 import type { Db, Orm } from "../db";
@@ -17,6 +21,7 @@ import { newJobId } from "./ids";
 import { SqliteJobStore } from "./sqlite";
 import {
   JOB_STATUSES,
+  TransactionLost,
   type ClaimRequest,
   type JobFilter,
   type JobRecord,
@@ -39,8 +44,23 @@ export type JobContext<P = unknown> = {
   signal: AbortSignal;
   /** Extends the lease now (the engine also renews every leaseMs/3 on its own); throws JobAborted if the lease was lost. */
   heartbeat(): Promise<void>;
+  /**
+   * Queues `write` for the transaction that records this attempt's outcome, so the handler's own bookkeeping (an
+   * attempt log, a status column) commits atomically with the settlement instead of paying for a commit of its own.
+   * Writes run in the order queued, before the outcome is written. They run whether or not the lease is still held
+   * (they describe what the attempt did, which happened either way). If one throws, all of the attempt's writes are
+   * undone and a success counts as a failure with that error (retried or dead as usual); other attempts' writes are
+   * kept, which can mean running them a second time after a rollback, so a write must only touch the database.
+   * Writes queued after the outcome was decided (timeout, lost lease) run on their own in the next round.
+   * The handler returns before they commit: a crash in between loses them together with the outcome, so the job
+   * simply runs again, as at-least-once delivery already allows.
+   */
+  deferWrite(write: DeferredWrite): void;
   log: Logger;
 };
+
+/** Statements a handler defers to the round that settles its attempt (see JobContext.deferWrite). */
+export type DeferredWrite = (tx: Orm) => Promise<void> | void;
 
 export type JobHandler<P = unknown> = (ctx: JobContext<P>) => Promise<void> | void;
 
@@ -84,6 +104,12 @@ export type JobEngineOptions = {
   pollMs?: number;
   /** Most jobs claimed in one round (one transaction). Default 256. */
   batchSize?: number;
+  /**
+   * After a handler finishes, how long the next round may wait for more to finish, so one commit settles them all.
+   * The wait ends early once half of what the kind had running has finished. 0 still gathers what finishes in the
+   * same event-loop turn. Default 1 ms.
+   */
+  gatherMs?: number;
   /** How often lease rescue and pruning run. Default 5000 ms. */
   maintenanceMs?: number;
   /** Succeeded jobs are deleted this long after finishing. Default 7 days. */
@@ -124,6 +150,15 @@ type KindState = {
   backoff: Backoff;
   /** Slots in use here, including attempts that timed out but whose handler has not returned yet. */
   running: number;
+  /**
+   * The last claim came back short (nothing due, or every key with due jobs at its limit), so claims skip this kind
+   * until this clock time unless something that could change that happens first (see markClaimable).
+   */
+  exhaustedUntil: number;
+  /** Counts markClaimable calls, so a round can tell whether its short claim is still the latest word. */
+  claimableEpoch: number;
+  /** Handlers that returned since the current round began, whose slots the next round can refill. */
+  returned: number;
 };
 
 type Inflight = {
@@ -131,6 +166,8 @@ type Inflight = {
   kind: KindState;
   attempt: number;
   controller: AbortController;
+  /** Writes deferred by the handler, until its outcome takes them (null from then on). */
+  writes: DeferredWrite[] | null;
   /** Clock time of the last successful lease renewal. */
   lastBeat: number;
   /** The attempt's outcome is decided (or the lease is gone); whatever the handler does later is ignored. */
@@ -139,6 +176,9 @@ type Inflight = {
   /** Clock time at which the attempt times out (Infinity without a timeout). */
   deadline: number;
 };
+
+/** What the next round writes for one attempt: its outcome (null if already recorded or abandoned) and deferred writes. */
+type Pending = { settlement: Settlement | null; writes: DeferredWrite[]; entry: Inflight | null };
 
 // Engines in one process take turns on the database. SQLite's busy handler sleeps the whole thread, so if engine A
 // held the write lock across an await while engine B (another connection, same thread) ran BEGIN IMMEDIATE, B would
@@ -160,6 +200,11 @@ function positiveInt(name: string, value: number, min = 1): number {
   return value;
 }
 
+/** At least half of what the kind had in flight has returned since the round began (so: go on and settle it). */
+function halfReturned(kind: KindState): boolean {
+  return kind.returned >= kind.running;
+}
+
 export class JobEngine {
   readonly owner: string;
   private readonly db: Db;
@@ -171,11 +216,12 @@ export class JobEngine {
   private readonly maintenanceMs: number;
   private readonly retainSucceededMs: number;
   private readonly retainDeadMs: number;
+  private readonly gatherMs: number;
   private readonly random: () => number;
 
   private readonly kinds = new Map<string, KindState>();
   private readonly inflight = new Set<Inflight>();
-  private pending: Settlement[] = [];
+  private pending: Pending[] = [];
   private nextMaintenanceAt = Number.NEGATIVE_INFINITY;
   /** Rotates which kind gets first pick of the batch budget, so a busy kind cannot starve the rest. */
   private kindCursor = 0;
@@ -184,9 +230,15 @@ export class JobEngine {
   private loop: Promise<void> | null = null;
   private stopping = false;
   private stopped: Promise<StopResult> | null = null;
+  /** Something happened since the current round began that the next round should see. */
   private woken = false;
+  /** …and it should not wait for more handlers to finish (new jobs, a deadline, shutdown). */
+  private urgent = false;
+  /** The loop is waiting for more handlers to finish before a round (see gatherMs). */
+  private gathering = false;
+  /** The final round has run: nothing queued from now on would ever be written. */
+  private closed = false;
   private wakeSleeper: (() => void) | null = null;
-  private readonly wakeFn = () => this.wake();
 
   constructor(opts: JobEngineOptions) {
     this.db = opts.db;
@@ -198,6 +250,7 @@ export class JobEngine {
     this.maintenanceMs = positiveInt("maintenanceMs", opts.maintenanceMs ?? 5000);
     this.retainSucceededMs = positiveInt("retainSucceededMs", opts.retainSucceededMs ?? 7 * DAY, 0);
     this.retainDeadMs = positiveInt("retainDeadMs", opts.retainDeadMs ?? 30 * DAY, 0);
+    this.gatherMs = positiveInt("gatherMs", opts.gatherMs ?? 1, 0);
     this.random = opts.random ?? Math.random;
     this.store = opts.store ?? JobEngine.storeFor(opts.db);
   }
@@ -221,6 +274,9 @@ export class JobEngine {
       timeoutMs: positiveInt(`${kind}.timeoutMs`, opts.timeoutMs ?? 15 * 60_000, 0),
       backoff: opts.backoff ?? defaultBackoff,
       running: 0,
+      exhaustedUntil: 0,
+      claimableEpoch: 0,
+      returned: 0,
     });
     return this;
   }
@@ -253,7 +309,11 @@ export class JobEngine {
       };
     });
     const out = await this.store.insert(tx, rows);
-    this.db.afterCommit(this.wakeFn);
+    const kinds = new Set(rows.map((r) => r.kind));
+    this.db.afterCommit(() => {
+      for (const kind of kinds) this.markClaimable(this.kinds.get(kind));
+      this.wake();
+    });
     return out;
   }
 
@@ -269,7 +329,13 @@ export class JobEngine {
    * Resolves, once the claimed handlers have been started, to how many jobs were claimed.
    */
   async tick(): Promise<number> {
-    return (await this.serial(() => this.round(true))).claimed;
+    return (
+      await this.serial(() => {
+        // An explicit round looks at every kind, whatever earlier claims found.
+        for (const k of this.kinds.values()) this.markClaimable(k);
+        return this.round(true);
+      })
+    ).claimed;
   }
 
   /** Waits until every running handler has returned, then writes their outcomes. */
@@ -320,6 +386,7 @@ export class JobEngine {
     const ok = await this.write((tx) => this.store.redrive(tx, id, this.clock.now()));
     if (ok) {
       this.logger.info("job redriven", { job: id });
+      for (const k of this.kinds.values()) this.markClaimable(k);
       this.wake();
     }
     return ok;
@@ -350,8 +417,20 @@ export class JobEngine {
 
   // ---- scheduling -------------------------------------------------------------------------------------------
 
+  /** New work or a deadline: the next round should start without waiting for more handlers to finish. */
   private wake(): void {
     this.woken = true;
+    this.urgent = true;
+    this.interruptWait();
+  }
+
+  /** A handler of `kind` returned: wake the loop, but a gathering wait goes on until half the kind's handlers have. */
+  private wakeForCompletion(kind: KindState): void {
+    this.woken = true;
+    if (!this.gathering || halfReturned(kind)) this.interruptWait();
+  }
+
+  private interruptWait(): void {
     const sleeper = this.wakeSleeper;
     if (sleeper) {
       this.wakeSleeper = null;
@@ -362,15 +441,37 @@ export class JobEngine {
   private async runLoop(): Promise<void> {
     while (!this.stopping) {
       this.woken = false;
+      this.urgent = false;
       await this.serial(() => this.round(true));
       if (this.stopping) break;
-      if (this.woken) {
-        // Busy: go again, but let timers and sockets have a turn first; a bare microtask chain would starve them.
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        continue;
+      if (!this.woken) await this.sleep(this.idleDelay());
+      // Let timers and sockets have a turn before the next round (a bare microtask chain would starve them); every
+      // handler that this turn's I/O lets finish then joins that round.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (!this.urgent && !this.stopping && this.worthGathering()) {
+        // Most of a round's cost is the same for one settlement as for thirty (the commit's fsync, the claim's
+        // statements), so when handlers are finishing one by one, a short wait lets one round settle and refill many.
+        this.gathering = true;
+        await this.sleep(Math.min(this.gatherMs, this.idleDelay()));
+        this.gathering = false;
       }
-      await this.sleep(this.idleDelay());
     }
+  }
+
+  /**
+   * Handlers returned and more are about to: of every kind that had one return, more are still running than have
+   * returned. Measured against what is in flight rather than the kind's concurrency, because per-key limits can keep a
+   * kind far below it (one busy account, eight at a time), and that kind's rounds deserve batching too.
+   */
+  private worthGathering(): boolean {
+    if (this.gatherMs === 0) return false;
+    let returned = false;
+    for (const k of this.kinds.values()) {
+      if (k.returned === 0) continue;
+      if (halfReturned(k)) return false;
+      returned = true;
+    }
+    return returned;
   }
 
   private sleep(ms: number): Promise<void> {
@@ -386,11 +487,12 @@ export class JobEngine {
     });
   }
 
-  /** Until the next poll, maintenance, lease renewal or attempt timeout, whichever comes first. */
+  /** Until the next poll, maintenance, lease renewal, attempt timeout or skipped kind's re-check, whichever comes first. */
   private idleDelay(): number {
     const now = this.clock.now();
     let next = now + this.pollMs;
     next = Math.min(next, this.nextMaintenanceAt);
+    for (const k of this.kinds.values()) if (k.exhaustedUntil > now) next = Math.min(next, k.exhaustedUntil);
     for (const e of this.inflight) {
       if (!e.settled) next = Math.min(next, e.lastBeat + Math.floor(e.kind.leaseMs / 3), e.deadline);
     }
@@ -408,7 +510,7 @@ export class JobEngine {
     return inProcessTurn(() => this.db.tx(fn));
   }
 
-  private claimRequests(): ClaimRequest[] {
+  private claimRequests(now: number): ClaimRequest[] {
     const kinds = [...this.kinds.values()];
     if (kinds.length === 0) return [];
     const start = this.kindCursor++ % kinds.length;
@@ -417,7 +519,9 @@ export class JobEngine {
     for (let i = 0; i < kinds.length && budget > 0; i++) {
       const k = kinds[(start + i) % kinds.length]!;
       const free = k.concurrency - k.running;
-      if (free <= 0) continue;
+      // A claim that came back short would again, until something changes; asking anyway costs statements every round,
+      // and when every key with due jobs is at its limit, a walk through that whole backlog.
+      if (free <= 0 || now < k.exhaustedUntil) continue;
       const limit = Math.min(free, budget);
       budget -= limit;
       requests.push({ kind: k.kind, limit, leaseMs: k.leaseMs, keyLimit: k.keyConcurrency });
@@ -431,16 +535,20 @@ export class JobEngine {
     // Timeouts run on the engine's clock, checked every round (the loop sleeps no longer than the next deadline).
     const start = this.clock.now();
     for (const e of this.inflight) if (!e.settled && start >= e.deadline) this.timeOut(e);
-    const settlements = this.pending;
+    const batch = this.pending;
     this.pending = [];
-    const requests = active ? this.claimRequests() : [];
+    for (const k of this.kinds.values()) k.returned = 0;
+    const requests = active ? this.claimRequests(start) : [];
+    const epochs = requests.map((r) => this.kinds.get(r.kind)?.claimableEpoch);
     const maintain = active && start >= this.nextMaintenanceAt;
     const due = this.dueRenewals(start);
-    if (!maintain && settlements.length === 0 && requests.length === 0 && due.length === 0) return result;
+    if (!maintain && batch.length === 0 && requests.length === 0 && due.length === 0) return result;
 
     let outcome: {
       now: number;
       rescued: RescuedJob[];
+      settlements: Settlement[];
+      writeErrors: { pending: Pending; error: unknown; settlement: Settlement | null }[];
       held: string[];
       renewed: Map<Inflight, boolean>;
       claimed: JobRecord[];
@@ -450,6 +558,18 @@ export class JobEngine {
         // Read the clock once the write lock is ours, so leases start when the claim actually commits.
         const now = this.clock.now();
         const rescued = maintain ? await this.store.rescueExpired(tx, now) : [];
+        const failed = await this.applyWrites(tx, batch);
+        const settlements: Settlement[] = [];
+        const writeErrors: { pending: Pending; error: unknown; settlement: Settlement | null }[] = [];
+        for (const p of batch) {
+          let settlement = p.settlement;
+          if (failed.has(p)) {
+            const error = failed.get(p);
+            if (settlement?.outcome === "succeeded" && p.entry) settlement = this.outcomeOf(p.entry, error);
+            writeErrors.push({ pending: p, error, settlement });
+          }
+          if (settlement) settlements.push(settlement);
+        }
         const held = settlements.length ? await this.store.settle(tx, this.owner, now, settlements) : [];
         const renewed = new Map<Inflight, boolean>();
         if (due.length) {
@@ -459,19 +579,30 @@ export class JobEngine {
           for (const e of due) renewed.set(e, ok.has(e.job.id));
         }
         const claimed = requests.length ? await this.store.claim(tx, this.owner, now, requests) : [];
-        return { now, rescued, held, renewed, claimed };
+        return { now, rescued, settlements, writeErrors, held, renewed, claimed };
       });
     } catch (err) {
-      // Nothing was written: keep the outcomes for the next round; unsettled jobs stay leased meanwhile.
-      this.pending = settlements.concat(this.pending);
+      // Nothing was written: keep the outcomes and writes for the next round; unsettled jobs stay leased meanwhile.
+      this.pending = batch.concat(this.pending);
       this.logger.error("job round failed", { err });
       return result;
     }
 
-    const { now } = outcome;
+    const { now, settlements } = outcome;
     if (maintain) this.nextMaintenanceAt = now + this.maintenanceMs;
     this.reportRescued(outcome.rescued);
     result.rescued = outcome.rescued.length;
+
+    for (const { pending, error, settlement } of outcome.writeErrors) {
+      const job = pending.entry?.job;
+      this.logger.error("job writes failed and were rolled back", {
+        job: job?.id ?? pending.settlement?.id,
+        kind: job?.kind,
+        attempt: pending.entry?.attempt ?? pending.settlement?.attempt,
+        error: describeError(error),
+      });
+      if (settlement && pending.entry && settlement !== pending.settlement) this.reportOutcome(pending.entry, settlement);
+    }
 
     result.settled = outcome.held.length;
     if (outcome.held.length < settlements.length) {
@@ -494,9 +625,55 @@ export class JobEngine {
 
     for (const job of outcome.claimed) this.dispatch(job);
     result.claimed = outcome.claimed.length;
+    if (requests.length) {
+      const got = new Map<string, number>();
+      for (const job of outcome.claimed) got.set(job.kind, (got.get(job.kind) ?? 0) + 1);
+      requests.forEach((r, i) => {
+        const k = this.kinds.get(r.kind);
+        // Unless something freed a slot or added jobs meanwhile. Until pollMs has passed: the backstop for jobs
+        // enqueued elsewhere or coming due, as for an idle engine.
+        if (k && (got.get(r.kind) ?? 0) < r.limit && k.claimableEpoch === epochs[i]) k.exhaustedUntil = now + this.pollMs;
+      });
+    }
 
     if (maintain) result.pruned = await this.prune(now);
     return result;
+  }
+
+  /**
+   * Runs the handlers' deferred writes ahead of the settlements they go with; returns the attempts whose writes failed
+   * (and were undone). All share one savepoint: a savepoint copies every page it first touches into the statement
+   * journal, and one per attempt cost more than the writes themselves. Should that fail, each attempt's writes are
+   * redone under a savepoint of their own, so only a failing attempt loses its writes.
+   */
+  private async applyWrites(tx: Orm, batch: Pending[]): Promise<Map<Pending, unknown>> {
+    const failed = new Map<Pending, unknown>();
+    const withWrites = batch.filter((p) => p.writes.length > 0);
+    if (withWrites.length === 0) return failed;
+    const run = async (p: Pending) => {
+      for (const write of p.writes) await write(tx);
+    };
+    try {
+      await this.store.savepoint(tx, async () => {
+        for (const p of withWrites) await run(p);
+      });
+      return failed;
+    } catch (error) {
+      if (error instanceof TransactionLost) throw error;
+      if (withWrites.length === 1) {
+        failed.set(withWrites[0]!, error);
+        return failed;
+      }
+    }
+    for (const p of withWrites) {
+      try {
+        await this.store.savepoint(tx, () => run(p));
+      } catch (error) {
+        if (error instanceof TransactionLost) throw error;
+        failed.set(p, error);
+      }
+    }
+    return failed;
   }
 
   /** Attempts whose last renewal is a third of a lease old: renewing then leaves two thirds as slack for a slow round. */
@@ -533,6 +710,7 @@ export class JobEngine {
 
   private reportRescued(rescued: RescuedJob[]): void {
     for (const r of rescued) {
+      if (r.status === "queued") this.markClaimable(this.kinds.get(r.kind));
       const fields = { job: r.id, kind: r.kind, attempts: r.attempts, reason: r.lastError };
       if (r.status === "dead") this.logger.error("job dead: lease expired on its last attempt", fields);
       else this.logger.warn("job lease expired; queued again", fields);
@@ -545,7 +723,7 @@ export class JobEngine {
     const kind = this.kinds.get(job.kind);
     if (!kind) {
       // Claims only ask for registered kinds, so this is a bug; hand the job back rather than strand it.
-      this.pending.push({ outcome: "released", id: job.id, attempt: job.attempts });
+      this.pending.push({ settlement: { outcome: "released", id: job.id, attempt: job.attempts }, writes: [], entry: null });
       this.logger.error("claimed a job of an unregistered kind", { job: job.id, kind: job.kind });
       return;
     }
@@ -554,6 +732,7 @@ export class JobEngine {
       kind,
       attempt: job.attempts,
       controller: new AbortController(),
+      writes: [],
       lastBeat: job.heartbeatAt ?? this.clock.now(),
       settled: false,
       done: Promise.resolve(),
@@ -580,6 +759,7 @@ export class JobEngine {
       maxAttempts: job.maxAttempts,
       signal: entry.controller.signal,
       heartbeat: () => this.heartbeat(entry),
+      deferWrite: (write) => this.deferWrite(entry, write),
       // Built on first use: most handlers never log, and at tens of thousands of jobs a second the child adds up.
       get log() {
         return (log ??= logger.child({ job: job.id, kind: job.kind, attempt: entry.attempt }));
@@ -596,29 +776,64 @@ export class JobEngine {
   private release(entry: Inflight): void {
     if (!this.inflight.delete(entry)) return;
     entry.kind.running--;
+    entry.kind.returned++;
+    // Its key has a free slot again, which may be all that kept the kind's other due jobs from being claimed.
+    this.markClaimable(entry.kind);
+    this.wakeForCompletion(entry.kind);
+  }
+
+  private markClaimable(kind: KindState | undefined): void {
+    if (!kind) return;
+    kind.exhaustedUntil = 0;
+    kind.claimableEpoch++;
+  }
+
+  private deferWrite(entry: Inflight, write: DeferredWrite): void {
+    if (entry.writes) {
+      entry.writes.push(write);
+      return;
+    }
+    if (this.closed) {
+      this.logger.error("job write dropped: the engine has stopped", { job: entry.job.id, attempt: entry.attempt });
+      return;
+    }
+    // The outcome has gone ahead without it (timeout, lost lease): the write still describes what happened, so it goes
+    // out on its own in the next round.
+    this.pending.push({ settlement: null, writes: [write], entry: null });
     this.wake();
+  }
+
+  /** Hands the attempt's outcome and deferred writes to the next round. */
+  private queueOutcome(entry: Inflight, settlement: Settlement | null): void {
+    const writes = entry.writes ?? [];
+    entry.writes = null;
+    if (settlement || writes.length > 0) this.pending.push({ settlement, writes, entry });
   }
 
   /** Records the attempt's outcome for the next round; `err` null means success. */
   private finish(entry: Inflight, err: unknown): void {
     if (entry.settled) return;
     entry.settled = true;
+    const settlement = this.outcomeOf(entry, err);
+    this.queueOutcome(entry, settlement);
+    this.reportOutcome(entry, settlement);
+  }
+
+  private outcomeOf(entry: Inflight, err: unknown): Settlement {
     const { job, attempt } = entry;
-    const fields = { job: job.id, kind: job.kind, attempt };
-    if (err === null) {
-      this.pending.push({ outcome: "succeeded", id: job.id, attempt });
-      return;
-    }
+    if (err === null) return { outcome: "succeeded", id: job.id, attempt };
     const error = describeError(err);
-    if (err instanceof PermanentFailure || attempt >= job.maxAttempts) {
-      this.pending.push({ outcome: "dead", id: job.id, attempt, error });
-      this.logger.error("job dead", { ...fields, maxAttempts: job.maxAttempts, error });
-      return;
-    }
+    if (err instanceof PermanentFailure || attempt >= job.maxAttempts) return { outcome: "dead", id: job.id, attempt, error };
     const delay = err instanceof RetryAfter ? err.delayMs : backoffDelay(entry.kind.backoff, attempt, this.random);
-    const runAt = this.clock.now() + delay;
-    this.pending.push({ outcome: "retry", id: job.id, attempt, runAt, error });
-    this.logger.warn("job failed; will retry", { ...fields, delayMs: delay, error });
+    return { outcome: "retry", id: job.id, attempt, runAt: this.clock.now() + delay, error };
+  }
+
+  private reportOutcome(entry: Inflight, s: Settlement): void {
+    const fields = { job: entry.job.id, kind: entry.job.kind, attempt: entry.attempt };
+    if (s.outcome === "dead") this.logger.error("job dead", { ...fields, maxAttempts: entry.job.maxAttempts, error: s.error });
+    else if (s.outcome === "retry") {
+      this.logger.warn("job failed; will retry", { ...fields, delayMs: Math.max(0, s.runAt - this.clock.now()), error: s.error });
+    }
   }
 
   private timeOut(entry: Inflight): void {
@@ -633,6 +848,8 @@ export class JobEngine {
   private loseLease(entry: Inflight): void {
     if (entry.settled) return;
     entry.settled = true;
+    // No outcome to record (another worker owns the job now), but writes already deferred still describe the attempt.
+    this.queueOutcome(entry, null);
     this.logger.warn("job lease lost; abandoning the attempt", { job: entry.job.id, attempt: entry.attempt });
     entry.controller.abort(new JobAborted("lease-lost", "the job's lease was taken over by another worker"));
   }
@@ -675,12 +892,13 @@ export class JobEngine {
     for (const e of this.inflight) {
       if (e.settled) continue;
       e.settled = true;
-      this.pending.push({ outcome: "released", id: e.job.id, attempt: e.attempt });
+      this.queueOutcome(e, { outcome: "released", id: e.job.id, attempt: e.attempt });
       e.controller.abort(reason);
       released++;
     }
     const finished = live.length - released;
     await this.serial(() => this.round(false));
+    this.closed = true;
     if (this.pending.length > 0) {
       // The final write failed; those jobs keep their lease and are rescued by another worker once it expires.
       this.logger.error("job engine stopped with unrecorded outcomes", { count: this.pending.length });

@@ -1,5 +1,7 @@
-// Job ids that sort by creation time (job_ + 20 chars, like newId's): new rows append to the primary-key index instead
-// of dirtying pages all over it (about twice the enqueue rate), and equal priority and run_at are claimed first in, first out.
+// Ids that sort by creation time (prefix_ + 20 chars, like newId's), for rows written at high rates (jobs, webhook
+// messages and attempts): new rows append to the primary-key index instead of dirtying pages all over it (about twice
+// the enqueue rate), rows made together are later updated together (one WAL page instead of one each), and equal
+// priority and run_at are claimed first in, first out.
 import { customAlphabet } from "nanoid";
 
 // In ASCII order, so comparing ids as text compares the numbers they encode.
@@ -20,7 +22,7 @@ let lastMs = -1;
 let seq = 0;
 
 /** 9 chars of epoch ms, 3 of an in-process sequence (monotonic even if the clock steps back), 8 random across processes. */
-export function newJobId(nowMs: number): string {
+export function newSortableId(prefix: string, nowMs: number): string {
   if (nowMs > lastMs) {
     lastMs = nowMs;
     seq = 0;
@@ -28,5 +30,9 @@ export function newJobId(nowMs: number): string {
     lastMs++;
     seq = 0;
   }
-  return `job_${encode(lastMs, 9)}${encode(seq, 3)}${random()}`;
+  return `${prefix}_${encode(lastMs, 9)}${encode(seq, 3)}${random()}`;
+}
+
+export function newJobId(nowMs: number): string {
+  return newSortableId("job", nowMs);
 }

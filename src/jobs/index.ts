@@ -5,6 +5,7 @@ export {
   type EnqueueItem,
   type EnqueueOptions,
   type EnqueueResult,
+  type DeferredWrite,
   type JobContext,
   type JobEngineOptions,
   type JobHandler,
@@ -20,6 +21,7 @@ export { SqliteJobStore } from "./sqlite";
 export { newJobId } from "./ids";
 export {
   JOB_STATUSES,
+  TransactionLost,
   type ClaimRequest,
   type Executor,
   type JobFilter,

@@ -1,24 +1,29 @@
 // The SQLite JobStore: the only file with dialect-specific job SQL (claims, fenced batch updates, upsert-style dedupe).
 //
-// SQLite has one writer at a time (db.tx runs BEGIN IMMEDIATE), so a claim needs no row locks: the UPDATE … WHERE id IN
-// (SELECT …) RETURNING * below is atomic against every other process. A PostgreSQL store keeps the same shape and adds
-// FOR UPDATE SKIP LOCKED to the inner selects so concurrent claimers pass each other instead of queueing.
-import { sql, type SQL } from "drizzle-orm";
-import type {
-  ClaimRequest,
-  Executor,
-  JobFilter,
-  JobRecord,
-  JobStatus,
-  JobStore,
-  LeaseRenewal,
-  NewJob,
-  RescuedJob,
-  Settlement,
-  StatsRows,
+// SQLite has one writer at a time (db.tx runs BEGIN IMMEDIATE), so a claim needs no row locks: its reads and the
+// UPDATE … RETURNING * that leases what they picked run in one write transaction, atomic against every other process.
+// A PostgreSQL store keeps the same shape and adds FOR UPDATE SKIP LOCKED to the candidate select so concurrent
+// claimers pass each other instead of queueing.
+//
+// Every statement has a fixed text (rows travel as one JSON parameter) and is compiled once per connection: the
+// scheduler runs these hundreds of times a second, and compiling them anew each time cost more than running them.
+import type { Database, SQLQueryBindings, Statement } from "bun:sqlite";
+import {
+  TransactionLost,
+  type ClaimRequest,
+  type Executor,
+  type JobFilter,
+  type JobRecord,
+  type JobStatus,
+  type JobStore,
+  type LeaseRenewal,
+  type NewJob,
+  type RescuedJob,
+  type Settlement,
+  type StatsRows,
 } from "./store";
 
-type Row = {
+export type Row = {
   id: string;
   kind: string;
   payload: string;
@@ -67,33 +72,29 @@ export function compareClaimOrder(a: JobRecord, b: JobRecord): number {
   return b.priority - a.priority || a.runAt - b.runAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
-/**
- * One kind's share of a claim. The scan walks jobs_ready_idx (kind, priority DESC, run_at, id) in claim order, skipping
- * keys already at their limit, and stops after a window a little wider than the claim; ROW_NUMBER then admits only as
- * many jobs per key as the key has free slots. A key with a deep backlog can thin one round out, but once at its limit
- * it is skipped outright by the next.
- */
-function claimBranch(r: ClaimRequest, now: number): SQL {
-  const window = r.limit + 64;
-  return sql`SELECT id FROM (
-    SELECT id, priority, run_at FROM (
-      SELECT id, priority, run_at, concurrency_key,
-        ROW_NUMBER() OVER (PARTITION BY concurrency_key ORDER BY priority DESC, run_at, id) AS key_rank
-      FROM (
-        SELECT id, priority, run_at, concurrency_key FROM jobs
-        WHERE kind = ${r.kind} AND status IN ('queued', 'failed') AND run_at <= ${now}
-          AND (concurrency_key IS NULL OR concurrency_key NOT IN (
-            SELECT concurrency_key FROM jobs
-            WHERE kind = ${r.kind} AND status = 'running' AND concurrency_key IS NOT NULL
-            GROUP BY concurrency_key HAVING count(*) >= ${r.keyLimit}))
-        ORDER BY priority DESC, run_at, id LIMIT ${window}
-      )
-    ) AS c
-    WHERE c.concurrency_key IS NULL OR c.key_rank + (
-      SELECT count(*) FROM jobs AS r
-      WHERE r.kind = ${r.kind} AND r.status = 'running' AND r.concurrency_key = c.concurrency_key) <= ${r.keyLimit}
-    ORDER BY priority DESC, run_at, id LIMIT ${r.limit}
-  )`;
+/** A statement text and its parameters, ready for `Statement.all`. */
+export type Query = { text: string; params: SQLQueryBindings[] };
+
+// bun:sqlite's own query() cache stops caching after 20 texts per connection (other modules use it too), so the job
+// store keeps its statements itself. The set of texts is fixed and small, so the maps never grow past a few dozen.
+const compiled = new WeakMap<Database, Map<string, Statement>>();
+
+/** The bun:sqlite connection behind a drizzle handle (drizzle's `$client`, missing from its declared type). */
+function clientOf(ex: Executor): Database {
+  return (ex as unknown as { $client: Database }).$client;
+}
+
+function statement(ex: Executor, text: string): Statement {
+  const client = clientOf(ex);
+  let byText = compiled.get(client);
+  if (!byText) compiled.set(client, (byText = new Map()));
+  let s = byText.get(text);
+  if (!s) byText.set(text, (s = client.prepare(text)));
+  return s;
+}
+
+function all<T>(ex: Executor, q: Query): T[] {
+  return statement(ex, q.text).all(...q.params) as T[];
 }
 
 /** Many rows travel as one JSON parameter: one short statement text (compiled once), no per-row bind overhead. */
@@ -101,57 +102,123 @@ function rowsJson(rows: unknown[][]): string {
   return JSON.stringify(rows);
 }
 
-/** The hot statements, exposed so bench/jobs.ts can time the bare SQL against the engine with the very same text. */
+// A claim is three statements per kind, inside the caller's write transaction (SQLite has one writer, so nothing can
+// change between them): running jobs per concurrency key; due jobs in claim order, walking jobs_ready_idx (kind,
+// priority DESC, run_at, id) and skipping keys already at their limit, up to a window a little wider than the claim;
+// then the lease on the ones picked. Which candidates fit under their key's limit is decided in between, in
+// JavaScript: as one statement (window function, sorts, a join on the counts) the same choice cost three times as
+// much. A key with a deep backlog can thin one round out, but once at its limit it is skipped outright by the next.
+const BUSY = `SELECT concurrency_key AS key, count(*) AS n FROM jobs
+  WHERE kind = ?1 AND status = 'running' AND concurrency_key IS NOT NULL
+  GROUP BY concurrency_key`;
+// ?1 kind, ?2 now, ?3 keys at their limit (JSON array), ?4 window.
+const CANDIDATES = `SELECT id, concurrency_key AS key FROM jobs
+  WHERE kind = ?1 AND status IN ('queued', 'failed') AND run_at <= ?2
+    AND (concurrency_key IS NULL OR concurrency_key NOT IN (SELECT value FROM json_each(?3)))
+  ORDER BY priority DESC, run_at, id LIMIT ?4`;
+// +status: keeps the planner on the primary key for `id IN (…)` instead of scanning every queued row by status.
+const LEASE = `UPDATE jobs SET status = 'running', lease_owner = ?3, lease_expires_at = ?2 + ?4, heartbeat_at = ?2,
+    started_at = ?2, updated_at = ?2, attempts = attempts + 1
+  WHERE id IN (SELECT value FROM json_each(?1)) AND +status IN ('queued', 'failed')
+  RETURNING *`;
+
+/** Runs one statement: the store on a drizzle handle's connection, bench/jobs.ts on its bare one. */
+export type Runner = <T>(q: Query) => T[];
+
+/** One kind's claim (see BUSY, CANDIDATES, LEASE); the caller must hold the write lock throughout. */
+export function claimKind(run: Runner, owner: string, now: number, request: ClaimRequest): Row[] {
+  const busy = new Map<string, number>();
+  const full: string[] = [];
+  for (const b of run<{ key: string; n: number }>({ text: BUSY, params: [request.kind] })) {
+    busy.set(b.key, b.n);
+    if (b.n >= request.keyLimit) full.push(b.key);
+  }
+  const window = request.limit + 64;
+  const ids: string[] = [];
+  const candidates = run<{ id: string; key: string | null }>({
+    text: CANDIDATES,
+    params: [request.kind, now, JSON.stringify(full), window],
+  });
+  for (const c of candidates) {
+    if (ids.length >= request.limit) break;
+    if (c.key !== null) {
+      const n = busy.get(c.key) ?? 0;
+      if (n >= request.keyLimit) continue;
+      busy.set(c.key, n + 1);
+    }
+    ids.push(c.id);
+  }
+  if (ids.length === 0) return [];
+  return run<Row>({ text: LEASE, params: [JSON.stringify(ids), now, owner, request.leaseMs] });
+}
+
+// WHERE true: without it SQLite would read ON CONFLICT as part of the SELECT's join syntax.
+const INSERT = `INSERT INTO jobs (id, kind, payload, status, priority, run_at, attempts, max_attempts, dedupe_key, concurrency_key, created_at, updated_at)
+  SELECT value->>0, value->>1, value->>2, 'queued', value->>3, value->>4, 0, value->>5, value->>6, value->>7, value->>8, value->>8
+  FROM json_each(?) WHERE true
+  ON CONFLICT DO NOTHING RETURNING id`;
+
+const LIVE_DEDUPE = `SELECT id, dedupe_key FROM jobs WHERE dedupe_key IN (SELECT value FROM json_each(?))
+  AND dedupe_key IS NOT NULL AND status IN ('queued', 'running', 'failed')`;
+
+// Each settlement is fenced: the row must still be this attempt, running, and leased to us. ?1 rows, ?2 now, ?3 owner.
+const FENCE = `jobs.id = d.value->>0 AND jobs.attempts = d.value->>1 AND +jobs.status = 'running' AND +jobs.lease_owner = ?3`;
+const SUCCEED = `UPDATE jobs SET status = 'succeeded', finished_at = ?2, updated_at = ?2, lease_owner = NULL, lease_expires_at = NULL
+  FROM json_each(?1) AS d WHERE ${FENCE} RETURNING jobs.id`;
+const RETRY = `UPDATE jobs SET status = 'failed', run_at = d.value->>2, last_error = d.value->>3,
+    updated_at = ?2, lease_owner = NULL, lease_expires_at = NULL
+  FROM json_each(?1) AS d WHERE ${FENCE} RETURNING jobs.id`;
+const DEAD = `UPDATE jobs SET status = 'dead', last_error = d.value->>2, finished_at = ?2,
+    updated_at = ?2, lease_owner = NULL, lease_expires_at = NULL
+  FROM json_each(?1) AS d WHERE ${FENCE} RETURNING jobs.id`;
+const RELEASE = `UPDATE jobs SET status = 'queued', attempts = attempts - 1,
+    updated_at = ?2, lease_owner = NULL, lease_expires_at = NULL
+  FROM json_each(?1) AS d WHERE ${FENCE} RETURNING jobs.id`;
+const RENEW = `UPDATE jobs SET lease_expires_at = d.value->>2, heartbeat_at = ?2, updated_at = ?2
+  FROM json_each(?1) AS d WHERE ${FENCE} RETURNING jobs.id`;
+
+// SET expressions all read the row as it was, so last_error can still name the owner being cleared.
+const RESCUE = `UPDATE jobs SET
+    status = CASE WHEN attempts >= max_attempts THEN 'dead' ELSE 'queued' END,
+    finished_at = CASE WHEN attempts >= max_attempts THEN ?1 ELSE NULL END,
+    last_error = 'lease expired: worker ' || coalesce(lease_owner, '?') || ' stopped heartbeating during attempt ' || attempts,
+    lease_owner = NULL, lease_expires_at = NULL, updated_at = ?1
+  WHERE status = 'running' AND lease_expires_at < ?1
+  RETURNING id, kind, status, attempts, last_error AS lastError`;
+
+const PRUNE = `DELETE FROM jobs WHERE id IN (
+    SELECT id FROM jobs WHERE finished_at < ?1 AND status = ?2 LIMIT ?3
+  ) RETURNING id`;
+
+const REDRIVE = `UPDATE jobs SET status = 'queued', attempts = 0, run_at = ?2, finished_at = NULL,
+    lease_owner = NULL, lease_expires_at = NULL, updated_at = ?2
+  WHERE id = ?1 AND status = 'dead' RETURNING id`;
+
+/** The hot statements (and claimKind), exposed so bench/jobs.ts can time the bare SQL against the engine with the very same text. */
 export const sqliteStatements = {
-  insert(jobs: NewJob[]): SQL {
+  insert(jobs: NewJob[]): Query {
     const rows = rowsJson(
       jobs.map((j) => [j.id, j.kind, j.payload, j.priority, j.runAt, j.maxAttempts, j.dedupeKey, j.concurrencyKey, j.createdAt]),
     );
-    // WHERE true: without it SQLite would read ON CONFLICT as part of the SELECT's join syntax.
-    return sql`INSERT INTO jobs (id, kind, payload, status, priority, run_at, attempts, max_attempts, dedupe_key, concurrency_key, created_at, updated_at)
-      SELECT value->>0, value->>1, value->>2, 'queued', value->>3, value->>4, 0, value->>5, value->>6, value->>7, value->>8, value->>8
-      FROM json_each(${rows}) WHERE true
-      ON CONFLICT DO NOTHING RETURNING id`;
+    return { text: INSERT, params: [rows] };
   },
 
-  claim(owner: string, now: number, requests: ClaimRequest[]): SQL {
-    const lease = sql.join(
-      requests.map((r) => sql`WHEN ${r.kind} THEN ${r.leaseMs}`),
-      sql` `,
-    );
-    const branches = sql.join(
-      requests.map((r) => claimBranch(r, now)),
-      sql` UNION ALL `,
-    );
-    // +status: keeps the planner on the primary key for `id IN (…)` instead of scanning every queued row by status.
-    return sql`UPDATE jobs SET status = 'running', lease_owner = ${owner}, lease_expires_at = ${now} + CASE kind ${lease} END,
-        heartbeat_at = ${now}, started_at = ${now}, updated_at = ${now}, attempts = attempts + 1
-      WHERE id IN (${branches}) AND +status IN ('queued', 'failed')
-      RETURNING *`;
-  },
-
-  succeed(owner: string, now: number, done: { id: string; attempt: number }[]): SQL {
-    const rows = rowsJson(done.map((d) => [d.id, d.attempt]));
-    return sql`UPDATE jobs SET status = 'succeeded', finished_at = ${now}, updated_at = ${now}, lease_owner = NULL, lease_expires_at = NULL
-      FROM json_each(${rows}) AS d
-      WHERE jobs.id = d.value->>0 AND jobs.attempts = d.value->>1 AND +jobs.status = 'running' AND +jobs.lease_owner = ${owner}
-      RETURNING jobs.id`;
+  succeed(owner: string, now: number, done: { id: string; attempt: number }[]): Query {
+    return { text: SUCCEED, params: [rowsJson(done.map((d) => [d.id, d.attempt])), now, owner] };
   },
 };
 
 export class SqliteJobStore implements JobStore {
   async insert(tx: Executor, jobs: NewJob[]): Promise<{ id: string; deduped: boolean }[]> {
     if (jobs.length === 0) return [];
-    const inserted = new Set((await tx.all<{ id: string }>(sqliteStatements.insert(jobs))).map((r) => r.id));
+    const inserted = new Set(all<{ id: string }>(tx, sqliteStatements.insert(jobs)).map((r) => r.id));
     if (inserted.size === jobs.length) return jobs.map((j) => ({ id: j.id, deduped: false }));
     // ON CONFLICT DO NOTHING skipped the rest: each must duplicate a live dedupe key, whose job we hand back instead.
     const keys = [...new Set(jobs.filter((j) => !inserted.has(j.id) && j.dedupeKey !== null).map((j) => j.dedupeKey))];
     const live = new Map<string, string>();
-    const rows = await tx.all<{ id: string; dedupe_key: string }>(
-      sql`SELECT id, dedupe_key FROM jobs WHERE dedupe_key IN (SELECT value FROM json_each(${JSON.stringify(keys)}))
-        AND dedupe_key IS NOT NULL AND status IN ('queued', 'running', 'failed')`,
-    );
-    for (const r of rows) live.set(r.dedupe_key, r.id);
+    for (const r of all<{ id: string; dedupe_key: string }>(tx, { text: LIVE_DEDUPE, params: [JSON.stringify(keys)] })) {
+      live.set(r.dedupe_key, r.id);
+    }
     return jobs.map((j) => {
       if (inserted.has(j.id)) return { id: j.id, deduped: false };
       const existing = j.dedupeKey === null ? undefined : live.get(j.dedupeKey);
@@ -161,10 +228,13 @@ export class SqliteJobStore implements JobStore {
   }
 
   async claim(tx: Executor, owner: string, now: number, requests: ClaimRequest[]): Promise<JobRecord[]> {
-    const wanted = requests.filter((r) => r.limit > 0);
-    if (wanted.length === 0) return [];
-    const rows = await tx.all<Row>(sqliteStatements.claim(owner, now, wanted));
-    return rows.map(toRecord).sort(compareClaimOrder);
+    const out: JobRecord[] = [];
+    const run: Runner = (q) => all(tx, q);
+    for (const r of requests) {
+      if (r.limit <= 0) continue;
+      for (const row of claimKind(run, owner, now, r)) out.push(toRecord(row));
+    }
+    return out.sort(compareClaimOrder);
   }
 
   async settle(tx: Executor, owner: string, now: number, settlements: Settlement[]): Promise<string[]> {
@@ -178,73 +248,53 @@ export class SqliteJobStore implements JobStore {
       else if (s.outcome === "dead") dead.push([s.id, s.attempt, s.error]);
       else released.push([s.id, s.attempt]);
     }
-    // Each update is fenced: the row must still be this attempt, running, and leased to us.
-    const fence = sql`jobs.id = d.value->>0 AND jobs.attempts = d.value->>1 AND +jobs.status = 'running' AND +jobs.lease_owner = ${owner}`;
     const held: string[] = [];
-    const apply = async (statement: SQL) => {
-      for (const r of await tx.all<{ id: string }>(statement)) held.push(r.id);
+    const apply = (text: string, rows: unknown[][]) => {
+      if (rows.length === 0) return;
+      for (const r of all<{ id: string }>(tx, { text, params: [rowsJson(rows), now, owner] })) held.push(r.id);
     };
-    if (succeeded.length) {
-      await apply(sqliteStatements.succeed(owner, now, succeeded.map(([id, attempt]) => ({ id, attempt }))));
-    }
-    if (retries.length) {
-      await apply(sql`UPDATE jobs SET status = 'failed', run_at = d.value->>2, last_error = d.value->>3,
-          updated_at = ${now}, lease_owner = NULL, lease_expires_at = NULL
-        FROM json_each(${rowsJson(retries)}) AS d WHERE ${fence} RETURNING jobs.id`);
-    }
-    if (dead.length) {
-      await apply(sql`UPDATE jobs SET status = 'dead', last_error = d.value->>2, finished_at = ${now},
-          updated_at = ${now}, lease_owner = NULL, lease_expires_at = NULL
-        FROM json_each(${rowsJson(dead)}) AS d WHERE ${fence} RETURNING jobs.id`);
-    }
-    if (released.length) {
-      await apply(sql`UPDATE jobs SET status = 'queued', attempts = attempts - 1,
-          updated_at = ${now}, lease_owner = NULL, lease_expires_at = NULL
-        FROM json_each(${rowsJson(released)}) AS d WHERE ${fence} RETURNING jobs.id`);
-    }
+    apply(SUCCEED, succeeded);
+    apply(RETRY, retries);
+    apply(DEAD, dead);
+    apply(RELEASE, released);
     return held;
   }
 
   async renew(tx: Executor, owner: string, now: number, leases: LeaseRenewal[]): Promise<string[]> {
     if (leases.length === 0) return [];
     const rows = rowsJson(leases.map((l) => [l.id, l.attempt, l.leaseExpiresAt]));
-    const renewed = await tx.all<{ id: string }>(sql`UPDATE jobs SET lease_expires_at = d.value->>2, heartbeat_at = ${now}, updated_at = ${now}
-      FROM json_each(${rows}) AS d
-      WHERE jobs.id = d.value->>0 AND jobs.attempts = d.value->>1 AND +jobs.status = 'running' AND +jobs.lease_owner = ${owner}
-      RETURNING jobs.id`);
-    return renewed.map((r) => r.id);
+    return all<{ id: string }>(tx, { text: RENEW, params: [rows, now, owner] }).map((r) => r.id);
+  }
+
+  async savepoint<T>(tx: Executor, fn: () => Promise<T> | T): Promise<T> {
+    const client = clientOf(tx);
+    // Outside a transaction SAVEPOINT would begin one, and its statements would commit on their own.
+    if (!client.inTransaction) throw new TransactionLost();
+    statement(tx, "SAVEPOINT job_writes").run();
+    try {
+      const value = await fn();
+      statement(tx, "RELEASE job_writes").run();
+      return value;
+    } catch (e) {
+      // An I/O error can end the whole transaction; there is then no savepoint left to roll back to.
+      if (!client.inTransaction) throw e instanceof TransactionLost ? e : new TransactionLost({ cause: e });
+      statement(tx, "ROLLBACK TO job_writes").run();
+      statement(tx, "RELEASE job_writes").run();
+      throw e;
+    }
   }
 
   async rescueExpired(tx: Executor, now: number): Promise<RescuedJob[]> {
-    // SET expressions all read the row as it was, so last_error can still name the owner being cleared.
-    return tx.all<RescuedJob>(
-      sql`UPDATE jobs SET
-          status = CASE WHEN attempts >= max_attempts THEN 'dead' ELSE 'queued' END,
-          finished_at = CASE WHEN attempts >= max_attempts THEN ${now} ELSE NULL END,
-          last_error = 'lease expired: worker ' || coalesce(lease_owner, '?') || ' stopped heartbeating during attempt ' || attempts,
-          lease_owner = NULL, lease_expires_at = NULL, updated_at = ${now}
-        WHERE status = 'running' AND lease_expires_at < ${now}
-        RETURNING id, kind, status, attempts, last_error AS lastError`,
-    );
+    return all<RescuedJob>(tx, { text: RESCUE, params: [now] });
   }
 
   async prune(tx: Executor, status: "succeeded" | "dead", finishedBefore: number, limit: number): Promise<number> {
-    const rows = await tx.all<{ id: string }>(
-      sql`DELETE FROM jobs WHERE id IN (
-        SELECT id FROM jobs WHERE finished_at < ${finishedBefore} AND status = ${status} LIMIT ${limit}
-      ) RETURNING id`,
-    );
-    return rows.length;
+    return all<{ id: string }>(tx, { text: PRUNE, params: [finishedBefore, status, limit] }).length;
   }
 
   async redrive(tx: Executor, id: string, now: number): Promise<boolean> {
     try {
-      const rows = await tx.all<{ id: string }>(
-        sql`UPDATE jobs SET status = 'queued', attempts = 0, run_at = ${now}, finished_at = NULL,
-            lease_owner = NULL, lease_expires_at = NULL, updated_at = ${now}
-          WHERE id = ${id} AND status = 'dead' RETURNING id`,
-      );
-      return rows.length === 1;
+      return all<{ id: string }>(tx, { text: REDRIVE, params: [id, now] }).length === 1;
     } catch (e) {
       if (e instanceof Error && /UNIQUE constraint failed: jobs\.dedupe_key/.test(e.message)) {
         throw new Error(`cannot redrive ${id}: another job with its dedupe key is queued, running or awaiting retry`);
@@ -254,27 +304,37 @@ export class SqliteJobStore implements JobStore {
   }
 
   async get(ex: Executor, id: string): Promise<JobRecord | null> {
-    const rows = await ex.all<Row>(sql`SELECT * FROM jobs WHERE id = ${id}`);
+    const rows = all<Row>(ex, { text: "SELECT * FROM jobs WHERE id = ?", params: [id] });
     return rows[0] ? toRecord(rows[0]) : null;
   }
 
   async list(ex: Executor, filter: JobFilter): Promise<JobRecord[]> {
-    const where: SQL[] = [];
-    if (filter.status) where.push(sql`status = ${filter.status}`);
-    if (filter.kind) where.push(sql`kind = ${filter.kind}`);
-    const cond = where.length ? sql`WHERE ${sql.join(where, sql` AND `)}` : sql``;
-    const limit = Math.max(1, Math.min(filter.limit ?? 100, 1000));
-    const rows = await ex.all<Row>(sql`SELECT * FROM jobs ${cond} ORDER BY created_at DESC, id DESC LIMIT ${limit}`);
+    const where: string[] = [];
+    const params: SQLQueryBindings[] = [];
+    if (filter.status) {
+      where.push("status = ?");
+      params.push(filter.status);
+    }
+    if (filter.kind) {
+      where.push("kind = ?");
+      params.push(filter.kind);
+    }
+    params.push(Math.max(1, Math.min(filter.limit ?? 100, 1000)));
+    // Four possible texts (with or without each filter), so the statement cache stays tiny.
+    const cond = where.length ? `WHERE ${where.join(" AND ")}` : "";
+    const rows = all<Row>(ex, { text: `SELECT * FROM jobs ${cond} ORDER BY created_at DESC, id DESC LIMIT ?`, params });
     return rows.map(toRecord);
   }
 
   async stats(ex: Executor, now: number): Promise<StatsRows> {
-    const counts = await ex.all<{ kind: string; status: string; count: number }>(
-      sql`SELECT kind, status, count(*) AS count FROM jobs GROUP BY kind, status`,
-    );
-    const oldestDue = await ex.all<{ kind: string; runAt: number }>(
-      sql`SELECT kind, min(run_at) AS runAt FROM jobs WHERE status IN ('queued', 'failed') AND run_at <= ${now} GROUP BY kind`,
-    );
+    const counts = all<{ kind: string; status: string; count: number }>(ex, {
+      text: "SELECT kind, status, count(*) AS count FROM jobs GROUP BY kind, status",
+      params: [],
+    });
+    const oldestDue = all<{ kind: string; runAt: number }>(ex, {
+      text: "SELECT kind, min(run_at) AS runAt FROM jobs WHERE status IN ('queued', 'failed') AND run_at <= ? GROUP BY kind",
+      params: [now],
+    });
     return { counts, oldestDue };
   }
 }

@@ -5,6 +5,17 @@ import type { Orm } from "../db";
 export type JobStatus = "queued" | "running" | "succeeded" | "failed" | "dead";
 export const JOB_STATUSES: readonly JobStatus[] = ["queued", "running", "succeeded", "failed", "dead"];
 
+/**
+ * The caller's transaction is gone (SQLite rolls the whole transaction back on an I/O error or a full disk), so
+ * nothing more may run in it: a SAVEPOINT now would quietly open a new transaction of its own.
+ */
+export class TransactionLost extends Error {
+  constructor(options?: { cause?: unknown }) {
+    super("the transaction was rolled back underneath the statement", options);
+    this.name = "TransactionLost";
+  }
+}
+
 /** One row of the `jobs` table. Times are epoch ms; `payload` is the stored JSON text. */
 export type JobRecord = {
   id: string;
@@ -74,6 +85,12 @@ export interface JobStore {
   settle(tx: Executor, owner: string, now: number, settlements: Settlement[]): Promise<string[]>;
   /** Extends leases still held by `owner`; returns the ids renewed (missing ids have lost their lease). */
   renew(tx: Executor, owner: string, now: number, leases: LeaseRenewal[]): Promise<string[]>;
+  /**
+   * Runs `fn` (statements on `tx`) under a savepoint inside the caller's transaction: a throw undoes only what `fn`
+   * wrote and is rethrown. Lets one job's handler writes fail without failing the round that carries them. Throws
+   * TransactionLost, whatever `fn` threw, when the transaction itself did not survive.
+   */
+  savepoint<T>(tx: Executor, fn: () => Promise<T> | T): Promise<T>;
   /** Running jobs whose lease ran out (their worker died): back to queued, or dead when attempts are used up. */
   rescueExpired(tx: Executor, now: number): Promise<RescuedJob[]>;
   /** Deletes up to `limit` jobs in `status` finished before `finishedBefore`; returns how many. */

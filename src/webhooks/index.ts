@@ -4,7 +4,7 @@
 // The promise to receivers: the same `webhook-id` on every attempt of a message (deduplicate on it), a fresh
 // `webhook-timestamp` per attempt (reject old ones), and a `webhook-signature` that verifies with the secret
 // from GET /v1/webhooks/secret (during a rotation both the old and the new secret sign for 24 h).
-import { and, asc, desc, eq, gt, inArray, isNull, or } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, isNull, or, sql } from "drizzle-orm";
 import type { Db, Orm } from "../db";
 import type { Clock } from "../db/clock";
 import { iso, newId } from "../db/ids";
@@ -13,7 +13,8 @@ import { createPager, type PageQuery } from "../db/pagination";
 import { errors } from "../http/errors";
 import type { Logger } from "../config/log";
 import { OutboundError, outboundFetch } from "../net";
-import { PermanentFailure, RetryAfter, type JobEngine } from "../jobs";
+import { PermanentFailure, RetryAfter, type DeferredWrite, type JobEngine } from "../jobs";
+import { newSortableId } from "../jobs/ids";
 import { newSecret, signatureHeader } from "./sign";
 
 export { newSecret, sign, signatureHeader, verify } from "./sign";
@@ -25,6 +26,7 @@ export const MAX_ATTEMPTS = RETRY_SCHEDULE_MS.length + 1;
 export const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
 const RESPONSE_SNIPPET_BYTES = 2048;
 const MAX_RETRY_AFTER_MS = 24 * 3600 * 1000;
+const utf8 = new TextDecoder();
 
 export type WebhookDeps = {
   db: Db;
@@ -94,13 +96,96 @@ export function createWebhooks(deps: WebhookDeps) {
   const pageAll = createPager<MessageRow>(db.read, webhookMessages, [webhookMessages.accountId], "webhook message");
   const pageForVideo = createPager<MessageRow>(db.read, webhookMessages, [webhookMessages.accountId, webhookMessages.videoId], "webhook message");
 
-  async function activeSecrets(orm: Orm, accountId: string, now: number): Promise<string[]> {
-    const rows = await orm
-      .select({ secret: webhookSecrets.secret })
-      .from(webhookSecrets)
-      .where(and(eq(webhookSecrets.accountId, accountId), or(isNull(webhookSecrets.expiresAt), gt(webhookSecrets.expiresAt, now))))
-      .orderBy(desc(webhookSecrets.createdAt));
-    return rows.map((r) => r.secret);
+  // Every delivery runs these, so they are prepared once.
+  const messagesByIds = db.read
+    .select()
+    .from(webhookMessages)
+    .where(sql`${webhookMessages.id} IN (SELECT value FROM json_each(${sql.placeholder("ids")}))`)
+    .prepare();
+  const unexpiredSecrets = db.read
+    .select({ secret: webhookSecrets.secret, expiresAt: webhookSecrets.expiresAt })
+    .from(webhookSecrets)
+    .where(
+      and(
+        eq(webhookSecrets.accountId, sql.placeholder("account")),
+        or(isNull(webhookSecrets.expiresAt), gt(webhookSecrets.expiresAt, sql.placeholder("now"))),
+      ),
+    )
+    .orderBy(desc(webhookSecrets.createdAt))
+    .prepare();
+
+  // The deliveries a scheduler round starts all ask for their message in the same turn; one statement reads them all.
+  // One lookup each cost several times more: every commit empties the reader's page cache, and rounds commit often.
+  let wanted: Map<string, { resolve(row: MessageRow | undefined): void; reject(e: unknown): void }[]> | null = null;
+  function loadMessage(id: string): Promise<MessageRow | undefined> {
+    return new Promise((resolve, reject) => {
+      if (!wanted) {
+        wanted = new Map();
+        queueMicrotask(readWanted);
+      }
+      const waiters = wanted.get(id);
+      if (waiters) waiters.push({ resolve, reject });
+      else wanted.set(id, [{ resolve, reject }]);
+    });
+  }
+  function readWanted() {
+    const batch = wanted!;
+    wanted = null;
+    try {
+      const rows = new Map(messagesByIds.all({ ids: JSON.stringify([...batch.keys()]) }).map((r) => [r.id, r]));
+      for (const [id, waiters] of batch) for (const w of waiters) w.resolve(rows.get(id));
+    } catch (e) {
+      for (const waiters of batch.values()) for (const w of waiters) w.reject(e);
+    }
+  }
+
+  /** The secrets that sign a delivery at `now`, newest first. */
+  async function activeSecrets(accountId: string, now: number): Promise<string[]> {
+    // Cached until anything commits (a rotation does), so a burst of deliveries reads an account's secrets once. The
+    // expiry is checked here rather than in the cached query: a rotated-out secret must stop signing on time even if
+    // nothing commits meanwhile.
+    const rows = await db.cached(`webhook-secrets:${accountId}`, () => unexpiredSecrets.all({ account: accountId, now }));
+    const out: string[] = [];
+    for (const r of rows) if (r.expiresAt === null || r.expiresAt > now) out.push(r.secret);
+    return out;
+  }
+
+  // The writer handle lives as long as the database, so its statements are prepared on first use and kept.
+  const writeStatements = new WeakMap<Orm, ReturnType<typeof prepareWrites>>();
+  function prepareWrites(tx: Orm) {
+    const p = sql.placeholder;
+    return {
+      insertAttempt: tx
+        .insert(webhookAttempts)
+        .values({
+          id: p("id"),
+          messageId: p("messageId"),
+          attempt: p("attempt"),
+          statusCode: p("statusCode"),
+          latencyMs: p("latencyMs"),
+          responseSnippet: p("responseSnippet"),
+          error: p("error"),
+          nextAttemptAt: p("nextAttemptAt"),
+          createdAt: p("createdAt"),
+        })
+        .prepare(),
+      updateMessage: tx
+        .update(webhookMessages)
+        // set() only takes placeholders wrapped in sql fragments.
+        .set({
+          status: sql`${p("status")}`,
+          attemptCount: sql`${p("attempt")}`,
+          deliveredAt: sql`${p("deliveredAt")}`,
+          updatedAt: sql`${p("updatedAt")}`,
+        })
+        .where(eq(webhookMessages.id, p("id")))
+        .prepare(),
+    };
+  }
+  function writesOn(tx: Orm) {
+    let w = writeStatements.get(tx);
+    if (!w) writeStatements.set(tx, (w = prepareWrites(tx)));
+    return w;
   }
 
   async function currentSecret(accountId: string): Promise<string> {
@@ -126,7 +211,8 @@ export function createWebhooks(deps: WebhookDeps) {
 
   async function emit(tx: Orm, input: Emit): Promise<MessageRow> {
     const now = clock.now();
-    const id = newId("msg");
+    // Time-ordered, so a burst of messages is later updated (and its attempts logged) a few pages at a time.
+    const id = newSortableId("msg", now);
     const payload = JSON.stringify({ id, event: input.event, created_at: iso(now), data: input.data });
     const [row] = await tx
       .insert(webhookMessages)
@@ -145,23 +231,57 @@ export function createWebhooks(deps: WebhookDeps) {
     return row;
   }
 
-  async function record(messageId: string, attempt: number, fields: Partial<AttemptRow>, status: string, deliveredAt?: number) {
+  type AttemptFields = Partial<Pick<AttemptRow, "statusCode" | "latencyMs" | "responseSnippet" | "error" | "nextAttemptAt">>;
+
+  /**
+   * Logs the attempt and moves the message's status. With `defer` (a job's deferWrite) the two rows are written in
+   * the round that records the job's outcome, in the same transaction; otherwise in a transaction of their own.
+   */
+  function record(
+    defer: ((write: DeferredWrite) => void) | undefined,
+    messageId: string,
+    attempt: number,
+    fields: AttemptFields,
+    status: string,
+    deliveredAt?: number,
+  ): Promise<void> | void {
     const now = clock.now();
-    await db.tx(async (tx) => {
-      await tx.insert(webhookAttempts).values({ id: newId("att"), messageId, attempt, createdAt: now, ...fields });
-      await tx
-        .update(webhookMessages)
-        .set({ status, attemptCount: attempt, deliveredAt: deliveredAt ?? null, updatedAt: now })
-        .where(eq(webhookMessages.id, messageId));
-    });
+    const attemptRow = {
+      id: newSortableId("att", now),
+      messageId,
+      attempt,
+      statusCode: fields.statusCode ?? null,
+      latencyMs: fields.latencyMs ?? null,
+      responseSnippet: fields.responseSnippet ?? null,
+      error: fields.error ?? null,
+      nextAttemptAt: fields.nextAttemptAt ?? null,
+      createdAt: now,
+    };
+    const messageRow = { id: messageId, status, attempt, deliveredAt: deliveredAt ?? null, updatedAt: now };
+    const write = (tx: Orm) => {
+      const w = writesOn(tx);
+      w.insertAttempt.run(attemptRow);
+      w.updateMessage.run(messageRow);
+    };
+    if (defer) return defer(write);
+    return db.tx(write);
   }
 
-  /** The job handler: one delivery attempt of one message. */
-  async function deliver(messageId: string, attempt: number, maxAttempts: number, signal: AbortSignal): Promise<void> {
-    const [message] = await db.read.select().from(webhookMessages).where(eq(webhookMessages.id, messageId)).limit(1);
+  /**
+   * One delivery attempt of one message. As a job handler it passes `defer`, so the attempt log commits with the job's
+   * outcome; called without, it writes the log itself before returning.
+   */
+  async function deliver(
+    messageId: string,
+    attempt: number,
+    maxAttempts: number,
+    signal: AbortSignal,
+    defer?: (write: DeferredWrite) => void,
+  ): Promise<void> {
+    const message = await loadMessage(messageId);
     if (!message || message.status === "delivered") return;
     const now = clock.now();
-    const secrets = await activeSecrets(db.read, message.accountId, now);
+    const secrets = await activeSecrets(message.accountId, now);
     if (secrets.length === 0) secrets.push(await currentSecret(message.accountId));
     const timestamp = Math.floor(now / 1000);
     const headers = {
@@ -196,6 +316,7 @@ export function createWebhooks(deps: WebhookDeps) {
       const final = blocked || last;
       if (final) logger.warn("webhook delivery gave up", { message_id: message.id, attempt, error });
       await record(
+        defer,
         message.id,
         attempt,
         { latencyMs, error, nextAttemptAt: final ? null : clock.now() + scheduled! },
@@ -205,16 +326,16 @@ export function createWebhooks(deps: WebhookDeps) {
       throw new RetryAfter(scheduled!, error);
     }
     const latencyMs = Math.round(performance.now() - started);
-    const snippet = new TextDecoder().decode(res.body);
+    const snippet = utf8.decode(res.body);
     const status = res.status;
     if (status >= 200 && status < 300) {
-      await record(message.id, attempt, { statusCode: status, latencyMs, responseSnippet: snippet }, "delivered", clock.now());
+      await record(defer, message.id, attempt, { statusCode: status, latencyMs, responseSnippet: snippet }, "delivered", clock.now());
       return;
     }
     // 410 Gone: the receiver says this endpoint is gone for good.
     if (status === 410 || last) {
       logger.warn("webhook delivery gave up", { message_id: message.id, attempt, status });
-      await record(message.id, attempt, { statusCode: status, latencyMs, responseSnippet: snippet, error: `HTTP ${status}` }, "failed");
+      await record(defer, message.id, attempt, { statusCode: status, latencyMs, responseSnippet: snippet, error: `HTTP ${status}` }, "failed");
       throw new PermanentFailure(`receiver answered ${status}`);
     }
     let delay = scheduled!;
@@ -223,6 +344,7 @@ export function createWebhooks(deps: WebhookDeps) {
       if (asked !== null) delay = Math.max(delay, Math.min(asked, MAX_RETRY_AFTER_MS));
     }
     await record(
+      defer,
       message.id,
       attempt,
       { statusCode: status, latencyMs, responseSnippet: snippet, error: `HTTP ${status}`, nextAttemptAt: clock.now() + delay },
@@ -249,7 +371,7 @@ export function createWebhooks(deps: WebhookDeps) {
 
   jobs.register<{ messageId: string }>(
     WEBHOOK_JOB,
-    (job) => deliver(job.payload.messageId, job.attempt, job.maxAttempts, job.signal),
+    (job) => deliver(job.payload.messageId, job.attempt, job.maxAttempts, job.signal, job.deferWrite),
     { concurrency: 32, keyConcurrency: 8, maxAttempts: MAX_ATTEMPTS, leaseMs: 60_000, timeoutMs: deps.outbound.timeoutMs + 15_000 },
   );
 

@@ -10,8 +10,21 @@ export function secretKey(secret: string): Buffer {
   return Buffer.from(secret.startsWith("whsec_") ? secret.slice(6) : secret, "base64");
 }
 
+// Deliveries sign with the same few secrets again and again, and decoding one took longer than the HMAC itself.
+const decodedKeys = new Map<string, Buffer>();
+const MAX_DECODED_KEYS = 1000;
+
+function cachedKey(secret: string): Buffer {
+  let key = decodedKeys.get(secret);
+  if (!key) {
+    if (decodedKeys.size >= MAX_DECODED_KEYS) decodedKeys.delete(decodedKeys.keys().next().value!);
+    decodedKeys.set(secret, (key = secretKey(secret)));
+  }
+  return key;
+}
+
 export function sign(secret: string, id: string, timestampSeconds: number, body: string): string {
-  const mac = createHmac("sha256", secretKey(secret)).update(`${id}.${timestampSeconds}.${body}`).digest("base64");
+  const mac = createHmac("sha256", cachedKey(secret)).update(`${id}.${timestampSeconds}.${body}`).digest("base64");
   return `v1,${mac}`;
 }
 
