@@ -125,3 +125,12 @@ export function startImageHost(
     close: () => server.stop(true),
   };
 }
+
+/** Waits, one event-loop turn at a time (bounded), for work Elysia does after a response is sent. */
+export async function eventually(check: () => boolean | Promise<boolean>, turns = 200): Promise<boolean> {
+  for (let i = 0; i < turns; i++) {
+    if (await check()) return true;
+    await new Promise((r) => setImmediate(r));
+  }
+  return false;
+}

@@ -1,6 +1,6 @@
 // Cross-cutting HTTP behaviour: request ids, error shapes, auth, rate limits, idempotency and operational routes.
 import { afterEach, beforeAll, afterAll, describe, expect, test } from "bun:test";
-import { ADMIN_TOKEN, productPhoto, startImageHost, startService, type ImageHost, type TestService } from "./helpers";
+import { ADMIN_TOKEN, eventually, productPhoto, startImageHost, startService, type ImageHost, type TestService } from "./helpers";
 
 let t: TestService;
 let host: ImageHost;
@@ -26,8 +26,7 @@ describe("request ids", () => {
     t = await startService();
     const res = await t.call("GET", "/healthz", { headers: { "x-request-id": "abc-123" } });
     expect(res.headers.get("x-request-id")).toBe("abc-123");
-    await Bun.sleep(5); // log lines are flushed on the next event-loop turn
-    expect(t.logs.some((r) => r.msg === "request" && r.request_id === "abc-123")).toBe(true);
+    expect(await eventually(() => t.logs.some((r) => r.msg === "request" && r.request_id === "abc-123"))).toBe(true);
   });
 });
 
@@ -193,10 +192,16 @@ describe("operations", () => {
   test("/metrics exposes request counts by route and status in Prometheus text", async () => {
     t = await startService();
     await t.call("GET", "/v1/products");
-    await Bun.sleep(5); // Elysia records a finished response on the next event-loop turn
-    const res = await t.call("GET", "/metrics");
-    expect(res.headers.get("content-type")).toContain("text/plain");
-    const text = await res.text();
+    // Elysia records a finished response after it is sent.
+    let text = "";
+    let type: string | null = null;
+    await eventually(async () => {
+      const res = await t.call("GET", "/metrics");
+      type = res.headers.get("content-type");
+      text = await res.text();
+      return text.includes('route="/v1/products",status="401"');
+    });
+    expect(type!).toContain("text/plain");
     expect(text).toContain('vitrin_http_requests_total{method="GET",route="/v1/products",status="401"} 1');
     expect(text).toContain("vitrin_http_request_duration_seconds_bucket");
   });

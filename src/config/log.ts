@@ -26,7 +26,7 @@ const stdoutSink: LogSink = (chunk) => {
   }
 };
 
-export function createLogger(level: LogLevel = "info", sink: LogSink = stdoutSink, base: Fields = {}): Logger {
+export function createLogger(level: LogLevel = "info", sink: LogSink = stdoutSink, base: Fields = {}, batch = true): Logger {
   const min = rank[level];
   let pending: string[] = [];
   let scheduled = false;
@@ -37,6 +37,7 @@ export function createLogger(level: LogLevel = "info", sink: LogSink = stdoutSin
     if (lines.length > 0) sink(lines.join(""));
   };
   const write = (line: string) => {
+    if (!batch) return sink(line);
     pending.push(line);
     if (!scheduled) {
       scheduled = true;
@@ -68,8 +69,14 @@ export function createLogger(level: LogLevel = "info", sink: LogSink = stdoutSin
 /** A logger that keeps its records in memory, for tests that assert on what was logged. */
 export function memoryLogger(level: LogLevel = "debug"): Logger & { records: Fields[] } {
   const records: Fields[] = [];
-  const logger = createLogger(level, (chunk) => {
-    for (const line of chunk.split("\n")) if (line) records.push(JSON.parse(line));
-  });
+  // Unbatched, so a record is there as soon as the code under test has logged it.
+  const logger = createLogger(
+    level,
+    (chunk) => {
+      for (const line of chunk.split("\n")) if (line) records.push(JSON.parse(line));
+    },
+    {},
+    false,
+  );
   return Object.assign(logger, { records });
 }
