@@ -2,9 +2,11 @@
 import { PluginRegistry } from "../src/plugins";
 import storageLocal from "./storage-local";
 import backgroundRemovalNone from "./background-removal-none";
+import backgroundRemovalIsnet from "./background-removal-isnet";
+import rendererFfmpeg from "./renderer-ffmpeg";
 import paymentManual from "./payment-manual";
 import paymentStripe from "./payment-stripe";
 
 export function builtinPlugins(): PluginRegistry {
-  return new PluginRegistry().add(storageLocal).add(backgroundRemovalNone).add(paymentManual).add(paymentStripe);
+  return new PluginRegistry().add(storageLocal).add(backgroundRemovalNone).add(backgroundRemovalIsnet).add(rendererFfmpeg).add(paymentManual).add(paymentStripe);
 }

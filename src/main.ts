@@ -26,6 +26,7 @@ Usage:
   vitrin jobs redrive JOB_ID
   vitrin topups complete TOP_UP_ID [--json]
   vitrin ledger check [--json]
+  vitrin models install [--json]
 
 Settings come from VITRIN_* environment variables (see the README); --port, --host and --data-dir override them.`;
 
@@ -178,6 +179,16 @@ export async function run(argv: string[]): Promise<number> {
         console.error(usage);
         return 2;
       });
+    case "models": {
+      if (sub !== "install") {
+        console.error(usage);
+        return 2;
+      }
+      const { installModel } = await import("../plugins/background-removal-isnet");
+      const result = await installModel(config.modelDir, createLogger("warn"));
+      out.print(`model ${result.action}: ${result.file} (${result.bytes} bytes, sha256 ${result.sha256})`, result);
+      return 0;
+    }
     case "topups":
     case "ledger": {
       // These need the billing module, which needs the plugins: build the service without serving.

@@ -22,6 +22,9 @@ import { webhookRoutes } from "./webhooks/routes";
 import { checkOutboundUrl } from "./net";
 import { createBilling } from "./billing/service";
 import { balanceRoutes, paymentRoutes } from "./billing/routes";
+import { createVideos } from "./videos";
+import { videoRoutes } from "./videos/routes";
+import { defaultTemplates } from "./templates";
 import type { PluginRegistry } from "./plugins";
 import { builtinPlugins } from "../plugins";
 
@@ -35,6 +38,8 @@ export type ServiceOptions = {
   resolve?: (host: string) => Promise<string[]>;
   /** Run the job engine in this process (default true). */
   worker?: boolean;
+  /** Render videos smaller than their templates' size (tests); the code path is the production one. */
+  renderScale?: number;
 };
 
 export async function createService(config: Config, opts: ServiceOptions = {}) {
@@ -81,6 +86,23 @@ export async function createService(config: Config, opts: ServiceOptions = {}) {
     webhooks,
   });
 
+  const templates = await defaultTemplates();
+  const videos = createVideos({
+    db,
+    clock,
+    config,
+    logger: logger.child({ component: "videos" }),
+    storage: plugins.storage,
+    renderer: plugins.renderer,
+    templates,
+    jobs,
+    webhooks,
+    billing,
+    checkUrl,
+    renderScale: opts.renderScale,
+    renderTimeoutMs: config.renderTimeoutMs,
+  });
+
   const metrics = createMetrics();
   metrics.watchJobs(() => jobs.stats());
   const limiter = new RateLimiter(config.rateLimitPerMinute, config.rateLimitBurst, clock);
@@ -109,6 +131,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}) {
     .use(productRoutes(guard, products, dekupe))
     .use(webhookRoutes(guard, webhooks, accounts, (url) => checkUrl(url)))
     .use(balanceRoutes(guard, billing))
+    .use(videoRoutes(guard, videos, templates, config.publicUrl))
     .use(paymentRoutes(config.adminToken, billing, plugins.payment))
     .use(adminRoutes(config.adminToken, accounts))
     .use(jobRoutes(config.adminToken, jobs));
@@ -129,6 +152,8 @@ export async function createService(config: Config, opts: ServiceOptions = {}) {
     dekupe,
     webhooks,
     billing,
+    videos,
+    templates,
     checkUrl,
     idempotency,
     metrics,

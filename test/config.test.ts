@@ -13,7 +13,7 @@ describe("config", () => {
     expect(c.databaseUrl).toBe(`sqlite:${resolve("./data/vitrin.db")}`);
     expect(c.adminToken).toBeNull();
     expect(c.allowPrivateNetworks).toBe(false);
-    expect([c.storage, c.backgroundRemoval, c.renderer, c.payment]).toEqual(["local", "none", "ffmpeg", "manual"]);
+    expect([c.storage, c.backgroundRemoval, c.renderer, c.payment]).toEqual(["local", "isnet", "ffmpeg", "manual"]);
   });
 
   test("the CDN URL follows the public URL", () => {

@@ -38,6 +38,8 @@ export async function startService(env: Record<string, string> = {}, opts: Servi
     VITRIN_ALLOW_PRIVATE_NETWORKS: "true",
     VITRIN_LOG_LEVEL: "debug",
     VITRIN_RATE_LIMIT: "0",
+    // The real model has its own suite (dekupe-isnet.test.ts); elsewhere the pass-through keeps tests fast.
+    VITRIN_BACKGROUND_REMOVAL: "none",
     ...env,
   });
   const service = await createService(config, { clock, logger, worker: false, env: {}, ...opts });

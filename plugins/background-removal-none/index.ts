@@ -20,7 +20,7 @@ export function createNoneRemoval(): BackgroundRemovalPlugin {
       const mask = await sharp({
         create: { width: info.width, height: info.height, channels: 3, background: { r: 255, g: 255, b: 255 } },
       })
-        .greyscale()
+        .toColourspace("b-w")
         .png()
         .toBuffer();
       return {

@@ -151,8 +151,8 @@ const settings: Setting[] = [
   {
     env: "VITRIN_BACKGROUND_REMOVAL",
     key: "backgroundRemoval",
-    default: "none",
-    doc: "Background-removal plugin: `none` (pass-through).",
+    default: "isnet",
+    doc: "Background-removal plugin: `isnet` (the bundled ISNet model, offline) or `none` (pass-through).",
     parse: pluginName,
   },
   { env: "VITRIN_RENDERER", key: "renderer", default: "ffmpeg", doc: "Renderer plugin.", parse: pluginName },

@@ -179,6 +179,7 @@ export function definePlugin<S extends Slot>(def: PluginDefinition<S>): PluginDe
 export type Plugins = {
   storage: StoragePlugin;
   backgroundRemoval: BackgroundRemovalPlugin;
+  renderer: RendererPlugin;
   payment: PaymentPlugin;
   /** Every plugin started, in init order. */
   all: { slot: Slot; name: string; instance: Lifecycle }[];
@@ -236,10 +237,12 @@ export class PluginRegistry {
     try {
       const storage = await boot("storage", ctx.config.storage, "VITRIN_STORAGE");
       const backgroundRemoval = await boot("background-removal", ctx.config.backgroundRemoval, "VITRIN_BACKGROUND_REMOVAL");
+      const renderer = await boot("renderer", ctx.config.renderer, "VITRIN_RENDERER");
       const payment = await boot("payment", ctx.config.payment, "VITRIN_PAYMENT");
       return {
         storage,
         backgroundRemoval,
+        renderer,
         payment,
         all: started,
         async readiness() {

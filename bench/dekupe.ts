@@ -1,0 +1,136 @@
+// Background-removal benchmark (npm run bench:dekupe): the real ISNet plugin's remove() beside bare ONNX inference of the same images.
+//
+// The test photos (test/fixtures/photos) are scaled with sharp to several sizes up to 4000 px and encoded as JPEG. Then:
+//   pass 1  the plugin alone: model load (first call) and one pass over the images; the peak RSS is the kernel's
+//           high-water mark (VmHWM) over this pass, reset before it
+//   pass 2  per image, createIsnetRemoval().remove() (start to finished PNG + mask: decode, EXIF, resize, inference, mask
+//           clean-up, crop, encode) and, interleaved, session.run() alone on an onnxruntime-node session with the same
+//           file and options, its input prepared outside the timed region
+// Overhead is everything remove() does besides inference: 1 − bare p50 / remove() p50; the same split measured inside
+// remove() is printed beside it.
+// Knobs: DEKUPE_BENCH_ROUNDS (passes over the image set, default 2), DEKUPE_BENCH_SIZES (longest sides, default
+// 800,1600,2400,4000), VITRIN_DEKUPE_THREADS (intra-op threads, default: cores).
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import sharp from "sharp";
+// The runtime first: it turns ONNX Runtime's telemetry off before ONNX Runtime loads.
+import { fastPixelValues, sessionOptions } from "../plugins/background-removal-isnet/runtime";
+import { mmapThresholdPinned } from "../plugins/background-removal-isnet/native-env";
+import { AutoProcessor } from "@huggingface/transformers";
+import * as ort from "onnxruntime-node";
+import { createIsnetRemoval, installModel } from "../plugins/background-removal-isnet";
+import { decodeUpright, resizeRgb } from "../plugins/background-removal-isnet/cutout";
+
+const ROUNDS = Number(process.env.DEKUPE_BENCH_ROUNDS ?? 2);
+const SIZES = (process.env.DEKUPE_BENCH_SIZES ?? "800,1600,2400,4000").split(",").map(Number);
+const THREADS = Number(process.env.VITRIN_DEKUPE_THREADS ?? navigator.hardwareConcurrency ?? 1);
+const PHOTOS = ["coffee.jpg", "astronaut.jpg", "chelsea.jpg"];
+
+const percentile = (values: number[], p: number) => {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
+};
+const secs = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+const status = (key: string) => Number(/(\d+) kB/.exec(readFileSync("/proc/self/status", "utf8").split("\n").find((l) => l.startsWith(key)) ?? "")?.[1] ?? NaN) * 1024;
+const resetPeakRss = () => {
+  try {
+    // "5" resets the VmHWM peak-RSS counter (Linux ≥ 4.0), so the peak measured is this phase's.
+    writeFileSync("/proc/self/clear_refs", "5");
+  } catch {}
+};
+
+const root = mkdtempSync(join(tmpdir(), "vitrin-bench-dekupe-"));
+const modelDir = join(root, "models", "isnet");
+
+// Wall-clock figures on a shared machine mean little without its load, so the load averages are printed too.
+const loadavg = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+const loadBefore = loadavg();
+console.log(`bench:dekupe — ISNet (medium) on ${navigator.hardwareConcurrency} cores, ${THREADS} intra-op threads, onnxruntime-node ${ort.env.versions.node}`);
+let t = performance.now();
+await installModel(modelDir);
+const assemblyMs = performance.now() - t;
+
+type Image = { name: string; size: number; bytes: Uint8Array; width: number; height: number };
+const images: Image[] = [];
+for (const photo of PHOTOS) {
+  const src = readFileSync(join(import.meta.dir, "..", "test", "fixtures", "photos", photo));
+  for (const size of SIZES) {
+    const { data, info } = await sharp(src)
+      .resize(size, size, { fit: "inside", kernel: "lanczos3" })
+      .jpeg({ quality: 90 })
+      .toBuffer({ resolveWithObject: true });
+    images.push({ name: photo.replace(".jpg", ""), size, bytes: new Uint8Array(data), width: info.width, height: info.height });
+  }
+}
+console.log(`${images.length} images (${PHOTOS.join(", ")} at ${SIZES.join(", ")} px), ${ROUNDS} rounds`);
+
+// Pass 1, alone in the process: model load and one pass over the images, for the peak RSS.
+resetPeakRss();
+const rssBefore = status("VmRSS:");
+const plugin = createIsnetRemoval({ modelDir, threads: THREADS, idleMs: 600_000 });
+await plugin.remove({ image: images[0].bytes, attempt: 1 });
+const loadMs = plugin.lastTimings()!.loadMs;
+for (const img of images) await plugin.remove({ image: img.bytes, attempt: 1 });
+const peakRss = status("VmHWM:");
+
+// Pass 2: each image through remove() and through a bare session with the same file and options, interleaved so that
+// both see the same machine; the bare run's input is prepared outside the timed region.
+const session = await ort.InferenceSession.create(join(modelDir, "onnx", "model.onnx"), sessionOptions({ threads: THREADS }));
+const processor = await AutoProcessor.from_pretrained(modelDir);
+const prepare = async (img: Image) => {
+  const rgb = await resizeRgb(await decodeUpright(img.bytes), 1024, 1024);
+  return new ort.Tensor("float32", fastPixelValues(processor, rgb, 1024, 1024)!, [1, 3, 1024, 1024]);
+};
+await session.run({ input: await prepare(images[0]) }, ["output"]);
+const total: number[] = [];
+const inside: number[] = [];
+const bare: number[] = [];
+const bySize = new Map<number, number[]>();
+for (let round = 0; round < ROUNDS; round++) {
+  for (const img of images) {
+    const input = await prepare(img);
+    const runBare = async () => {
+      const t0 = performance.now();
+      await session.run({ input }, ["output"]);
+      bare.push(performance.now() - t0);
+    };
+    const runPlugin = async () => {
+      const t0 = performance.now();
+      await plugin.remove({ image: img.bytes, attempt: 1 });
+      const ms = performance.now() - t0;
+      total.push(ms);
+      inside.push(plugin.lastTimings()!.inferenceMs);
+      bySize.set(img.size, [...(bySize.get(img.size) ?? []), ms]);
+    };
+    // Alternate which goes first, so neither always runs on a warmer cache.
+    if (round % 2 === 0) (await runBare(), await runPlugin());
+    else (await runPlugin(), await runBare());
+  }
+}
+await plugin.close!();
+await session.release();
+rmSync(root, { recursive: true, force: true });
+
+console.log("\nremove() p50 by longest side:");
+console.log("| longest side | p50 | p95 |");
+console.log("|---|---|---|");
+for (const [size, ms] of bySize) console.log(`| ${size} px | ${secs(percentile(ms, 50))} | ${secs(percentile(ms, 95))} |`);
+
+const p50 = percentile(total, 50);
+const p95 = percentile(total, 95);
+const bareP50 = percentile(bare, 50);
+const overhead = 1 - bareP50 / p50;
+const ok = (good: boolean) => (good ? "ok" : "MISSED");
+console.log(`\nbench:dekupe — ${total.length} timed remove() calls and ${bare.length} bare runs; glibc mmap threshold pinned: ${mmapThresholdPinned}`);
+console.log(`load average (1, 5, 15 min) before: ${loadBefore}, after: ${loadavg()}`);
+console.log("| figure | value | target |");
+console.log("|---|---|---|");
+console.log(`| remove() p50 | ${secs(p50)} | ≤ 2.50 s ${ok(p50 <= 2500)} |`);
+console.log(`| remove() p95 | ${secs(p95)} | |`);
+console.log(`| bare inference p50 / p95 | ${secs(bareP50)} / ${secs(percentile(bare, 95))} | |`);
+console.log(`| inference inside remove() p50 | ${secs(percentile(inside, 50))} (overhead measured inside: ${((1 - percentile(inside, 50) / p50) * 100).toFixed(1)} %) | |`);
+console.log(`| overhead (1 − bare p50 / remove() p50) | ${(overhead * 100).toFixed(1)} % | ≤ 15 % ${ok(overhead <= 0.15)} |`);
+console.log(`| model load (first call) | ${secs(loadMs)} | |`);
+console.log(`| model assembly (installModel) | ${secs(assemblyMs)} | |`);
+console.log(`| peak RSS (load + remove() runs) | ${(peakRss / 1e9).toFixed(2)} GB (${(rssBefore / 1e6).toFixed(0)} MB before) | ≤ 1.2 GB ${ok(peakRss <= 1.2e9)} |`);

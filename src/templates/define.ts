@@ -1,0 +1,223 @@
+// What a template author writes: metadata, a TypeBox prompt schema with shared field helpers, strings, and build().
+import type { Static, TObject } from "@sinclair/typebox";
+import { t } from "elysia";
+import type { FontRole } from "./fonts";
+import type { Strings } from "./i18n";
+import type { Anim, Asset, Scene } from "./scene";
+import type { TextStyle } from "./text";
+
+export type Aspect = "9:16" | "1:1" | "16:9";
+
+export const ASPECT_SIZES: Record<Aspect, { width: number; height: number }> = {
+  "9:16": { width: 1080, height: 1920 },
+  "1:1": { width: 1080, height: 1080 },
+  "16:9": { width: 1920, height: 1080 },
+};
+
+export type TemplateMeta = {
+  /** Lowercase letters, digits and dashes; the API's template_id. */
+  id: string;
+  name: string;
+  description: string;
+  aspect: Aspect;
+  /** Seconds. */
+  duration: number;
+  /** Frames per second (default 30). */
+  fps?: number;
+  /** Credits one video costs (≥ 1). */
+  credits: number;
+  premium?: boolean;
+  /** The second shown by thumbnails and previews (default: 75 % into the video). */
+  posterAt?: number;
+};
+
+/** A text layer's style; `size`, `maxWidth` in template pixels. See TextStyle. */
+export type TextOptions = TextStyle & { name?: string };
+
+/** An image that holds a product cut-out (or a framed photo) with its shadow and glow. */
+export type ProductAsset = Asset & {
+  /** Size of the product itself inside the padded image, in template pixels. */
+  content: { w: number; h: number };
+};
+
+export type ProductImageOptions = {
+  /** The box the product must fit (its aspect ratio is always kept). */
+  maxWidth: number;
+  maxHeight: number;
+  /** Soft drop shadow from the mask (default on). */
+  shadow?: false | { opacity?: number; blur?: number; offsetY?: number; color?: string };
+  /** Coloured halo from the mask. */
+  glow?: false | { color: string; opacity?: number; blur?: number };
+  /** How a photo that is not a cut-out is framed: rounded corners of this radius (template pixels). */
+  photoRadius?: number;
+};
+
+export type ButtonOptions = {
+  name?: string;
+  text: string;
+  font?: FontRole;
+  weight?: TextStyle["weight"];
+  size: number;
+  color: string;
+  background: string;
+  /** Optional second colour: the button gets a left-to-right gradient. */
+  background2?: string;
+  maxWidth: number;
+  paddingX?: number;
+  paddingY?: number;
+  /** Corner radius; default fully round ends. */
+  radius?: number;
+  border?: { color: string; width: number };
+  uppercase?: boolean;
+  letterSpacing?: number;
+  /** A soft shadow under the button. */
+  shadow?: boolean;
+};
+
+export type GroupItem = { image: Asset; x: number; y: number; anchor?: [number, number]; mirror?: boolean };
+export type GroupOptions = {
+  name?: string;
+  w: number;
+  h: number;
+  /** SVG elements drawn first, in template pixels of the group (viewBox 0 0 w h). */
+  svg?: string;
+  items: GroupItem[];
+};
+
+export type BuildContext<P> = {
+  /** Template frame size in template pixels (the full-size video). */
+  width: number;
+  height: number;
+  duration: number;
+  fps: number;
+  /** Base language of the video's words ("ar", "ja", …), and whether it reads right to left. */
+  lang: string;
+  rtl: boolean;
+  /** Output pixels per template pixel (assets are made at this scale; layouts stay in template pixels). */
+  scale: number;
+  /** The validated user_prompt with the schema's static defaults applied. */
+  prompt: P;
+  product: { id: string; name: string; description: string; cutout: boolean };
+  /** A string in the video's language: the template's own strings first, then the built-in ones, then English. */
+  s(key: string, vars?: Record<string, string>): string;
+  /** A price in the video's language and the prompt's (or the language's usual) currency. */
+  price(value: number | string): string;
+  /** "-30 %"-style saving between two numeric prices in the video's language, or null. */
+  saving(price: unknown, oldPrice: unknown): string | null;
+  text(style: TextOptions): Promise<Asset & { fontSize: number; lines: number }>;
+  /** An SVG drawing (`w`×`h` template pixels, viewBox 0 0 w h) as a picture. */
+  svg(markup: string, w: number, h: number, name?: string): Promise<Asset>;
+  productImage(opts: ProductImageOptions): Promise<ProductAsset>;
+  button(opts: ButtonOptions): Promise<Asset>;
+  /** Several pictures merged into one (fewer layers render faster). Items are mirrored for right-to-left. */
+  group(opts: GroupOptions): Promise<Asset>;
+};
+
+export type TemplateDefinition<S extends TObject = TObject> = {
+  meta: TemplateMeta;
+  prompt: S;
+  /** The template's own strings by language (en first); the built-in ones (shopNow, new, …) need no repeating. */
+  strings?: Partial<Record<string, Strings>>;
+  build(ctx: BuildContext<Static<S>>): Promise<Scene> | Scene;
+};
+
+const TEMPLATE = Symbol.for("vitrin.template");
+
+/** Marks a template definition; a template module default-exports what this returns. */
+export function defineTemplate<S extends TObject>(def: TemplateDefinition<S>): TemplateDefinition<S> {
+  return Object.assign(def, { [TEMPLATE]: true });
+}
+
+export function isTemplateDefinition(x: unknown): x is TemplateDefinition {
+  if (!x || typeof x !== "object") return false;
+  const d = x as Partial<TemplateDefinition>;
+  return typeof d.build === "function" && !!d.meta && !!d.prompt;
+}
+
+const hex = t.String({ pattern: "^#[0-9a-fA-F]{6}$", error: "must be a colour like #1a2b3c" });
+
+/** Prompt fields shared by templates, so every template names and checks them the same way. */
+export const fields = {
+  headline: (maxLength = 60) =>
+    t.Optional(t.String({ minLength: 1, maxLength, description: "Main line; defaults to the product name." })),
+  subheadline: (maxLength = 90) =>
+    t.Optional(t.String({ minLength: 1, maxLength, description: "Second line; defaults to the first sentence of the description." })),
+  price: () =>
+    t.Optional(
+      t.Union([t.Number({ minimum: 0, maximum: 1e9 }), t.String({ minLength: 1, maxLength: 24 })], {
+        description: "A number (formatted in the video's language and currency) or text shown as is.",
+        error: "must be a number of at least 0 or a short text",
+      }),
+    ),
+  currency: () =>
+    t.Optional(
+      t.String({ pattern: "^[A-Za-z]{3}$", description: "ISO 4217 code; defaults by language (USD, TRY, EUR, JPY, SAR).", error: "must be a three-letter currency code like USD" }),
+    ),
+  callToAction: (maxLength = 28) =>
+    t.Optional(t.String({ minLength: 1, maxLength, description: "Button text; defaults to \"Shop now\" in the video's language." })),
+  features: (maxItems = 4) =>
+    t.Optional(
+      t.Array(t.String({ minLength: 1, maxLength: 48 }), {
+        maxItems,
+        description: "Short selling points; default to phrases from the description.",
+      }),
+    ),
+  color: () => hex,
+  colors: () =>
+    t.Optional(
+      t.Object(
+        { primary: t.Optional(hex), accent: t.Optional(hex), background: t.Optional(hex), text: t.Optional(hex) },
+        { additionalProperties: false, description: "Brand colours as #rrggbb." },
+      ),
+    ),
+};
+
+/** The first sentence of a text, if it is short enough to be a line of its own. */
+export function firstSentence(text: string | null | undefined, maxLength = 90): string | undefined {
+  // Latin sentences end with a stop and a space; Chinese and Japanese ones with a full-width stop and no space.
+  const s = (text ?? "").trim().split(/(?<=[.!?])\s+|(?<=[。！？])|\n+/)[0]?.trim().replace(/[.。]$/, "");
+  return s && s.length <= maxLength ? s : undefined;
+}
+
+/** Short phrases from a description (sentences, then clauses), for features nobody wrote. */
+export function phrasesFrom(text: string | null | undefined, max: number, maxLength = 48): string[] {
+  const parts = (text ?? "")
+    .split(/[\n•·;|]+|(?<=[.!?。！？])\s*|,\s+|، |、/)
+    .map((p) => p.trim().replace(/^[-*–—\s]+/, "").replace(/[.。]$/, ""))
+    .filter((p) => p.length >= 3 && p.length <= maxLength)
+    // A clause cut from the middle of a sentence still reads as a line of its own.
+    .map((p) => p.charAt(0).toLocaleUpperCase() + p.slice(1));
+  return [...new Set(parts)].slice(0, max);
+}
+
+// Colour helpers for templates (hex in, hex out).
+const clamp = (v: number) => Math.max(0, Math.min(255, Math.round(v)));
+export function rgb(hexColor: string): [number, number, number] {
+  const h = hexColor.replace("#", "");
+  return [parseInt(h.slice(0, 2), 16), parseInt(h.slice(2, 4), 16), parseInt(h.slice(4, 6), 16)];
+}
+export function toHex([r, g, b]: [number, number, number]): string {
+  return `#${[r, g, b].map((v) => clamp(v).toString(16).padStart(2, "0")).join("")}`;
+}
+/** `a` moved towards `b` by `amount` (0..1). */
+export function mix(a: string, b: string, amount: number): string {
+  const x = rgb(a);
+  const y = rgb(b);
+  return toHex([0, 1, 2].map((i) => x[i]! + (y[i]! - x[i]!) * amount) as [number, number, number]);
+}
+export const lighten = (c: string, amount: number) => mix(c, "#ffffff", amount);
+export const darken = (c: string, amount: number) => mix(c, "#000000", amount);
+/** Relative luminance (0 dark … 1 light). */
+export function luminance(c: string): number {
+  const [r, g, b] = rgb(c).map((v) => {
+    const s = v / 255;
+    return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+  }) as [number, number, number];
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+/** Dark or light text, whichever reads better on `background`. */
+export function readableOn(background: string, dark = "#111111", light = "#ffffff"): string {
+  return luminance(background) > 0.45 ? dark : light;
+}
+
+export type { Anim };

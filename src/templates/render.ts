@@ -1,0 +1,131 @@
+// Turns a template, a product, a prompt and a language into an ffmpeg job (inputs, filtergraph, frame counts).
+import { existsSync } from "node:fs";
+import type { TObject } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+import { AssetWriter } from "./assets";
+import { ASPECT_SIZES, type BuildContext, type TemplateDefinition } from "./define";
+import { baseLanguage, currencyFor, formatPercent, formatPrice, isRtl, makeStrings } from "./i18n";
+import { compileScene, layout, type Placement, type Scene } from "./scene";
+
+export type RenderInput = {
+  definition: TemplateDefinition;
+  product: { id: string; name: string; description: string | null; imagePath: string; maskPath: string | null; cutout: boolean };
+  prompt: Record<string, unknown>;
+  language: string;
+  /** Output size factor (1 = the template's size). */
+  scale?: number;
+  /** Folder for the layer pictures (the render's scratch folder). */
+  workDir: string;
+  /** First frame to produce: 0 for a video, a later one to make a single frame quickly (previews). */
+  startFrame?: number;
+  signal?: AbortSignal;
+};
+
+export type RenderJob = {
+  /** ffmpeg input arguments (`-i path` pairs). */
+  inputs: string[];
+  /** The filtergraph; its video output is labelled `output`. */
+  filter: string;
+  output: string;
+  width: number;
+  height: number;
+  fps: number;
+  /** Frames the video has (duration × fps). */
+  frames: number;
+  duration: number;
+  /** Frame index used for the thumbnail. */
+  posterFrame: number;
+  rtl: boolean;
+  scene: Scene;
+  /** Where every layer sits at the poster frame (template pixels), for checks. */
+  placements: Placement[];
+};
+
+/** Output size at a scale: rounded to even numbers, as H.264 in 4:2:0 needs. */
+export function renderSize(size: { width: number; height: number }, scale = 1): { width: number; height: number } {
+  const even = (v: number) => Math.max(2, Math.round((v * scale) / 2) * 2);
+  return { width: even(size.width), height: even(size.height) };
+}
+
+export function fpsOf(def: TemplateDefinition): number {
+  return def.meta.fps ?? 30;
+}
+
+/** The static defaults of the prompt schema applied to a copy of the prompt. */
+export function withDefaults(schema: TObject, prompt: Record<string, unknown>): Record<string, unknown> {
+  return Value.Default(schema, structuredClone(prompt ?? {})) as Record<string, unknown>;
+}
+
+export async function prepareRender(input: RenderInput): Promise<RenderJob> {
+  const def = input.definition;
+  const scale = input.scale ?? 1;
+  if (!(scale > 0 && scale <= 2)) throw new Error(`scale must be between 0 and 2, not ${scale}`);
+  const p = input.product;
+  if (!p.imagePath || !existsSync(p.imagePath)) throw new Error(`the product image does not exist: ${p.imagePath || "(none)"}`);
+  const full = ASPECT_SIZES[def.meta.aspect];
+  const { width, height } = renderSize(full, scale);
+  const fps = fpsOf(def);
+  const frames = Math.round(def.meta.duration * fps);
+  const lang = baseLanguage(input.language);
+  const rtl = isRtl(input.language);
+  const prompt = withDefaults(def.prompt, input.prompt);
+  const currency = currencyFor(lang, typeof prompt.currency === "string" ? prompt.currency : undefined);
+  const writer = new AssetWriter(input.workDir, scale, input.language, rtl);
+  const s = makeStrings(lang, def.strings);
+  const numeric = (v: unknown) => (typeof v === "number" ? v : typeof v === "string" && /^\s*\d+([.,]\d+)?\s*$/.test(v) ? Number(v.replace(",", ".")) : NaN);
+
+  const ctx: BuildContext<Record<string, unknown>> = {
+    width: full.width,
+    height: full.height,
+    duration: def.meta.duration,
+    fps,
+    lang,
+    rtl,
+    scale,
+    prompt,
+    product: { id: p.id, name: p.name, description: p.description ?? "", cutout: p.cutout },
+    s,
+    price: (v) => formatPrice(v, currency, input.language),
+    saving(price, oldPrice) {
+      const a = numeric(price);
+      const b = numeric(oldPrice);
+      if (!(a >= 0 && b > a)) return null;
+      return `-${formatPercent((b - a) / b, input.language)}`;
+    },
+    text: (style) => writer.text(style, style.name ?? "text"),
+    svg: (markup, w, h, name) => writer.svg(markup, w, h, name),
+    productImage: (o) => writer.product(p, o),
+    button: (o) => writer.button(o),
+    group: (o) => writer.group(o),
+  };
+
+  input.signal?.throwIfAborted();
+  const scene = await def.build(ctx as never);
+  input.signal?.throwIfAborted();
+  const startFrame = Math.max(0, Math.min(frames - 1, Math.floor(input.startFrame ?? 0)));
+  const graph = compileScene(scene, {
+    templateWidth: full.width,
+    templateHeight: full.height,
+    width,
+    height,
+    scale,
+    fps,
+    startFrame,
+    frames,
+    rtl,
+  });
+  const posterAt = def.meta.posterAt ?? def.meta.duration * 0.75;
+  const posterFrame = Math.max(0, Math.min(frames - 1, Math.round(posterAt * fps)));
+  return {
+    ...graph,
+    width,
+    height,
+    fps,
+    frames,
+    duration: frames / fps,
+    posterFrame,
+    rtl,
+    scene,
+    placements: layout(scene, posterAt, { templateWidth: full.width, rtl, duration: def.meta.duration }),
+  };
+}

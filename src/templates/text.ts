@@ -1,0 +1,149 @@
+// Text layers: shaped by pango through sharp (right-to-left, CJK, fallback, wrapping) into transparent PNGs that fit a box.
+import sharp from "sharp";
+import { ensureFonts, familyList, type FontRole } from "./fonts";
+import { baseLanguage, isRtl } from "./i18n";
+
+export type TextStyle = {
+  text: string;
+  /** Latin family: "sans" (Inter), "display" (Montserrat), "serif" (Playfair Display); other scripts fall back per run. */
+  font?: FontRole;
+  weight?: 400 | 600 | 700 | 800 | 900;
+  italic?: boolean;
+  /** Font size in template pixels (full-size frame). */
+  size: number;
+  /** The box the text must fit, in template pixels; the size shrinks (never grows) until it does. */
+  maxWidth: number;
+  maxLines?: number;
+  color?: string;
+  /** "start" follows the language: left for left-to-right, right for right-to-left. */
+  align?: "start" | "center" | "end";
+  /** Line height as a multiple of the size. */
+  lineHeight?: number;
+  /** Extra space between letters, in em (ignored for scripts that join letters). */
+  letterSpacing?: number;
+  uppercase?: boolean;
+  strike?: boolean;
+  /** Smallest size shrinking may reach, in template pixels (default 40 % of `size`). */
+  minSize?: number;
+};
+
+/** A rendered text layer: pixels at render scale, plus its size in template pixels for layout. */
+export type TextImage = {
+  png: Buffer;
+  width: number;
+  height: number;
+  /** Size in template pixels (width / scale). */
+  w: number;
+  h: number;
+  /** The font size it was rendered at, in template pixels. */
+  fontSize: number;
+  lines: number;
+};
+
+/** Characters no shipped font draws (emoji and their modifiers); dropped rather than shown as boxes. */
+const UNDRAWABLE = /[\p{Extended_Pictographic}\u{1F3FB}-\u{1F3FF}\u{FE0E}\u{FE0F}\u{200D}\u{20E3}]/gu;
+const CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F]/g;
+
+export function cleanText(text: string, lang: string, uppercase = false): string {
+  let s = text.replace(UNDRAWABLE, "").replace(CONTROL, "").replace(/[ \t]+/g, " ").trim();
+  if (uppercase) s = s.toLocaleUpperCase(baseLanguage(lang));
+  return s;
+}
+
+const escapeMarkup = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/'/g, "&#39;").replace(/"/g, "&quot;");
+
+const weightName: Record<number, string> = { 400: "", 600: "Semi-Bold", 700: "Bold", 800: "Ultra-Bold", 900: "Heavy" };
+
+/** Whether the text holds a script whose letters join (spacing them apart breaks the words). */
+const JOINING = /[\u0600-\u06FF\u0750-\u077F\u08A0-\u08FF\uFB50-\uFDFF\uFE70-\uFEFF]/;
+
+type Drawn = { png: Buffer; width: number; height: number };
+
+async function draw(style: TextStyle, text: string, lang: string, px: number, widthPx: number | undefined): Promise<Drawn> {
+  const align = style.align ?? "start";
+  // pango swaps left and right for right-to-left paragraphs itself, so "start" is always "left" here.
+  const pangoAlign = align === "center" ? "centre" : align === "end" ? "right" : "left";
+  const spacingEm = JOINING.test(text) ? 0 : (style.letterSpacing ?? 0);
+  const attrs = [
+    `foreground="${style.color ?? "#ffffff"}"`,
+    spacingEm ? `letter_spacing="${Math.round(spacingEm * px * 1024)}"` : "",
+    style.strike ? `strikethrough="true"` : "",
+    // Arabic fonts reserve room for stacked marks, so their natural lines sit far apart; pull them closer.
+    `line_height="${((style.lineHeight ?? 1) * (JOINING.test(text) ? 0.8 : 1)).toFixed(3)}"`,
+    `lang="${baseLanguage(lang)}"`,
+  ].filter(Boolean).join(" ");
+  const font = `${familyList(style.font ?? "sans", baseLanguage(lang))} ${weightName[style.weight ?? 400] ?? ""}${style.italic ? " Italic" : ""} ${px.toFixed(2)}px`;
+  const out = await sharp({
+    text: {
+      text: `<span ${attrs}>${escapeMarkup(text)}</span>`,
+      font: font.replace(/\s+/g, " "),
+      width: widthPx ? Math.max(1, Math.floor(widthPx)) : undefined,
+      align: pangoAlign,
+      wrap: "word-char",
+      dpi: 72,
+      rgba: true,
+    },
+  })
+    .png({ compressionLevel: 1 })
+    .toBuffer({ resolveWithObject: true });
+  return { png: out.data, width: out.info.width, height: out.info.height };
+}
+
+/**
+ * Renders text at `style.size`, shrinking it until it fits `maxWidth` in at most `maxLines` lines; at the smallest
+ * size, words that still do not fit are cut with an ellipsis.
+ */
+export async function renderTextImage(style: TextStyle, lang: string, scale: number): Promise<TextImage> {
+  await ensureFonts();
+  const maxLines = Math.max(1, Math.floor(style.maxLines ?? 1));
+  let text = cleanText(style.text, lang, style.uppercase);
+  if (!text) text = " ";
+  const widthPx = style.maxWidth * scale;
+  const minPx = Math.max(4, Math.min(style.size, style.minSize ?? style.size * 0.4) * scale);
+
+  /** The text at one size, or null when it does not fit the box. */
+  const attempt = async (px: number): Promise<TextImage | null> => {
+    const done = (r: Drawn, lines: number): TextImage => ({
+      png: r.png, width: r.width, height: r.height, w: r.width / scale, h: r.height / scale, fontSize: px / scale, lines,
+    });
+    // One line at its natural width first: most short text fits so, in a single render.
+    const single = await draw(style, text, lang, px, undefined);
+    if (single.width <= widthPx) return done(single, 1);
+    if (maxLines === 1) return null;
+    const wrapped = await draw(style, text, lang, px, widthPx);
+    if (wrapped.width > widthPx + 1) return null;
+    // The text drawn on two lines gives this text's own line advance (scripts differ in ink height).
+    const twice = await draw(style, `${text}\n${text}`, lang, px, undefined);
+    const advance = Math.max(1, twice.height - single.height);
+    const lines = 1 + Math.max(0, Math.round((wrapped.height - single.height) / advance));
+    return lines <= maxLines ? done(wrapped, lines) : null;
+  };
+
+  const full = await attempt(style.size * scale);
+  if (full) return full;
+  for (let cuts = 0; cuts < 200; cuts++) {
+    const smallest = await attempt(minPx);
+    if (smallest) {
+      // Fits somewhere between the smallest and the asked size: find the largest size that fits.
+      let best = smallest;
+      let lo = minPx;
+      let hi = style.size * scale;
+      while (hi - lo > Math.max(0.5, hi * 0.02)) {
+        const mid = (lo + hi) / 2;
+        const r = await attempt(mid);
+        if (r) {
+          best = r;
+          lo = mid;
+        } else hi = mid;
+      }
+      return best;
+    }
+    // Too long even at the smallest size: cut words (or letters) from the end.
+    const words = text.replace(/…$/, "").split(/\s+/);
+    const next = words.length > 1 ? `${words.slice(0, -1).join(" ")}…` : `${[...words[0]!].slice(0, -2).join("")}…`;
+    if ([...next].length <= 1 || next === text) break;
+    text = next;
+  }
+  const r = await draw(style, text, lang, minPx, widthPx);
+  return { png: r.png, width: r.width, height: r.height, w: r.width / scale, h: r.height / scale, fontSize: minPx / scale, lines: maxLines };
+}

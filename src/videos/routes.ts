@@ -1,0 +1,91 @@
+// HTTP routes for /v1/videos (create, estimate, read, list) and /v1/templates (catalogue, prompt schemas, previews).
+import { Elysia, t } from "elysia";
+import { idParams, pageQuery } from "../http/schema";
+import { accountGuard, type GuardDeps } from "../http/guard";
+import { errors } from "../http/errors";
+import type { TemplateRegistry, LoadedTemplate } from "../templates";
+import { previewImage } from "../templates";
+import type { Videos } from "./index";
+
+
+const videoBody = t.Object(
+  {
+    template_id: t.String({ minLength: 1, maxLength: 100, description: "Id of the template to use (GET /v1/templates)." }),
+    product_id: t.String({ minLength: 1, maxLength: 100, description: "Id of the product to feature." }),
+    user_prompt: t.Optional(t.Record(t.String(), t.Unknown(), { description: "Template-specific fields (see the template's prompt_schema)." })),
+    language: t.Optional(t.String({ minLength: 2, maxLength: 35, description: "BCP 47 language; defaults to the account's." })),
+    webhook_url: t.Optional(t.String({ minLength: 1, maxLength: 2048, description: "Receives video.completed / video.failed." })),
+  },
+  { additionalProperties: false },
+);
+
+export function templateJson(template: LoadedTemplate, publicUrl: string) {
+  const i = template.info;
+  return {
+    id: i.id,
+    object: "template",
+    name: i.name,
+    description: i.description,
+    width: i.width,
+    height: i.height,
+    aspect: i.aspect,
+    fps: i.fps,
+    duration: i.duration,
+    credits: i.credits,
+    premium: i.premium,
+    languages: i.languages,
+    prompt_schema: template.promptSchema,
+    preview_url: `${publicUrl}/v1/templates/${i.id}/preview`,
+  };
+}
+
+export function videoRoutes(guard: GuardDeps, videos: Videos, templates: TemplateRegistry, publicUrl: string) {
+  return new Elysia({ prefix: "/v1", normalize: false })
+    .use(accountGuard(guard))
+    .post(
+      "/videos",
+      async ({ principal, body, set }) => {
+        const video = await videos.create(principal.accountId, body);
+        set.status = 202;
+        return video;
+      },
+      { body: videoBody, detail: { tags: ["Videos"], summary: "Start rendering a video (credits are reserved now, refunded on failure)" } },
+    )
+    .post("/videos/estimate", ({ principal, body }) => videos.estimate(principal.accountId, body), {
+      body: videoBody,
+      detail: { tags: ["Videos"], summary: "Validate a video request and return its cost without rendering" },
+    })
+    .get("/videos/:id", ({ principal, params }) => videos.get(principal.accountId, params.id), {
+      params: idParams,
+      detail: { tags: ["Videos"], summary: "Status, progress and details of one video" },
+    })
+    .get("/videos", ({ principal, query }) => videos.list(principal.accountId, query), {
+      query: pageQuery,
+      detail: { tags: ["Videos"], summary: "Videos of the account, newest first" },
+    })
+    .get("/templates", () => ({ data: templates.list().map((tpl) => templateJson(tpl, publicUrl)), has_more: false }), {
+      detail: { tags: ["Templates"], summary: "Templates with their size, duration, credit cost and prompt schema" },
+    })
+    .get(
+      "/templates/:id",
+      ({ params }) => {
+        const tpl = templates.get(params.id);
+        if (!tpl) throw errors.notFound("template");
+        return templateJson(tpl, publicUrl);
+      },
+      { params: idParams, detail: { tags: ["Templates"], summary: "One template" } },
+    )
+    .get(
+      "/templates/:id/preview",
+      async ({ params, query }) => {
+        if (!templates.get(params.id)) throw errors.notFound("template");
+        const png = await previewImage(params.id, { language: query.language });
+        return new Response(png, { headers: { "content-type": "image/png", "cache-control": "public, max-age=3600" } });
+      },
+      {
+        params: idParams,
+        query: t.Object({ language: t.Optional(t.String({ maxLength: 35 })) }),
+        detail: { tags: ["Templates"], summary: "A preview frame of the template (PNG)" },
+      },
+    );
+}
