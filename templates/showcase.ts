@@ -64,12 +64,14 @@ export default defineTemplate({
     // The closing card: name, price (and the old one, struck), and the button, merged into one picture.
     const card = (async () => {
       const cardW = 940;
-      const name: Asset = await ctx.text({ text: p.headline ?? ctx.product.name, font: "display", weight: 800, size: 58, maxWidth: cardW - 120, maxLines: 2, color: accent, align: "center" });
-      const price = p.price !== undefined ? await ctx.text({ text: ctx.price(p.price), font: "display", weight: 900, size: 96, maxWidth: cardW - 120, color: primary, align: "center" }) : null;
-      const old = p.old_price !== undefined && p.price !== undefined
-        ? await ctx.text({ text: ctx.price(p.old_price), size: 44, weight: 600, maxWidth: 400, color: mix(accent, "#ffffff", 0.45), strike: true, align: "center" })
-        : null;
-      const button = await ctx.button({ text: p.call_to_action ?? ctx.s("shopNow"), size: 46, weight: 700, color: readableOn(accent), background: accent, maxWidth: cardW - 140, paddingX: 80, paddingY: 30 });
+      const [name, price, old, button] = await Promise.all([
+        ctx.text({ text: p.headline ?? ctx.product.name, font: "display", weight: 800, size: 58, maxWidth: cardW - 120, maxLines: 2, color: accent, align: "center" }),
+        p.price !== undefined ? ctx.text({ text: ctx.price(p.price), font: "display", weight: 900, size: 96, maxWidth: cardW - 120, color: primary, align: "center" }) : null,
+        p.old_price !== undefined && p.price !== undefined
+          ? ctx.text({ text: ctx.price(p.old_price), size: 44, weight: 600, maxWidth: 400, color: mix(accent, "#ffffff", 0.45), strike: true, align: "center" })
+          : null,
+        ctx.button({ text: p.call_to_action ?? ctx.s("shopNow"), size: 46, weight: 700, color: readableOn(accent), background: accent, maxWidth: cardW - 140, paddingX: 80, paddingY: 30 }),
+      ]);
       const gap = 34;
       let y = 70;
       const items: { image: Asset; x: number; y: number }[] = [];
@@ -89,9 +91,8 @@ export default defineTemplate({
       y += button.h + 60;
       return ctx.group({
         name: "card", w: cardW, h: y + 40,
-        svg: `<defs><filter id="s" x="-10%" y="-10%" width="120%" height="130%"><feGaussianBlur stdDeviation="18"/></filter></defs>
-          <rect x="24" y="34" width="${cardW - 48}" height="${y - 20}" rx="48" fill="#000" opacity="0.28" filter="url(#s)"/>
-          <rect x="20" y="10" width="${cardW - 40}" height="${y}" rx="48" fill="#ffffff"/>`,
+        shadow: { x: 24, y: 24, w: cardW - 48, h: y - 20, radius: 48, blur: 18, dy: 14, opacity: 0.28 },
+        svg: `<rect x="20" y="10" width="${cardW - 40}" height="${y}" rx="48" fill="#ffffff"/>`,
         items,
       });
     })();

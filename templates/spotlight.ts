@@ -70,9 +70,8 @@ export default defineTemplate({
       ]);
       return ctx.group({
         name: "price", w: 300, h: 300,
-        svg: `<defs><filter id="s" x="-20%" y="-20%" width="140%" height="140%"><feGaussianBlur stdDeviation="7"/></filter></defs>
-          <circle cx="150" cy="156" r="132" fill="#000" opacity="0.35" filter="url(#s)"/>
-          <circle cx="150" cy="150" r="132" fill="${accent}"/>
+        shadow: { x: 18, y: 18, w: 264, h: 264, radius: 132, blur: 9, dy: 7, opacity: 0.35 },
+        svg: `<circle cx="150" cy="150" r="132" fill="${accent}"/>
           <circle cx="150" cy="150" r="116" fill="none" stroke="${on}" stroke-opacity="0.35" stroke-width="2" stroke-dasharray="6 6"/>`,
         items: [
           { image: label, x: 150, y: 112 },

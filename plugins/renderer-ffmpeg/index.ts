@@ -36,19 +36,18 @@ export function ffmpegArgs(job: RenderJob, videoFile: string, threads: number): 
     "-filter_complex_threads", "1",
     "-filter_complex", job.filter,
     "-map", job.output, "-frames:v", String(job.frames), "-r", String(job.fps),
-    // A keyframe on the poster frame lets the thumbnail be read back by decoding one frame, not a whole GOP.
-    "-force_key_frames", posterSeconds(job),
     ...encoderArgs(threads), "-f", "mp4", videoFile,
   ];
 }
 
-const posterSeconds = (job: RenderJob) => (job.posterFrame / job.fps).toFixed(4);
-
-/** Reads the poster frame back from the finished video as a JPEG. */
-export function thumbnailArgs(job: RenderJob, videoFile: string, thumbFile: string): string[] {
+/** The thumbnail: the scene composed at the poster frame only (one frame, straight from the layers). */
+export function thumbnailArgs(job: RenderJob, thumbFile: string): string[] {
   return [
     "-hide_banner", "-nostdin", "-y", "-loglevel", "error", "-nostats", "-progress", "pipe:1",
-    "-ss", posterSeconds(job), "-i", videoFile, "-frames:v", "1", "-c:v", "mjpeg", "-q:v", "3", "-f", "image2", thumbFile,
+    ...job.poster.inputs,
+    "-filter_complex_threads", "1",
+    "-filter_complex", job.poster.filter,
+    "-map", job.poster.output, "-frames:v", "1", "-c:v", "mjpeg", "-q:v", "2", "-f", "image2", thumbFile,
   ];
 }
 
@@ -130,19 +129,36 @@ export function createFfmpegRenderer(options: FfmpegRendererOptions = {}): Rende
       const thumbTmp = join(req.workDir, "thumbnail.partial.jpg");
       const cleanup = () => Promise.all([videoTmp, thumbTmp, videoPath, thumbnailPath].map((f) => rm(f, { force: true })));
       try {
-        await runFfmpeg(ffmpeg, ffmpegArgs(job, videoTmp, threads), {
-          frames: job.frames,
-          timeoutMs: deadline - Date.now(),
-          timeoutLabelMs: timeoutMs,
-          signal: req.signal,
-          onProgress: req.onProgress,
-        });
-        await runFfmpeg(ffmpeg, thumbnailArgs(job, videoTmp, thumbTmp), {
-          frames: 1,
-          timeoutMs: deadline - Date.now(),
-          timeoutLabelMs: timeoutMs,
-          signal: req.signal,
-        });
+        // The thumbnail is composed by a second, one-frame ffmpeg beside the encode (the encoder leaves some of
+        // the cores idle); if either fails, the other is stopped before anything is thrown or cleaned up.
+        const both = new AbortController();
+        const stopBoth = () => both.abort();
+        req.signal.addEventListener("abort", stopBoth, { once: true });
+        const settled = await Promise.allSettled(
+          [
+            runFfmpeg(ffmpeg, ffmpegArgs(job, videoTmp, threads), {
+              frames: job.frames,
+              timeoutMs: deadline - Date.now(),
+              timeoutLabelMs: timeoutMs,
+              signal: both.signal,
+              onProgress: req.onProgress,
+            }),
+            runFfmpeg(ffmpeg, thumbnailArgs(job, thumbTmp), {
+              frames: 1,
+              timeoutMs: deadline - Date.now(),
+              timeoutLabelMs: timeoutMs,
+              signal: both.signal,
+            }),
+          ].map((run) => run.catch((e) => {
+            both.abort();
+            throw e;
+          })),
+        );
+        req.signal.removeEventListener("abort", stopBoth);
+        // The first real failure explains the render; the other run was merely stopped because of it.
+        const failures = settled.flatMap((r) => (r.status === "rejected" ? [r.reason as RenderError] : []));
+        const cause = failures.find((e) => e.reason !== "aborted") ?? failures[0];
+        if (cause) throw cause;
         const p = await probe(ffprobe, videoTmp);
         const problems: string[] = [];
         if (p.codec !== "h264") problems.push(`codec ${p.codec || "none"} instead of h264`);

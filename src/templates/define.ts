@@ -74,6 +74,9 @@ export type ButtonOptions = {
   shadow?: boolean;
 };
 
+/** A soft drop shadow under a rounded rectangle (template pixels of the picture it belongs to). */
+export type SoftShadow = { x: number; y: number; w: number; h: number; radius: number; blur: number; dy?: number; opacity?: number; color?: string };
+
 export type GroupItem = { image: Asset; x: number; y: number; anchor?: [number, number]; mirror?: boolean };
 export type GroupOptions = {
   name?: string;
@@ -81,6 +84,8 @@ export type GroupOptions = {
   h: number;
   /** SVG elements drawn first, in template pixels of the group (viewBox 0 0 w h). */
   svg?: string;
+  /** A soft shadow under everything (cheaper than an SVG blur filter). */
+  shadow?: SoftShadow;
   items: GroupItem[];
 };
 

@@ -37,11 +37,14 @@
 //   whose x, y, scale and rotate are numbers, keyframes `[seconds, value, ease?]` or expressions (`wave`,
 //   `sum`), with fades as 0/1 `opacity` keyframes. Right-to-left languages mirror every x (text itself is shaped
 //   by pango, so write layouts for left-to-right and let the scene mirror them).
-// - Keep it fast: movement (x, y) costs nothing per frame; scale, rotate and fades cost per frame in proportion
-//   to the layer's size, so keep them on small layers or within short from/to windows.
+// - Keep it fast: frames in which nothing changes are not composed at all (the last one is repeated, and the
+//   encoder skips identical frames cheaply), so let the design settle after its entrances; scale, rotate and
+//   fades cost per frame in proportion to the layer's size, and only while they change. Endless motion (`wave`,
+//   a scrolling ticker) makes every frame change: keep it to small layers drawn last.
 //
 // A template dropped into a folder next to the compiled binary cannot import this module by path: it may
-// instead default-export a function `(api) => defineTemplate(…)`, receiving this module's exports as `api`.
+// instead default-export a function `(api) => api.defineTemplate(…)`, receiving `templateApi` (defineTemplate, t,
+// fields, wave, sum and the colour and text helpers).
 //
 // ## Loading
 // `loadTemplates(dirs)` imports every template module of the folders at run time. Without `dirs` it reads the
@@ -299,7 +302,8 @@ async function makePreview(templateId: string, language: string, scale: number, 
     const proc = Bun.spawn(
       [ffmpegPath ?? process.env.VITRIN_FFMPEG_PATH ?? "ffmpeg", "-hide_banner", "-nostdin", "-loglevel", "error", ...job.inputs,
         "-filter_complex", job.filter, "-map", job.output, "-frames:v", "1", "-f", "image2pipe", "-c:v", "png", "pipe:1"],
-      { stdout: "pipe", stderr: "pipe", stdin: "ignore" },
+      // A preview is one frame: if ffmpeg is still busy after a minute, something is wrong.
+      { stdout: "pipe", stderr: "pipe", stdin: "ignore", timeout: 60_000, killSignal: "SIGKILL" },
     );
     const [png, err, code] = await Promise.all([new Response(proc.stdout).bytes(), new Response(proc.stderr).text(), proc.exited]);
     if (code !== 0 || png.length === 0) throw new Error(`ffmpeg failed to make the preview of ${templateId}: ${err.trim().split("\n").slice(-3).join(" ")}`);

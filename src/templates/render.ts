@@ -5,7 +5,7 @@ import { Value } from "@sinclair/typebox/value";
 import { AssetWriter } from "./assets";
 import { ASPECT_SIZES, type BuildContext, type TemplateDefinition } from "./define";
 import { baseLanguage, currencyFor, formatPercent, formatPrice, isRtl, makeStrings } from "./i18n";
-import { compileScene, layout, type Placement, type Scene } from "./scene";
+import { compileScene, layout, type CompiledGraph, type Placement, type Scene } from "./scene";
 
 export type RenderInput = {
   definition: TemplateDefinition;
@@ -35,6 +35,8 @@ export type RenderJob = {
   duration: number;
   /** Frame index used for the thumbnail. */
   posterFrame: number;
+  /** The same scene compiled to start at the poster frame: its first output frame is the thumbnail. */
+  poster: CompiledGraph;
   rtl: boolean;
   scene: Scene;
   /** Where every layer sits at the poster frame (template pixels), for checks. */
@@ -103,21 +105,14 @@ export async function prepareRender(input: RenderInput): Promise<RenderJob> {
   const scene = await def.build(ctx as never);
   input.signal?.throwIfAborted();
   const startFrame = Math.max(0, Math.min(frames - 1, Math.floor(input.startFrame ?? 0)));
-  const graph = compileScene(scene, {
-    templateWidth: full.width,
-    templateHeight: full.height,
-    width,
-    height,
-    scale,
-    fps,
-    startFrame,
-    frames,
-    rtl,
-  });
+  const compileFrom = (first: number) =>
+    compileScene(scene, { templateWidth: full.width, templateHeight: full.height, width, height, scale, fps, startFrame: first, frames, rtl });
+  const graph = compileFrom(startFrame);
   const posterAt = def.meta.posterAt ?? def.meta.duration * 0.75;
   const posterFrame = Math.max(0, Math.min(frames - 1, Math.round(posterAt * fps)));
   return {
     ...graph,
+    poster: compileFrom(posterFrame),
     width,
     height,
     fps,

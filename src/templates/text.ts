@@ -97,7 +97,11 @@ export async function renderTextImage(style: TextStyle, lang: string, scale: num
   await ensureFonts();
   const maxLines = Math.max(1, Math.floor(style.maxLines ?? 1));
   let text = cleanText(style.text, lang, style.uppercase);
-  if (!text) text = " ";
+  if (!text) {
+    // Nothing drawable (empty, or only emoji): an empty picture keeps layouts working.
+    const png = await sharp({ create: { width: 2, height: 2, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } }).png().toBuffer();
+    return { png, width: 2, height: 2, w: 2 / scale, h: 2 / scale, fontSize: style.size, lines: 0 };
+  }
   const widthPx = style.maxWidth * scale;
   const minPx = Math.max(4, Math.min(style.size, style.minSize ?? style.size * 0.4) * scale);
 
