@@ -1,12 +1,22 @@
 // Background-removal conformance: one suite run against every background-removal plugin.
 import { describe, expect, test } from "bun:test";
 import sharp from "sharp";
+import { join } from "node:path";
 import { createNoneRemoval } from "../plugins/background-removal-none";
+import { createIsnetRemoval, installModel } from "../plugins/background-removal-isnet";
 import type { BackgroundRemovalPlugin } from "../src/plugins";
-import { productPhoto } from "./helpers";
+import { productPhoto, tempDir } from "./helpers";
 
 const implementations: { name: string; make: () => Promise<BackgroundRemovalPlugin> }[] = [
   { name: "none", make: async () => createNoneRemoval() },
+  {
+    name: "isnet",
+    make: async () => {
+      const modelDir = join(tempDir(), "isnet");
+      await installModel(modelDir);
+      return createIsnetRemoval({ modelDir, threads: 2, idleMs: 60_000 });
+    },
+  },
 ];
 
 for (const impl of implementations) {
@@ -32,7 +42,9 @@ for (const impl of implementations) {
 
     test("honours EXIF orientation", async () => {
       const plugin = await impl.make();
-      const sideways = await sharp(await productPhoto("jpeg", 400, 200)).withMetadata({ orientation: 6 }).jpeg().toBuffer();
+      // A wide ellipse, not a disc: a plugin that crops to the product must still come out taller than wide.
+      const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="400" height="200"><rect width="100%" height="100%" fill="#e8e4dc"/><ellipse cx="200" cy="100" rx="120" ry="60" fill="#c0392b"/></svg>`;
+      const sideways = await sharp(Buffer.from(svg)).jpeg().withMetadata({ orientation: 6 }).toBuffer();
       const cut = await plugin.remove({ image: new Uint8Array(sideways), attempt: 1 });
       expect(cut.height).toBeGreaterThan(cut.width);
     });
