@@ -24,7 +24,7 @@ import { createBilling } from "./billing/service";
 import { balanceRoutes, paymentRoutes } from "./billing/routes";
 import { createVideos } from "./videos";
 import { videoRoutes } from "./videos/routes";
-import { defaultTemplates } from "./templates";
+import { defaultTemplates, loadTemplates, TEMPLATES_DIR, type TemplateRegistry } from "./templates";
 import type { PluginRegistry } from "./plugins";
 import { builtinPlugins } from "../plugins";
 
@@ -53,8 +53,10 @@ export async function createService(config: Config, opts: ServiceOptions = {}) {
     throw e;
   }
   let plugins;
+  let templates: TemplateRegistry;
   try {
-    plugins = await (opts.registry ?? builtinPlugins()).start({ config, logger, env: opts.env ?? process.env });
+    templates = config.templateDirs.length ? await loadTemplates([TEMPLATES_DIR, ...config.templateDirs]) : await defaultTemplates();
+    plugins = await (opts.registry ?? builtinPlugins()).start({ config, logger, env: opts.env ?? process.env, templates });
   } catch (e) {
     db.close();
     throw e;
@@ -86,7 +88,6 @@ export async function createService(config: Config, opts: ServiceOptions = {}) {
     webhooks,
   });
 
-  const templates = await defaultTemplates();
   const videos = createVideos({
     db,
     clock,

@@ -6,6 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import rendererPlugin, { createFfmpegRenderer, optionsFrom } from "../plugins/renderer-ffmpeg";
 import type { RenderRequest } from "../src/plugins";
+import { loadConfig } from "../src/config";
+import { memoryLogger } from "../src/config/log";
 import { loadTemplates, renderSize, type TemplateRegistry } from "../src/templates";
 import { cutoutProduct, type FixtureProduct } from "./fixtures/render/product";
 
@@ -178,14 +180,18 @@ describe("readiness and settings", () => {
     expect(missing).toEqual({ ok: false, detail: expect.stringMatching(/ffmpeg was not found .*VITRIN_FFMPEG_PATH/) });
   });
 
-  test("the plugin definition boots from the environment", async () => {
+  test("the plugin definition takes its settings from the service config", async () => {
     expect(rendererPlugin.slot).toBe("renderer");
     expect(rendererPlugin.name).toBe("ffmpeg");
-    const plugin = await rendererPlugin.create({ config: { renderTimeoutMs: 30_000 }, env: {} } as never);
+    const config = loadConfig({ VITRIN_DATA_DIR: join(tmpdir(), "vitrin-renderer-config"), VITRIN_RENDER_THREADS: "2", VITRIN_RENDER_TIMEOUT_MS: "90000" });
+    const ctx = { config, env: {}, logger: memoryLogger(), templates: registry };
+    const plugin = await rendererPlugin.create(ctx);
     expect(plugin.name).toBe("ffmpeg");
     await plugin.init?.();
-    expect(optionsFrom({ config: { renderTimeoutMs: 90_000 }, env: { VITRIN_RENDER_THREADS: "2" } })).toMatchObject({ timeoutMs: 90_000, threads: 2 });
-    expect(optionsFrom({ env: { VITRIN_RENDER_TIMEOUT_MS: "5000", VITRIN_TEMPLATE_DIRS: "/a:/b" } })).toMatchObject({ timeoutMs: 5000, templates: [expect.any(String), "/a", "/b"] });
-    expect(() => optionsFrom({ env: { VITRIN_RENDER_THREADS: "many" } })).toThrow(/VITRIN_RENDER_THREADS/);
+    const options = optionsFrom(ctx);
+    expect(options.timeoutMs).toBe(90_000);
+    expect(options.threads).toBe(2);
+    expect(options.templates).toBe(registry);
+    expect(() => loadConfig({ VITRIN_RENDER_THREADS: "many" })).toThrow(/VITRIN_RENDER_THREADS/);
   });
 });

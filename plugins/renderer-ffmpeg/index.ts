@@ -1,8 +1,9 @@
 // The ffmpeg renderer: a template's scene becomes an H.264 MP4 and a JPEG thumbnail, checked with ffprobe.
 import { rename, rm } from "node:fs/promises";
-import { join } from "node:path";
-import { definePlugin, type ReadyReport, type RendererPlugin, type RenderRequest, type RenderResult } from "../../src/plugins";
-import { loadTemplates, prepareRender, TEMPLATES_DIR, type RenderJob, type TemplateRegistry } from "../../src/templates";
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { definePlugin, type PluginContext, type ReadyReport, type RendererPlugin, type RenderRequest, type RenderResult } from "../../src/plugins";
+import { loadTemplates, prepareRender, type RenderJob, type TemplateRegistry } from "../../src/templates";
 import { hasEncoder, probe, RenderError, resolveTool, runFfmpeg, toolVersion } from "./ffmpeg";
 
 export { RenderError } from "./ffmpeg";
@@ -178,29 +179,16 @@ export function createFfmpegRenderer(options: FfmpegRendererOptions = {}): Rende
   };
 }
 
-/**
- * Settings: the render time limit from the service config (VITRIN_RENDER_TIMEOUT_MS), and optional tool paths,
- * x264 threads and extra template folders from VITRIN_FFMPEG_PATH, VITRIN_FFPROBE_PATH, VITRIN_RENDER_THREADS and
- * VITRIN_TEMPLATE_DIRS (":"-separated).
- */
-export function optionsFrom(ctx: { config?: unknown; env: Record<string, string | undefined> }): FfmpegRendererOptions {
-  const env = ctx.env;
-  const number = (name: string, min: number): number | undefined => {
-    const raw = env[name];
-    if (raw === undefined || raw === "") return undefined;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be a whole number of at least ${min}, not "${raw}"`);
-    return n;
-  };
-  const configured = (ctx.config as { renderTimeoutMs?: unknown } | undefined)?.renderTimeoutMs;
-  const timeoutMs = typeof configured === "number" ? configured : number("VITRIN_RENDER_TIMEOUT_MS", 1);
-  const extra = (env.VITRIN_TEMPLATE_DIRS ?? "").split(":").filter(Boolean);
+/** Settings from the service config: VITRIN_RENDER_TIMEOUT_MS, VITRIN_FFMPEG_PATH, VITRIN_FFPROBE_PATH, VITRIN_RENDER_THREADS. */
+export function optionsFrom(ctx: PluginContext): FfmpegRendererOptions {
+  const { config } = ctx;
+  const ffprobeBeside = config.ffmpegPath && !config.ffprobePath ? join(dirname(config.ffmpegPath), "ffprobe") : null;
   return {
-    ffmpegPath: env.VITRIN_FFMPEG_PATH || undefined,
-    ffprobePath: env.VITRIN_FFPROBE_PATH || undefined,
-    timeoutMs,
-    threads: number("VITRIN_RENDER_THREADS", 0),
-    templates: extra.length ? [TEMPLATES_DIR, ...extra] : undefined,
+    ffmpegPath: config.ffmpegPath ?? undefined,
+    ffprobePath: config.ffprobePath ?? (ffprobeBeside && existsSync(ffprobeBeside) ? ffprobeBeside : undefined),
+    timeoutMs: config.renderTimeoutMs,
+    threads: config.renderThreads,
+    templates: ctx.templates,
   };
 }
 

@@ -1,5 +1,6 @@
 // Reads and validates every VITRIN_* setting once at start; the README's configuration table is generated from this list.
-import { resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 
 export type Config = {
   port: number;
@@ -33,6 +34,12 @@ export type Config = {
   stripeWebhookSecret: string | null;
   stripeApiUrl: string | null;
   renderTimeoutMs: number;
+  ffmpegPath: string | null;
+  ffprobePath: string | null;
+  renderThreads: number;
+  templateDirs: string[];
+  pluginDirs: string[];
+  nativeDir: string;
 };
 
 export class ConfigError extends Error {
@@ -80,6 +87,10 @@ function pluginName(raw: string): string {
   const v = raw.trim();
   if (!/^[a-z0-9][a-z0-9-]*$/.test(v)) throw new Error("must be a plugin name (lowercase letters, digits and dashes)");
   return v;
+}
+
+function pathList(raw: string): string[] {
+  return raw.split(":").map((p) => p.trim()).filter(Boolean).map((p) => resolve(p));
 }
 
 function httpUrl(raw: string): string {
@@ -304,6 +315,48 @@ const settings: Setting[] = [
     doc: "Wall-clock limit for one video render; past it ffmpeg is killed and the video fails with a refund.",
     parse: integer(100, 86_400_000),
   },
+  {
+    env: "VITRIN_FFMPEG_PATH",
+    key: "ffmpegPath",
+    default: "(ffmpeg on PATH)",
+    doc: "The ffmpeg executable the renderer runs.",
+    parse: (r) => r.trim() || null,
+  },
+  {
+    env: "VITRIN_FFPROBE_PATH",
+    key: "ffprobePath",
+    default: "(ffprobe beside VITRIN_FFMPEG_PATH, else on PATH)",
+    doc: "The ffprobe executable that checks every rendered video.",
+    parse: (r) => r.trim() || null,
+  },
+  {
+    env: "VITRIN_RENDER_THREADS",
+    key: "renderThreads",
+    default: "0",
+    doc: "Threads one render's H.264 encoder may use; 0 lets ffmpeg choose.",
+    parse: integer(0, 256),
+  },
+  {
+    env: "VITRIN_TEMPLATE_DIRS",
+    key: "templateDirs",
+    default: "(templates/ next to the executable, if any)",
+    doc: "Extra folders of template scripts (`:`-separated), loaded at start beside the built-in templates.",
+    parse: pathList,
+  },
+  {
+    env: "VITRIN_PLUGIN_DIRS",
+    key: "pluginDirs",
+    default: "(plugins/ next to the executable, if any)",
+    doc: "Folders of plugins (`:`-separated) imported at start; each plugin is a subfolder with an `index.ts`/`index.js`, or a single module file.",
+    parse: pathList,
+  },
+  {
+    env: "VITRIN_NATIVE_DIR",
+    key: "nativeDir",
+    default: "$VITRIN_DATA_DIR/native",
+    doc: "Where the compiled binary unpacks its native libraries (sharp's libvips, ONNX Runtime) once per build. Must allow executing (not a noexec mount).",
+    parse: (r) => resolve(r.trim()),
+  },
 ];
 
 /** Builds the configuration from an environment (process.env by default); throws ConfigError naming the bad variable. */
@@ -341,11 +394,32 @@ function defaultFor(s: Setting, partial: Partial<Config>): string {
     case "stripeWebhookSecret":
     case "stripeApiUrl":
       return "";
+    case "ffmpegPath":
+    case "ffprobePath":
+      return "";
+    case "templateDirs":
+      return besideExecutable("templates");
+    case "pluginDirs":
+      return besideExecutable("plugins");
+    case "nativeDir":
+      return resolve(partial.dataDir!, "native");
     case "dekupeThreads":
       return String(Math.max(1, navigator.hardwareConcurrency || 1));
     default:
       return s.default;
   }
+}
+
+/** `name` beside the compiled executable when that folder exists; from source the repository's own folders serve. */
+function besideExecutable(name: string): string {
+  if (!isCompiled()) return "";
+  const dir = resolve(dirname(process.execPath), name);
+  return existsSync(dir) ? dir : "";
+}
+
+/** True inside a `bun build --compile` executable (its modules live under the embedded /$bunfs/ root). */
+export function isCompiled(): boolean {
+  return import.meta.url.includes("$bunfs") || import.meta.path.includes("$bunfs") || import.meta.path.startsWith("B:/~BUN");
 }
 
 /** The configuration table as Markdown, for the README (a test keeps the two in step). */

@@ -2,6 +2,7 @@
 // picks one implementation per slot from config and runs their lifecycle (init in order, close in reverse).
 import type { Config } from "../config";
 import type { Logger } from "../config/log";
+import type { TemplateRegistry } from "../templates";
 
 export type ReadyReport = { ok: boolean; detail?: string };
 
@@ -10,6 +11,8 @@ export type PluginContext = {
   logger: Logger;
   /** Environment the plugin may read its own settings from (process.env in production). */
   env: Record<string, string | undefined>;
+  /** Every template the service offers (built-in and from VITRIN_TEMPLATE_DIRS), for renderers. */
+  templates: TemplateRegistry;
 };
 
 type Lifecycle = {
