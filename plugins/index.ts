@@ -1,6 +1,7 @@
 // The plugins built into vitrin; the registry picks one per slot from config.
 import { PluginRegistry } from "../src/plugins";
 import storageLocal from "./storage-local";
+import storageS3 from "./storage-s3";
 import backgroundRemovalNone from "./background-removal-none";
 import backgroundRemovalIsnet from "./background-removal-isnet";
 import rendererFfmpeg from "./renderer-ffmpeg";
@@ -8,5 +9,5 @@ import paymentManual from "./payment-manual";
 import paymentStripe from "./payment-stripe";
 
 export function builtinPlugins(): PluginRegistry {
-  return new PluginRegistry().add(storageLocal).add(backgroundRemovalNone).add(backgroundRemovalIsnet).add(rendererFfmpeg).add(paymentManual).add(paymentStripe);
+  return new PluginRegistry().add(storageLocal).add(storageS3).add(backgroundRemovalNone).add(backgroundRemovalIsnet).add(rendererFfmpeg).add(paymentManual).add(paymentStripe);
 }

@@ -1,5 +1,5 @@
 // Storage on local disk under the data dir, served by vitrin itself under {cdn_url} with range and cache support.
-import { mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, rename, rm, stat } from "node:fs/promises";
 import { dirname, join, resolve, sep } from "node:path";
 import { definePlugin, type StoragePlugin } from "../../src/plugins";
 
@@ -16,6 +16,11 @@ const contentTypes: Record<string, string> = {
 
 const safeKey = /^[A-Za-z0-9][A-Za-z0-9._-]*(\/[A-Za-z0-9][A-Za-z0-9._-]*)*$/;
 
+/** True for a key the core could have made: slash-separated plain names, no empty, `.` or `..` parts. */
+export function isSafeKey(key: string): boolean {
+  return safeKey.test(key) && !key.split("/").some((part) => part === "." || part === "..");
+}
+
 export function contentTypeOf(key: string): string {
   const ext = key.slice(key.lastIndexOf(".") + 1).toLowerCase();
   return contentTypes[ext] ?? "application/octet-stream";
@@ -25,7 +30,7 @@ export function createLocalStorage(root: string, baseUrl: string): StoragePlugin
   const base = resolve(root);
   /** Maps a key to a path inside the root, or null for anything that could escape it. */
   const pathOf = (key: string): string | null => {
-    if (!safeKey.test(key) || key.split("/").some((part) => part === "." || part === "..")) return null;
+    if (!isSafeKey(key)) return null;
     const full = resolve(base, key);
     return full.startsWith(base + sep) ? full : null;
   };
@@ -52,7 +57,8 @@ export function createLocalStorage(root: string, baseUrl: string): StoragePlugin
       // Write beside the target and rename, so a reader never sees half a file.
       const tmp = `${path}.tmp-${process.pid}-${++tmpCounter}`;
       try {
-        await writeFile(tmp, body);
+        // Bun.write copies a Bun.file body file-to-file instead of reading it into memory.
+        await Bun.write(tmp, body);
         await rename(tmp, path);
       } catch (e) {
         await rm(tmp, { force: true });

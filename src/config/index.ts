@@ -33,6 +33,14 @@ export type Config = {
   stripeSecretKey: string | null;
   stripeWebhookSecret: string | null;
   stripeApiUrl: string | null;
+  s3Endpoint: string | null;
+  s3Region: string;
+  s3Bucket: string | null;
+  s3AccessKeyId: string | null;
+  s3SecretAccessKey: string | null;
+  s3PathStyle: boolean;
+  s3Urls: "presigned" | "public";
+  s3UrlTtlSeconds: number;
   renderTimeoutMs: number;
   ffmpegPath: string | null;
   ffprobePath: string | null;
@@ -125,7 +133,7 @@ const settings: Setting[] = [
     env: "VITRIN_CDN_URL",
     key: "cdnUrl",
     default: "$VITRIN_PUBLIC_URL/files",
-    doc: "Base URL under which stored images and videos are served (`{cdn_url}`).",
+    doc: "Base URL under which stored images and videos are served (`{cdn_url}`). With `VITRIN_STORAGE=s3`, setting it makes links plain public ones under it instead of presigned ones (see VITRIN_S3_URLS).",
     parse: httpUrl,
   },
   {
@@ -158,7 +166,13 @@ const settings: Setting[] = [
     doc: "Let image fetches and webhooks reach loopback and private addresses (local setups and tests only).",
     parse: boolean,
   },
-  { env: "VITRIN_STORAGE", key: "storage", default: "local", doc: "Storage plugin: `local` (files under the data dir).", parse: pluginName },
+  {
+    env: "VITRIN_STORAGE",
+    key: "storage",
+    default: "local",
+    doc: "Storage plugin: `local` (files under the data dir, served by vitrin) or `s3` (an S3-compatible bucket, see the VITRIN_S3_* settings).",
+    parse: pluginName,
+  },
   {
     env: "VITRIN_BACKGROUND_REMOVAL",
     key: "backgroundRemoval",
@@ -309,6 +323,77 @@ const settings: Setting[] = [
     parse: (r) => (r.trim() ? httpUrl(r) : null),
   },
   {
+    env: "VITRIN_S3_ENDPOINT",
+    key: "s3Endpoint",
+    default: "(AWS S3 in VITRIN_S3_REGION)",
+    doc: "With `VITRIN_STORAGE=s3`: base URL of the S3 API, without the bucket (e.g. `http://minio:9000`, `https://<account>.r2.cloudflarestorage.com`).",
+    parse: (r) => (r.trim() ? httpUrl(r) : null),
+  },
+  {
+    env: "VITRIN_S3_REGION",
+    key: "s3Region",
+    default: "us-east-1",
+    doc: "Region requests to the bucket are signed for (`auto` for Cloudflare R2; any value for most self-hosted stores).",
+    parse: (r) => {
+      const v = r.trim();
+      if (!/^[a-z0-9][a-z0-9-]*$/.test(v)) throw new Error("must be a region name such as us-east-1");
+      return v;
+    },
+  },
+  {
+    env: "VITRIN_S3_BUCKET",
+    key: "s3Bucket",
+    default: "(unset)",
+    doc: "Bucket that holds stored images and videos; required with `VITRIN_STORAGE=s3`. Create it beforehand.",
+    parse: (r) => {
+      const v = r.trim();
+      if (v !== "" && !/^[A-Za-z0-9][A-Za-z0-9._-]{1,254}$/.test(v)) throw new Error("must be a bucket name (letters, digits, dots, dashes)");
+      return v || null;
+    },
+  },
+  {
+    env: "VITRIN_S3_ACCESS_KEY_ID",
+    key: "s3AccessKeyId",
+    default: "(unset)",
+    doc: "Access key ID for the bucket; required with `VITRIN_STORAGE=s3`. The key needs to list the bucket and to get, put and delete its objects.",
+    parse: (r) => r.trim() || null,
+  },
+  {
+    env: "VITRIN_S3_SECRET_ACCESS_KEY",
+    key: "s3SecretAccessKey",
+    default: "(unset)",
+    doc: "Secret access key of VITRIN_S3_ACCESS_KEY_ID; required with `VITRIN_STORAGE=s3`.",
+    parse: (r) => r.trim() || null,
+  },
+  {
+    env: "VITRIN_S3_PATH_STYLE",
+    key: "s3PathStyle",
+    default: "true",
+    doc: "Address the bucket in the path (`<endpoint>/<bucket>/<key>`, what MinIO, Garage and most self-hosted stores expect). `false` puts it in the host name (`<bucket>.<endpoint host>`), as some providers require.",
+    parse: boolean,
+  },
+  {
+    env: "VITRIN_S3_URLS",
+    key: "s3Urls",
+    default: "(public if VITRIN_CDN_URL is set, else presigned)",
+    doc: "How S3 storage links to files in API responses and webhooks: `presigned` (signed links that expire after VITRIN_S3_URL_TTL_SECONDS; the bucket stays private) or `public` (plain links under VITRIN_CDN_URL, which must then be the address of a publicly readable bucket or of a CDN in front of it).",
+    parse: (r, env) => {
+      const v = r.trim();
+      const cdnSet = (env.VITRIN_CDN_URL ?? "").trim() !== "";
+      if (v === "") return cdnSet ? "public" : "presigned";
+      if (v !== "presigned" && v !== "public") throw new Error("must be presigned or public");
+      if (v === "public" && !cdnSet) throw new Error("public links need VITRIN_CDN_URL set to the bucket's (or its CDN's) public address");
+      return v;
+    },
+  },
+  {
+    env: "VITRIN_S3_URL_TTL_SECONDS",
+    key: "s3UrlTtlSeconds",
+    default: "86400",
+    doc: "How long a presigned link stays valid (at most 604800, S3's limit). Every API read signs fresh links, so fetch the product or video again for a new one.",
+    parse: integer(1, 604_800),
+  },
+  {
     env: "VITRIN_RENDER_TIMEOUT_MS",
     key: "renderTimeoutMs",
     default: "600000",
@@ -393,6 +478,12 @@ function defaultFor(s: Setting, partial: Partial<Config>): string {
     case "stripeSecretKey":
     case "stripeWebhookSecret":
     case "stripeApiUrl":
+      return "";
+    case "s3Endpoint":
+    case "s3Bucket":
+    case "s3AccessKeyId":
+    case "s3SecretAccessKey":
+    case "s3Urls":
       return "";
     case "ffmpegPath":
     case "ffprobePath":

@@ -29,12 +29,15 @@ export type StoredFile = { body: Blob; size: number; contentType: string };
 export type StoragePlugin = Lifecycle & {
   readonly slot: "storage";
   readonly name: string;
-  /** Stores bytes under a key (keys are slash-separated, made by the core, never from user input). */
-  put(key: string, body: Uint8Array, contentType: string): Promise<void>;
+  /**
+   * Stores bytes under a key (keys are slash-separated, made by the core, never from user input).
+   * A Blob body (e.g. `Bun.file(path)`) is streamed, so a rendered video never has to sit in memory whole.
+   */
+  put(key: string, body: Uint8Array | Blob, contentType: string): Promise<void>;
   get(key: string): Promise<StoredFile | null>;
   /** Removing a missing key is not an error. */
   delete(key: string): Promise<void>;
-  /** The public URL of a key, under {cdn_url}. */
+  /** A URL a client can GET the key from: under {cdn_url}, or a time-limited presigned link (S3). */
   url(key: string): string;
   /** When present, the service itself serves {cdn_url} through this (local disk). */
   serve?(key: string, request: Request): Promise<Response | null>;

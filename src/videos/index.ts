@@ -229,8 +229,8 @@ export function createVideos(deps: VideoDeps) {
       const suffix = newId("file").slice(5);
       const videoKey = `videos/${videoId}/video-${suffix}.mp4`;
       const thumbnailKey = `videos/${videoId}/thumbnail-${suffix}.jpg`;
-      await storage.put(videoKey, new Uint8Array(await Bun.file(result.videoPath).arrayBuffer()), "video/mp4");
-      await storage.put(thumbnailKey, new Uint8Array(await Bun.file(result.thumbnailPath).arrayBuffer()), "image/jpeg");
+      await storage.put(videoKey, Bun.file(result.videoPath), "video/mp4");
+      await storage.put(thumbnailKey, Bun.file(result.thumbnailPath), "image/jpeg");
       const done = clock.now();
       const stored = await db.tx(async (tx) => {
         const current = await load(tx, videoId);
