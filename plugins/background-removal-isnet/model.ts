@@ -3,6 +3,7 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { embedded } from "../../src/native/embedded";
 import type { Logger } from "../../src/config/log";
 
 /** The npm package whose `dist/` holds the ISNet ONNX model as 4 MiB chunks named by their SHA-256. */
@@ -73,10 +74,22 @@ export class ModelError extends Error {
 const silent: Pick<Logger, "info" | "warn"> = { info() {}, warn() {} };
 
 type Chunk = { hash: string; offsets: [number, number] };
-type Source = { distDir: string; version: string; chunks: Chunk[]; size: number };
+type Source = { distDir: string; version: string; chunks: (Chunk & { file: string })[]; size: number };
 
-/** Finds the chunks in node_modules; null when the package is not installed (e.g. a build that left it out). */
+/**
+ * Finds the chunks: those a compiled binary carries, else those in node_modules; null when neither is there (a source
+ * checkout without the package).
+ */
 export function bundledSource(): Source | null {
+  if (embedded?.model) {
+    const m = embedded.model;
+    return {
+      distDir: "the vitrin executable",
+      version: m.version,
+      size: m.size,
+      chunks: m.chunks.map((c) => ({ file: c.embedded, offsets: c.offsets, hash: c.hash })),
+    };
+  }
   let entry: string;
   try {
     entry = createRequire(import.meta.url).resolve(MODEL_PACKAGE);
@@ -91,7 +104,7 @@ export function bundledSource(): Source | null {
   try {
     version = JSON.parse(readFileSync(join(distDir, "..", "package.json"), "utf8")).version ?? version;
   } catch {}
-  return { distDir, version, chunks: model.chunks, size: model.size };
+  return { distDir, version, chunks: model.chunks.map((c) => ({ ...c, file: join(distDir, c.hash) })), size: model.size };
 }
 
 // Hashing 88 MB costs a few hundred ms, so a file that has not changed since it last verified is not hashed again.
@@ -224,7 +237,7 @@ export async function installModel(modelDir: string, logger: Pick<Logger, "info"
   let bytes = 0;
   writeAtomic(file, (fd) => {
     for (const [i, chunk] of source.chunks.entries()) {
-      const data = readFileSync(join(source.distDir, chunk.hash));
+      const data = readFileSync(chunk.file);
       const expected = chunk.offsets[1] - chunk.offsets[0];
       if (data.length !== expected || new Bun.CryptoHasher("sha256").update(data).digest("hex") !== chunk.hash) {
         throw new ModelError(`Chunk ${i + 1} of the bundled model (${chunk.hash}) in ${source.distDir} is damaged; reinstall ${MODEL_PACKAGE}.`);

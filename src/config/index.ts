@@ -1,6 +1,7 @@
 // Reads and validates every VITRIN_* setting once at start; the README's configuration table is generated from this list.
 import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
+import { defaultNativeDir } from "./paths";
 
 export type Config = {
   port: number;
@@ -438,8 +439,8 @@ const settings: Setting[] = [
   {
     env: "VITRIN_NATIVE_DIR",
     key: "nativeDir",
-    default: "$VITRIN_DATA_DIR/native",
-    doc: "Where the compiled binary unpacks its native libraries (sharp's libvips, ONNX Runtime) once per build. Must allow executing (not a noexec mount).",
+    default: "$XDG_CACHE_HOME/vitrin/native (~/.cache/vitrin/native)",
+    doc: "Where the compiled binary unpacks its native libraries (sharp's libvips, ONNX Runtime) once per build. Must be writable and allow executing (not a noexec mount).",
     parse: (r) => resolve(r.trim()),
   },
 ];
@@ -449,7 +450,7 @@ export function loadConfig(env: Env = process.env): Config {
   const out: Partial<Config> = {};
   for (const s of settings) {
     let raw = env[s.env];
-    if (raw === undefined) raw = defaultFor(s, out);
+    if (raw === undefined) raw = defaultFor(s, out, env);
     try {
       (out as Record<string, unknown>)[s.key] = s.parse(raw, env, out);
     } catch (e) {
@@ -461,7 +462,7 @@ export function loadConfig(env: Env = process.env): Config {
   return out as Config;
 }
 
-function defaultFor(s: Setting, partial: Partial<Config>): string {
+function defaultFor(s: Setting, partial: Partial<Config>, env: Env): string {
   switch (s.key) {
     case "publicUrl": {
       const host = partial.host && partial.host !== "0.0.0.0" && partial.host !== "::" ? partial.host : "localhost";
@@ -493,7 +494,7 @@ function defaultFor(s: Setting, partial: Partial<Config>): string {
     case "pluginDirs":
       return besideExecutable("plugins");
     case "nativeDir":
-      return resolve(partial.dataDir!, "native");
+      return defaultNativeDir(env);
     case "dekupeThreads":
       return String(Math.max(1, navigator.hardwareConcurrency || 1));
     default:

@@ -1,0 +1,99 @@
+// Loads the native addons (sharp, ONNX Runtime) inside a compiled binary: unpacks the embedded `.node` files and the
+// shared libraries they link into a cache folder once, preloads each library by absolute path, then loads the addon.
+//
+// `bun build --compile` embeds files but cannot hand them to the dynamic linker, which needs real files; and the
+// addons find their libraries through RPATH/RUNPATH relative to themselves, so the files keep their node_modules
+// layout under the cache folder. scripts/build.ts rewrites the addons' own loaders to call `loadAddon` and fills
+// ./embedded with the files; from source none of this runs.
+import { dlopen, FFIType } from "bun:ffi";
+import { chmodSync, existsSync, mkdirSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { defaultNativeDir } from "../config/paths";
+import { embedded, type EmbeddedAddon } from "./embedded";
+
+const loaded = new Map<string, unknown>();
+const RTLD_NOW = 2;
+const RTLD_GLOBAL = 0x100;
+let libc: ReturnType<typeof openLibc> | null = null;
+
+function openLibc() {
+  return dlopen(process.platform === "darwin" ? "libSystem.B.dylib" : "libc.so.6", {
+    dlopen: { args: [FFIType.cstring, FFIType.i32], returns: FFIType.ptr },
+    dlerror: { args: [], returns: FFIType.cstring },
+  });
+}
+
+/** dlopen(3) by absolute path; the handle is never closed, since that would unload the library under the addon. */
+function preload(path: string): void {
+  libc ??= openLibc();
+  const handle = libc.symbols.dlopen(Buffer.from(`${path}\0`), RTLD_NOW | RTLD_GLOBAL);
+  if (!handle) throw new Error(`dlopen ${path}: ${libc.symbols.dlerror()}`);
+}
+
+/** The cache folder for this build's native files (VITRIN_NATIVE_DIR, else a per-user cache). */
+export function nativeRoot(env: Record<string, string | undefined> = process.env): string {
+  return join(env.VITRIN_NATIVE_DIR || defaultNativeDir(env), embedded?.buildId ?? "source");
+}
+
+/** Writes one embedded file beside its final name and renames it, so concurrent starts never see half a file. */
+async function unpack(from: string, to: string, size: number): Promise<void> {
+  if (existsSync(to) && statSync(to).size === size) return;
+  mkdirSync(dirname(to), { recursive: true });
+  const part = `${to}.${process.pid}.part`;
+  writeFileSync(part, await Bun.file(from).bytes());
+  chmodSync(part, 0o755);
+  renameSync(part, to);
+}
+
+function unpackSync(from: string, to: string, size: number): void {
+  if (existsSync(to) && statSync(to).size === size) return;
+  mkdirSync(dirname(to), { recursive: true });
+  const part = `${to}.${process.pid}.part`;
+  // Module initialisation is synchronous, so the first load cannot await; Bun.file(...).bytes() would.
+  const { readFileSync } = require("node:fs") as typeof import("node:fs");
+  writeFileSync(part, readFileSync(from));
+  chmodSync(part, 0o755);
+  renameSync(part, to);
+}
+
+function addonOf(name: string): EmbeddedAddon {
+  const addon = embedded?.addons.find((a) => a.name === name);
+  if (!addon) throw new Error(`this build carries no native addon "${name}"`);
+  return addon;
+}
+
+/** Unpacks every embedded native file now (e.g. at start, so the first image request does not pay for it). */
+export async function unpackAll(env: Record<string, string | undefined> = process.env): Promise<string | null> {
+  if (!embedded) return null;
+  const root = nativeRoot(env);
+  for (const addon of embedded.addons) {
+    for (const file of [...addon.libraries, addon.addon]) await unpack(file.embedded, join(root, file.path), file.size);
+  }
+  return root;
+}
+
+/** Returns the addon's exports, unpacking and loading it on first use. */
+export function loadAddon(name: string): unknown {
+  if (loaded.has(name)) return loaded.get(name);
+  const addon = addonOf(name);
+  const root = nativeRoot();
+  try {
+    for (const lib of addon.libraries) {
+      const path = join(root, lib.path);
+      unpackSync(lib.embedded, path, lib.size);
+      // The addon names the library by soname; once it is loaded by absolute path, the linker reuses it.
+      preload(path);
+    }
+    const path = join(root, addon.addon.path);
+    unpackSync(addon.addon.embedded, path, addon.addon.size);
+    const module = { exports: {} as unknown };
+    process.dlopen(module, path);
+    loaded.set(name, module.exports);
+    return module.exports;
+  } catch (e) {
+    throw new Error(
+      `could not load the native ${name} library from ${root}: ${(e as Error).message}. ` +
+        "VITRIN_NATIVE_DIR must be a writable folder on a file system that allows executing (not mounted noexec).",
+    );
+  }
+}
