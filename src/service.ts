@@ -26,6 +26,7 @@ import { createVideos } from "./videos";
 import { videoRoutes } from "./videos/routes";
 import { defaultTemplates, loadTemplates, TEMPLATES_DIR, type TemplateRegistry } from "./templates";
 import type { PluginRegistry } from "./plugins";
+import { loadPluginFolders } from "./plugins/load";
 import { builtinPlugins } from "../plugins";
 
 export type ServiceOptions = {
@@ -56,7 +57,9 @@ export async function createService(config: Config, opts: ServiceOptions = {}) {
   let templates: TemplateRegistry;
   try {
     templates = config.templateDirs.length ? await loadTemplates([TEMPLATES_DIR, ...config.templateDirs]) : await defaultTemplates();
-    plugins = await (opts.registry ?? builtinPlugins()).start({ config, logger, env: opts.env ?? process.env, templates });
+    const registry = opts.registry ?? builtinPlugins();
+    if (config.pluginDirs.length) await loadPluginFolders(config.pluginDirs, registry, logger);
+    plugins = await registry.start({ config, logger, env: opts.env ?? process.env, templates });
   } catch (e) {
     db.close();
     throw e;

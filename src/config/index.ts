@@ -457,7 +457,10 @@ export function loadConfig(env: Env = process.env): Config {
       throw new ConfigError(`${s.env}=${JSON.stringify(env[s.env] ?? raw)}: ${(e as Error).message}`);
     }
   }
-  const unknown = Object.keys(env).filter((k) => k.startsWith("VITRIN_") && !settings.some((s) => s.env === k));
+  // Plugins loaded from folders read their own settings, named VITRIN_PLUGIN_<NAME>_<SETTING>.
+  const unknown = Object.keys(env).filter(
+    (k) => k.startsWith("VITRIN_") && !settings.some((s) => s.env === k) && !/^VITRIN_PLUGIN_[A-Z0-9]+_[A-Z0-9_]+$/.test(k),
+  );
   if (unknown.length > 0) throw new ConfigError(`unknown setting ${unknown.join(", ")}; see the README's configuration table`);
   return out as Config;
 }

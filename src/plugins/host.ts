@@ -1,0 +1,24 @@
+// What vitrin hands to plugins loaded from a folder at run time. A compiled binary has no node_modules, so such a
+// plugin cannot import elysia or src/plugins by path: it default-exports `(host) => definition(s)` and takes
+// everything from `host` (its `import type` lines are erased and cost nothing).
+import { t } from "elysia";
+import { Value } from "@sinclair/typebox/value";
+import { definePlugin, PaymentSignatureError } from "./index";
+import pkg from "../../package.json" with { type: "json" };
+
+export const PLUGIN_API_VERSION = 1;
+
+export const pluginHost = {
+  /** Bumped when anything below changes incompatibly; a plugin may refuse to load on a version it does not know. */
+  apiVersion: PLUGIN_API_VERSION,
+  /** The vitrin release running the plugin. */
+  version: pkg.version as string,
+  definePlugin,
+  PaymentSignatureError,
+  /** Elysia's TypeBox builder, the same `t` the core validates requests with. */
+  t,
+  /** TypeBox's value checker: `host.Value.Check(schema, data)`, `host.Value.Errors(schema, data)`. */
+  Value,
+};
+
+export type PluginHost = typeof pluginHost;

@@ -1,0 +1,124 @@
+// Plugins loaded from folders at start: the example sandbox payment plugin end to end, and clear errors for bad plugins.
+import { afterEach, describe, expect, test } from "bun:test";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { loadConfig } from "../src/config";
+import { PluginRegistry } from "../src/plugins";
+import { loadPluginFolders } from "../src/plugins/load";
+import { builtinPlugins } from "../plugins";
+import { signatureHeader } from "../examples/plugins/payment-sandbox";
+import { startService, tempDir, type TestService } from "./helpers";
+
+const EXAMPLES = join(import.meta.dir, "..", "examples", "plugins");
+const SECRET = "sandbox-secret-0123456789";
+
+let svc: TestService | null = null;
+const dirs: string[] = [];
+afterEach(async () => {
+  await svc?.close();
+  svc = null;
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function folder(files: Record<string, string>): string {
+  const dir = tempDir("vitrin-plugins-");
+  dirs.push(dir);
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(join(dir, name, ".."), { recursive: true });
+    writeFileSync(join(dir, name), text);
+  }
+  return dir;
+}
+
+async function sandbox() {
+  svc = await startService(
+    { VITRIN_PLUGIN_DIRS: EXAMPLES, VITRIN_PAYMENT: "sandbox" },
+    { env: { VITRIN_PLUGIN_SANDBOX_SECRET: SECRET } },
+  );
+  const account = await svc.newAccount();
+  const top = await svc.json("POST", "/v1/balance/top-up", { token: account.token, body: { amount: 2000, currency: "usd" } });
+  expect(top.status).toBe(201);
+  return { s: svc, account, top: top.body };
+}
+
+async function notify(s: TestService, event: unknown, secret = SECRET) {
+  const raw = JSON.stringify(event);
+  return s.call("POST", "/v1/payments/sandbox/webhook", {
+    raw,
+    headers: { "content-type": "application/json", "sandbox-signature": await signatureHeader(secret, raw) },
+  });
+}
+
+describe("the example sandbox payment plugin, loaded from a folder", () => {
+  test("a top-up goes through the folder plugin and its payer lands on vitrin's return page", async () => {
+    const { s, top } = await sandbox();
+    expect(top.platform).toBe("sandbox");
+    expect(top.status).toBe("pending");
+    expect(top.payment_url).toContain(`/pay/sandbox/return?top_up=${top.id}`);
+    const ready = await s.json("GET", "/readyz");
+    expect(ready.body.checks["payment-sandbox"]).toEqual({ ok: true });
+  });
+
+  test("a signed payment.succeeded books the credits once, even when sent twice", async () => {
+    const { s, account, top } = await sandbox();
+    const event = { id: "evt_1", type: "payment.succeeded", data: { reference: `sbx_${top.id}` } };
+    expect((await notify(s, event)).status).toBe(200);
+    expect((await notify(s, event)).status).toBe(200);
+    const balance = await s.json("GET", "/v1/balance", { token: account.token });
+    expect(balance.body.credits).toBe(200);
+    const after = await s.json("GET", `/v1/balance/top-ups/${top.id}`, { token: account.token });
+    expect(after.body.status).toBe("paid");
+  });
+
+  test("a webhook signed with another key is a 400 and books nothing", async () => {
+    const { s, account, top } = await sandbox();
+    const res = await notify(s, { id: "evt_2", type: "payment.succeeded", data: { reference: `sbx_${top.id}` } }, "not-the-secret-0123456");
+    expect(res.status).toBe(400);
+    expect((await res.json()).message).toContain("signature does not match");
+    expect((await s.json("GET", "/v1/balance", { token: account.token })).body.credits).toBe(0);
+  });
+
+  test("a malformed event is refused with the path of what is wrong", async () => {
+    const { s } = await sandbox();
+    const res = await notify(s, { id: "evt_3", type: "payment.succeeded", data: {} });
+    expect(res.status).toBe(400);
+    expect((await res.json()).message).toContain("/data/reference");
+  });
+
+  test("without its secret the plugin refuses to start, naming the setting", async () => {
+    await expect(startService({ VITRIN_PLUGIN_DIRS: EXAMPLES, VITRIN_PAYMENT: "sandbox" })).rejects.toThrow(/VITRIN_PLUGIN_SANDBOX_SECRET/);
+  });
+});
+
+describe("plugin folders", () => {
+  test("a module may export a definition, a list, or a function of the host API", async () => {
+    const dir = folder({
+      "renderer-a.ts": `export default { slot: "renderer", name: "a", description: "", create: () => ({ slot: "renderer", name: "a", render() { throw new Error("no"); } }) };`,
+      "pair/index.js": `export default (host) => [host.definePlugin({ slot: "payment", name: "b", create: () => ({}) }), { slot: "payment", name: "c", create: () => ({}) }];`,
+      "notes.md": "not a module",
+      "_draft.ts": "this is skipped: syntax error (",
+    });
+    const registry = new PluginRegistry();
+    expect(await loadPluginFolders([dir], registry)).toEqual(["payment-b", "payment-c", "renderer-a"]);
+    expect(registry.names("payment")).toEqual(["b", "c"]);
+  });
+
+  test("a plugin named like a built-in one is refused, naming the file", async () => {
+    const dir = folder({ "local.ts": `export default { slot: "storage", name: "local", create: () => ({}) };` });
+    await expect(loadPluginFolders([dir], builtinPlugins())).rejects.toThrow(/local\.ts: plugin storage-local is registered twice/);
+  });
+
+  test("an unknown slot, a bad name or a module that does not load are clear errors", async () => {
+    const bad = (text: string) => loadPluginFolders([folder({ "p.ts": text })], new PluginRegistry());
+    await expect(bad(`export default { slot: "mailer", name: "x", create() {} };`)).rejects.toThrow(/slot "mailer" is not one of/);
+    await expect(bad(`export default { slot: "payment", name: "Bad Name", create() {} };`)).rejects.toThrow(/name must be lowercase/);
+    await expect(bad(`export default 42;`)).rejects.toThrow(/exports no plugin definition/);
+    await expect(bad(`throw new Error("boom");`)).rejects.toThrow(/p\.ts failed to load: boom/);
+    await expect(loadPluginFolders(["/nonexistent/vitrin-plugins"], new PluginRegistry())).rejects.toThrow(/cannot read the plugins folder/);
+  });
+
+  test("settings named VITRIN_PLUGIN_<NAME>_<SETTING> pass; other unknown VITRIN_ names are still refused", () => {
+    expect(() => loadConfig({ VITRIN_PLUGIN_SANDBOX_SECRET: "x" })).not.toThrow();
+    expect(() => loadConfig({ VITRIN_PLUGIN_DIR: "/x" })).toThrow(/unknown setting VITRIN_PLUGIN_DIR/);
+  });
+});
