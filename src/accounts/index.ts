@@ -2,7 +2,7 @@
 import { and, desc, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db";
 import type { Clock } from "../db/clock";
-import { accounts, tokens } from "../db/schema";
+import type { accounts } from "../db/schema";
 import { iso, newId } from "../db/ids";
 import { book, transactionJson } from "../billing";
 import { errors } from "../http/errors";
@@ -48,6 +48,7 @@ export function accountJson(row: AccountRow) {
 export type NewAccount = { name?: string; credits?: number; language?: string; isPremium?: boolean };
 
 export function createAccounts(db: Db, clock: Clock) {
+  const { accounts, tokens } = db.schema;
   async function issueToken(tx: Parameters<Parameters<Db["tx"]>[0]>[0], accountId: string, name: string, at: number) {
     const token = randomToken();
     const id = newId("tok");
@@ -90,7 +91,7 @@ export function createAccounts(db: Db, clock: Clock) {
         });
         // Opening credits go through the ledger like any other change, so credits = sum of transactions from day one.
         if (credits > 0) {
-          await book(tx, {
+          await book(db.schema, tx, {
             accountId: id,
             amount: credits,
             type: "grant",
@@ -177,7 +178,7 @@ export function createAccounts(db: Db, clock: Clock) {
         const [acct] = await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId));
         if (!acct) throw errors.notFound("account");
         try {
-          return await book(tx, {
+          return await book(db.schema, tx, {
             accountId,
             amount,
             type: amount > 0 ? "grant" : "adjustment",

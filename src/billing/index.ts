@@ -1,8 +1,8 @@
 // The credit ledger: every change to an account's credits is one transaction row written in the same database
 // transaction as the balance update, so credits always equal the sum of the account's rows.
 import { and, eq, gte, sql } from "drizzle-orm";
-import type { Orm } from "../db";
-import { accounts, transactions } from "../db/schema";
+import type { Orm, Schema } from "../db";
+import type { transactions } from "../db/schema";
 import { iso, newId } from "../db/ids";
 import { errors } from "../http/errors";
 
@@ -23,10 +23,15 @@ export type LedgerEntry = {
 export type TransactionRow = typeof transactions.$inferSelect;
 
 /**
- * Books one entry inside the caller's transaction. A debit that would take the balance below zero throws 402;
+ * Books one entry inside the caller's transaction (`tables` are db.schema's). A debit that would take the balance below zero throws 402;
  * a reference booked before returns that earlier row unchanged (`created: false`).
  */
-export async function book(tx: Orm, entry: LedgerEntry): Promise<{ row: TransactionRow; created: boolean }> {
+export async function book(
+  tables: Pick<Schema, "accounts" | "transactions">,
+  tx: Orm,
+  entry: LedgerEntry,
+): Promise<{ row: TransactionRow; created: boolean }> {
+  const { accounts, transactions } = tables;
   if (!Number.isSafeInteger(entry.amount) || entry.amount === 0) throw new Error("ledger amount must be a non-zero integer");
   if (entry.reference) {
     const [earlier] = await tx.select().from(transactions).where(eq(transactions.reference, entry.reference)).limit(1);

@@ -4,7 +4,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Db, Orm } from "../db";
 import type { Clock } from "../db/clock";
-import { accounts, paymentEvents, topUps, transactions } from "../db/schema";
+import type { topUps } from "../db/schema";
 import { iso, newId } from "../db/ids";
 import { createPager, type PageQuery } from "../db/pagination";
 import { errors } from "../http/errors";
@@ -54,6 +54,7 @@ export function creditsFor(amount: number, currency: string, rates: Record<strin
 
 export function createBilling(deps: BillingDeps) {
   const { db, clock, config, logger, payment, jobs, webhooks } = deps;
+  const { accounts, paymentEvents, topUps, transactions } = db.schema;
   const pageTransactions = createPager<TransactionRow>(db.read, transactions, [transactions.accountId], "transaction");
 
   /**
@@ -61,7 +62,7 @@ export function createBilling(deps: BillingDeps) {
    * to the account's webhook URL in the same transaction.
    */
   async function bookEntry(tx: Orm, entry: LedgerEntry) {
-    const result = await book(tx, entry);
+    const result = await book(db.schema, tx, entry);
     const threshold = config.lowBalanceThreshold;
     if (result.created && entry.amount < 0 && threshold > 0) {
       const after = result.row.balanceAfter;

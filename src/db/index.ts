@@ -4,23 +4,46 @@
 // writer used only inside `tx`. Transactions queue for the writer and run one after another (grouped into one
 // BEGIN IMMEDIATE … COMMIT when they pile up), so concurrent requests never interleave statements inside one
 // another's transactions, and other processes wait on the file lock.
-// Route and domain code only ever sees `Db`, so a PostgreSQL driver can implement the same shape later.
+// Route and domain code only ever sees `Db`; a `postgres://` URL selects the PostgreSQL implementation (postgres.ts).
 import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import * as schema from "./schema";
 import { sqliteMigrations } from "./migrations";
+import { openPostgres } from "./postgres";
 
 export { schema };
+/**
+ * The query handle domain code sees. It is typed as the SQLite driver's; on PostgreSQL the handle is drizzle's
+ * bun-sql one, cast in postgres.ts. Code written against it must stick to what both offer: awaited builders and
+ * prepared statements' `execute` (not SQLite's synchronous `run`/`all`/`get`).
+ */
 export type Orm = BunSQLiteDatabase<typeof schema>;
+/** The tables, typed as schema.ts's; on PostgreSQL they are schema-pg.ts's twins with the same keys. */
+export type Schema = typeof schema;
+export type Dialect = "sqlite" | "postgres";
+
+export type TxOptions = {
+  /**
+   * PostgreSQL: "serializable" (the default) gives what SQLite's single writer gives (no write skew, so checks such as
+   * the product limit hold), retrying on serialization failures. The job engine, whose rows are fenced and claimed
+   * with SKIP LOCKED, asks for "read committed". SQLite ignores it: every transaction there is serial.
+   */
+  isolation?: "serializable" | "read committed";
+};
 
 export type Db = {
-  readonly dialect: "sqlite";
+  readonly dialect: Dialect;
+  /** The dialect's tables; domain code takes its tables from here, never from schema.ts directly. */
+  readonly schema: Schema;
   /** Reads outside a transaction. */
   readonly read: Orm;
-  /** Runs `fn` in one transaction; a throw rolls everything back. Do no network I/O inside. */
-  tx<T>(fn: (tx: Orm) => Promise<T> | T): Promise<T>;
+  /**
+   * Runs `fn` in one transaction; a throw rolls everything back. Do no network I/O inside: on PostgreSQL `fn` may run
+   * again when the transaction loses a serialization conflict.
+   */
+  tx<T>(fn: (tx: Orm) => Promise<T> | T, options?: TxOptions): Promise<T>;
   /** Runs `cb` once the current transaction commits (at once when none is open); dropped on rollback. */
   afterCommit(cb: () => void): void;
   /**
@@ -28,10 +51,15 @@ export type Db = {
    * token lookups and list polling then cost a map lookup. Values must be treated as immutable.
    */
   cached<T>(key: string, compute: () => Promise<T> | T): Promise<T> | T;
+  /**
+   * Calls `onPayload` for every notification on `channel`, from this instance or another (PostgreSQL LISTEN/NOTIFY).
+   * SQLite serves one host, where in-process wake-ups already cover this, so there it never calls back.
+   */
+  listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
   /** Cheap liveness probe for /readyz. */
   ping(): Promise<boolean>;
   migrate(): Promise<{ applied: string[] }>;
-  close(): void;
+  close(): Promise<void>;
 };
 
 export function sqlitePathFromUrl(url: string): string {
@@ -157,10 +185,16 @@ class GroupWriter {
   }
 }
 
+export function isPostgresUrl(url: string): boolean {
+  return url.startsWith("postgres://") || url.startsWith("postgresql://");
+}
+
 export function openDatabase(url: string): Db {
-  if (url.startsWith("postgres://") || url.startsWith("postgresql://")) {
-    throw new Error("PostgreSQL is not available in this build yet; use the default SQLite database");
-  }
+  if (isPostgresUrl(url)) return openPostgres(url);
+  return openSqliteDb(url);
+}
+
+function openSqliteDb(url: string): Db {
   const path = sqlitePathFromUrl(url);
   const writerClient = openSqlite(path);
   const readerClient = path === ":memory:" ? writerClient : openSqlite(path);
@@ -175,6 +209,7 @@ export function openDatabase(url: string): Db {
 
   return {
     dialect: "sqlite",
+    schema,
     read: reader,
     tx<T>(fn: (tx: Orm) => Promise<T> | T): Promise<T> {
       return groupWriter.submit<T>({ fn });
@@ -185,6 +220,9 @@ export function openDatabase(url: string): Db {
     },
     cached(key, compute) {
       return cache.get(key, compute);
+    },
+    async listen() {
+      return async () => {};
     },
     async ping() {
       if (closed) return false;
@@ -198,7 +236,7 @@ export function openDatabase(url: string): Db {
     migrate() {
       return groupWriter.submit({ exclusive: () => ({ applied: applySqliteMigrations(writerClient) }) });
     },
-    close() {
+    async close() {
       if (closed) return;
       closed = true;
       if (readerClient !== writerClient) readerClient.close();

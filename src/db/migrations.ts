@@ -1,18 +1,25 @@
-// The SQLite migrations drizzle-kit generated, imported as text so they travel inside a compiled binary.
-// After `npm run db:generate`, add the new file here; test/db.test.ts fails while the journal and this list differ.
+// The migrations drizzle-kit generated (SQLite in drizzle/sqlite, PostgreSQL in drizzle/pg), imported as text so they
+// travel inside a compiled binary. After `npm run db:generate` (or db:generate:pg), add the new file here;
+// test/db.test.ts fails while a journal and its list differ.
 import journal from "../../drizzle/sqlite/meta/_journal.json";
 import m0000 from "../../drizzle/sqlite/0000_init.sql" with { type: "text" };
+import pgJournal from "../../drizzle/pg/meta/_journal.json";
+import pg0000 from "../../drizzle/pg/0000_init.sql" with { type: "text" };
 
 const files: Record<string, string> = {
   "0000_init": m0000,
 };
 
+const pgFiles: Record<string, string> = {
+  "0000_init": pg0000,
+};
+
 export type Migration = { tag: string; when: number; hash: string; statements: string[] };
 
-export function sqliteMigrations(): Migration[] {
-  return journal.entries.map((entry) => {
-    const text = files[entry.tag];
-    if (text === undefined) throw new Error(`migration ${entry.tag} is in the journal but not imported in src/db/migrations.ts`);
+function load(entries: { tag: string; when: number }[], texts: Record<string, string>, where: string): Migration[] {
+  return entries.map((entry) => {
+    const text = texts[entry.tag];
+    if (text === undefined) throw new Error(`migration ${where}/${entry.tag} is in the journal but not imported in src/db/migrations.ts`);
     return {
       tag: entry.tag,
       when: entry.when,
@@ -25,4 +32,13 @@ export function sqliteMigrations(): Migration[] {
   });
 }
 
+export function sqliteMigrations(): Migration[] {
+  return load(journal.entries, files, "sqlite");
+}
+
+export function postgresMigrations(): Migration[] {
+  return load(pgJournal.entries, pgFiles, "pg");
+}
+
 export const importedMigrationTags = Object.keys(files);
+export const importedPostgresMigrationTags = Object.keys(pgFiles);

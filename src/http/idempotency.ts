@@ -3,7 +3,6 @@
 import { and, eq, lt } from "drizzle-orm";
 import type { Db } from "../db";
 import type { Clock } from "../db/clock";
-import { idempotencyKeys } from "../db/schema";
 import { errors } from "./errors";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -19,6 +18,7 @@ export function validKey(key: string): boolean {
 }
 
 export function createIdempotency(db: Db, clock: Clock) {
+  const { idempotencyKeys } = db.schema;
   const where = (accountId: string, key: string) => and(eq(idempotencyKeys.accountId, accountId), eq(idempotencyKeys.key, key));
   return {
     async start(accountId: string, key: string, hash: string): Promise<IdempotencyStart> {

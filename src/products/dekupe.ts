@@ -2,7 +2,6 @@
 import { and, eq } from "drizzle-orm";
 import type { Db } from "../db";
 import type { Clock } from "../db/clock";
-import { products } from "../db/schema";
 import { newId } from "../db/ids";
 import { errors } from "../http/errors";
 import type { Logger } from "../config/log";
@@ -25,6 +24,7 @@ const MAX_RESTARTS = 3;
 
 export function createDekupe(deps: DekupeDeps) {
   const { db, clock, storage, removal, jobs, logger } = deps;
+  const { products } = db.schema;
   const scope = (accountId: string, id: string) => and(eq(products.accountId, accountId), eq(products.id, id));
 
   async function load(id: string): Promise<ProductRow | null> {

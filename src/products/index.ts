@@ -3,7 +3,7 @@
 import { and, count, eq } from "drizzle-orm";
 import type { Db, Orm } from "../db";
 import type { Clock } from "../db/clock";
-import { products } from "../db/schema";
+import type { products } from "../db/schema";
 import { iso, newId } from "../db/ids";
 import { createPager, type PageQuery } from "../db/pagination";
 import { errors } from "../http/errors";
@@ -79,6 +79,7 @@ export function productFileKeys(row: ProductRow): string[] {
 
 export function createProducts(deps: ProductDeps) {
   const { db, clock, storage, jobs, logger } = deps;
+  const { products } = db.schema;
   const scope = (accountId: string, id: string) => and(eq(products.accountId, accountId), eq(products.id, id));
   const page = createPager<ProductRow>(db.read, products, [products.accountId], "product");
 

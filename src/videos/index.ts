@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { and, eq, sql } from "drizzle-orm";
 import type { Db, Orm } from "../db";
 import type { Clock } from "../db/clock";
-import { accounts, products, videos } from "../db/schema";
+import type { videos } from "../db/schema";
 import { iso, newId } from "../db/ids";
 import { createPager, type PageQuery } from "../db/pagination";
 import { errors, type FieldProblem } from "../http/errors";
@@ -88,6 +88,7 @@ class RenderFailure extends Error {
 
 export function createVideos(deps: VideoDeps) {
   const { db, clock, config, logger, storage, renderer, templates, jobs, webhooks, billing } = deps;
+  const { accounts, products, videos } = db.schema;
   const page = createPager<VideoRow>(db.read, videos, [videos.accountId], "video");
 
   async function load(orm: Orm, id: string): Promise<VideoRow | null> {

@@ -8,7 +8,8 @@ import { and, asc, desc, eq, gt, inArray, isNull, or, sql } from "drizzle-orm";
 import type { Db, Orm } from "../db";
 import type { Clock } from "../db/clock";
 import { iso, newId } from "../db/ids";
-import { webhookAttempts, webhookMessages, webhookSecrets } from "../db/schema";
+import type { webhookAttempts, webhookMessages } from "../db/schema";
+import { idList } from "../db/dialect";
 import { createPager, type PageQuery } from "../db/pagination";
 import { errors } from "../http/errors";
 import type { Logger } from "../config/log";
@@ -92,6 +93,8 @@ export function messageJson(row: MessageRow, attempts: AttemptRow[]) {
 
 export function createWebhooks(deps: WebhookDeps) {
   const { db, clock, logger, jobs } = deps;
+  const { webhookAttempts, webhookMessages, webhookSecrets } = db.schema;
+  const ids = idList(db.dialect);
   const random = deps.random ?? Math.random;
   const pageAll = createPager<MessageRow>(db.read, webhookMessages, [webhookMessages.accountId], "webhook message");
   const pageForVideo = createPager<MessageRow>(db.read, webhookMessages, [webhookMessages.accountId, webhookMessages.videoId], "webhook message");
@@ -100,7 +103,7 @@ export function createWebhooks(deps: WebhookDeps) {
   const messagesByIds = db.read
     .select()
     .from(webhookMessages)
-    .where(sql`${webhookMessages.id} IN (SELECT value FROM json_each(${sql.placeholder("ids")}))`)
+    .where(ids.contains(webhookMessages.id, "ids"))
     .prepare();
   const unexpiredSecrets = db.read
     .select({ secret: webhookSecrets.secret, expiresAt: webhookSecrets.expiresAt })
@@ -121,18 +124,19 @@ export function createWebhooks(deps: WebhookDeps) {
     return new Promise((resolve, reject) => {
       if (!wanted) {
         wanted = new Map();
-        queueMicrotask(readWanted);
+        queueMicrotask(() => void readWanted());
       }
       const waiters = wanted.get(id);
       if (waiters) waiters.push({ resolve, reject });
       else wanted.set(id, [{ resolve, reject }]);
     });
   }
-  function readWanted() {
+  async function readWanted() {
     const batch = wanted!;
     wanted = null;
     try {
-      const rows = new Map(messagesByIds.all({ ids: JSON.stringify([...batch.keys()]) }).map((r) => [r.id, r]));
+      const found = await messagesByIds.execute({ ids: ids.bind([...batch.keys()]) });
+      const rows = new Map(found.map((r) => [r.id, r]));
       for (const [id, waiters] of batch) for (const w of waiters) w.resolve(rows.get(id));
     } catch (e) {
       for (const waiters of batch.values()) for (const w of waiters) w.reject(e);
@@ -144,7 +148,7 @@ export function createWebhooks(deps: WebhookDeps) {
     // Cached until anything commits (a rotation does), so a burst of deliveries reads an account's secrets once. The
     // expiry is checked here rather than in the cached query: a rotated-out secret must stop signing on time even if
     // nothing commits meanwhile.
-    const rows = await db.cached(`webhook-secrets:${accountId}`, () => unexpiredSecrets.all({ account: accountId, now }));
+    const rows = await db.cached(`webhook-secrets:${accountId}`, () => unexpiredSecrets.execute({ account: accountId, now }));
     const out: string[] = [];
     for (const r of rows) if (r.expiresAt === null || r.expiresAt > now) out.push(r.secret);
     return out;
@@ -258,10 +262,10 @@ export function createWebhooks(deps: WebhookDeps) {
       createdAt: now,
     };
     const messageRow = { id: messageId, status, attempt, deliveredAt: deliveredAt ?? null, updatedAt: now };
-    const write = (tx: Orm) => {
+    const write = async (tx: Orm) => {
       const w = writesOn(tx);
-      w.insertAttempt.run(attemptRow);
-      w.updateMessage.run(messageRow);
+      await w.insertAttempt.execute(attemptRow);
+      await w.updateMessage.execute(messageRow);
     };
     if (defer) return defer(write);
     return db.tx(write);
