@@ -30,7 +30,7 @@ export function clientEndpoint(o: Pick<S3StorageOptions, "endpoint" | "region" |
 /** S3 answers a missing key with NoSuchKey (GET) or a bare 404 (HEAD); both mean "not there". */
 function isMissing(e: unknown): boolean {
   const code = (e as { code?: unknown })?.code;
-  return code === "NoSuchKey" || code === "NotFound" || code === "ENOENT";
+  return code === "NoSuchKey" || code === "NotFound";
 }
 
 function describeError(e: unknown): string {
