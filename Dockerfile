@@ -1,23 +1,28 @@
-# vitrin from source on Debian (slim). The single-binary image comes with the `bun build --compile` work;
-# until then this runs `src/main.ts` with the Bun that npm installs, exactly as CI does.
+# vitrin as one executable on Debian (slim). Build stage: the same `npm ci` and `npm run build` (scripts/build.ts)
+# that CI runs before testing the binary; runtime stage: the binary alone, with Debian's ffmpeg, as in CI.
 FROM node:20-bookworm-slim AS build
-WORKDIR /app
+WORKDIR /src
 COPY package.json package-lock.json .npmrc ./
 RUN npm ci --no-audit --no-fund
 COPY . .
+RUN npm run build -- --outfile /out/vitrin
 
-FROM node:20-bookworm-slim
+FROM debian:bookworm-slim
 RUN apt-get update \
  && apt-get install -y --no-install-recommends ffmpeg ca-certificates \
  && rm -rf /var/lib/apt/lists/*
-WORKDIR /app
-COPY --from=build /app /app
-RUN mkdir -p /data && chown node:node /data
-USER node
-ENV VITRIN_DATA_DIR=/data VITRIN_PORT=8080 VITRIN_HOST=0.0.0.0
+# A fixed non-root user; the binary unpacks its native libraries under its home (must allow executing).
+RUN useradd --system --uid 10001 --user-group --create-home --home-dir /home/vitrin vitrin \
+ && mkdir -p /data /opt/vitrin/plugins /opt/vitrin/templates \
+ && chown vitrin:vitrin /data
+COPY --from=build /out/vitrin /opt/vitrin/vitrin
+USER vitrin
+WORKDIR /opt/vitrin
+ENV VITRIN_DATA_DIR=/data VITRIN_PORT=8080 VITRIN_HOST=0.0.0.0 VITRIN_NATIVE_DIR=/home/vitrin/.cache/vitrin/native
 VOLUME ["/data"]
 EXPOSE 8080
-HEALTHCHECK --interval=30s --timeout=5s --start-period=20s \
-  CMD node -e "fetch('http://127.0.0.1:8080/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+# Plugins and templates dropped into /opt/vitrin/plugins and /opt/vitrin/templates (next to the binary) load at start.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 CMD ["/opt/vitrin/vitrin", "health"]
 STOPSIGNAL SIGTERM
-CMD ["/app/node_modules/.bin/bun", "run", "src/main.ts", "serve"]
+ENTRYPOINT ["/opt/vitrin/vitrin"]
+CMD ["serve"]

@@ -74,7 +74,7 @@ describe("the example sandbox payment plugin, loaded from a folder", () => {
     const { s, account, top } = await sandbox();
     const res = await notify(s, { id: "evt_2", type: "payment.succeeded", data: { reference: `sbx_${top.id}` } }, "not-the-secret-0123456");
     expect(res.status).toBe(400);
-    expect((await res.json()).message).toContain("signature does not match");
+    expect(((await res.json()) as { message: string }).message).toContain("signature does not match");
     expect((await s.json("GET", "/v1/balance", { token: account.token })).body.credits).toBe(0);
   });
 
@@ -82,7 +82,7 @@ describe("the example sandbox payment plugin, loaded from a folder", () => {
     const { s } = await sandbox();
     const res = await notify(s, { id: "evt_3", type: "payment.succeeded", data: {} });
     expect(res.status).toBe(400);
-    expect((await res.json()).message).toContain("/data/reference");
+    expect(((await res.json()) as { message: string }).message).toContain("/data/reference");
   });
 
   test("without its secret the plugin refuses to start, naming the setting", async () => {
