@@ -15,6 +15,7 @@ const usage = `vitrin — self-hosted product videos
 Usage:
   vitrin serve [--port N] [--host ADDR] [--data-dir DIR] [--no-worker]
   vitrin migrate
+  vitrin health [--json]            exit 0 when the server on VITRIN_HOST:VITRIN_PORT is ready
   vitrin accounts create [--name NAME] [--credits N] [--language CODE] [--premium] [--json]
   vitrin accounts list [--json]
   vitrin accounts update ID [--premium | --no-premium] [--language CODE] [--name NAME] [--json]
@@ -99,7 +100,8 @@ export async function run(argv: string[]): Promise<number> {
         if (signals > 1) process.exit(1);
         service.logger.info("shutting down", { signal });
         service.stop().then(
-          () => process.exit(0),
+          // The logger writes its batch on the next turn; exit after it, so "stopped" is not lost.
+          () => setImmediate(() => process.exit(0)),
           (e) => {
             console.error(e);
             process.exit(1);
@@ -109,6 +111,19 @@ export async function run(argv: string[]): Promise<number> {
       process.on("SIGTERM", () => onSignal("SIGTERM"));
       process.on("SIGINT", () => onSignal("SIGINT"));
       return await new Promise<number>(() => {});
+    }
+    case "health": {
+      // For container health checks: asks this machine's running server whether it is ready (no curl needed).
+      const url = `http://${config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host}:${config.port}/readyz`;
+      try {
+        const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
+        const body = await res.text();
+        out.print(`${res.status} ${body}`, { status: res.status, body: JSON.parse(body || "null") });
+        return res.status === 200 ? 0 : 1;
+      } catch (e) {
+        out.print(`not reachable: ${(e as Error).message}`, { status: null, error: (e as Error).message });
+        return 1;
+      }
     }
     case "migrate": {
       const db = openDatabase(config.databaseUrl);
