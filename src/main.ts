@@ -13,7 +13,8 @@ import { jobJson } from "./jobs/routes";
 const usage = `vitrin — self-hosted product videos
 
 Usage:
-  vitrin serve [--port N] [--host ADDR] [--data-dir DIR] [--no-worker]
+  vitrin serve [--port N] [--host ADDR] [--data-dir DIR] [--no-worker]   the API (and jobs, unless --no-worker)
+  vitrin worker [--port N] [--host ADDR] [--data-dir DIR]                 jobs only; the port answers /healthz /readyz /metrics
   vitrin migrate
   vitrin health [--json]            exit 0 when the server on VITRIN_HOST:VITRIN_PORT is ready
   vitrin accounts create [--name NAME] [--credits N] [--language CODE] [--premium] [--json]
@@ -91,9 +92,12 @@ export async function run(argv: string[]): Promise<number> {
   const config = configFrom(values);
 
   switch (command) {
-    case "serve": {
-      const service = await createService(config, { worker: !values["no-worker"] });
-      service.listen();
+    case "serve":
+    case "worker": {
+      const worker = command === "worker";
+      const service = await createService(config, { worker: worker || !values["no-worker"] });
+      if (worker) service.listenWorker();
+      else service.listen();
       let signals = 0;
       const onSignal = (signal: string) => {
         signals++;

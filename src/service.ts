@@ -175,6 +175,28 @@ export async function createService(config: Config, opts: ServiceOptions = {}) {
       logger.info("listening", { url: `http://${hostname}:${server?.port}`, public_url: config.publicUrl });
       return server!;
     },
+    /**
+     * A jobs-only instance (`vitrin worker`): runs the job engine and answers /healthz, /readyz and /metrics on the
+     * port, so an orchestrator can watch it; the API itself is served by `serve` instances.
+     */
+    listenWorker(port = config.port, hostname = config.host) {
+      const ops = new Set(["/healthz", "/readyz", "/metrics"]);
+      server = Bun.serve({
+        port,
+        hostname,
+        reusePort: false,
+        fetch: (request) =>
+          ops.has(new URL(request.url).pathname)
+            ? app.handle(request)
+            : Response.json(
+                { error: "Not found", message: "This is a worker instance: it runs jobs and answers only /healthz, /readyz and /metrics." },
+                { status: 404 },
+              ),
+      });
+      jobs.start();
+      logger.info("worker listening", { url: `http://${hostname}:${server.port}` });
+      return server;
+    },
     /** Graceful shutdown: refuse new work, let requests and jobs finish within the deadline, close everything. */
     stop(): Promise<void> {
       stopping ??= (async () => {
