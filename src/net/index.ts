@@ -10,15 +10,22 @@
 // between our check and the connect (rebinding) cannot redirect the connection. node:http's `request({ lookup })`
 // also works in Bun 1.4.5, but fetch gives one code path for streaming, AbortSignal and redirect: "manual".
 // `proxy: false` because an HTTP proxy would resolve the name itself and undo the vetting.
+//
+// The hot path (webhook deliveries to the same few receivers) skips the repeated work, not the checks: DNS answers are
+// remembered per resolver and host name for 10 s (vet-cache.ts), IP literals are classified once, and every request
+// still applies its own rules to every address of the answer and connects to one of them. Bun's fetch keeps the
+// connections to a pinned IP:port alive and reuses them (32 sockets for 5 000 requests, 32 at a time, measured).
 
 import { lookup } from "node:dns/promises";
-import { canonicalAddress, classifyAddress, isIPLiteral } from "./address";
+import { canonicalAddress, isIPLiteral } from "./address";
 import { OutboundError, type Overflow } from "./errors";
+import { VetCache, vetAddresses, type ResolvedHost, type VettedAddress } from "./vet-cache";
 import { errors } from "../http/errors";
 
 export { classifyAddress, type AddressVerdict } from "./address";
 export { decodeDataUrl, type DataUrlContent } from "./data-url";
 export { OutboundError, isOutboundError, type OutboundErrorCode, type Overflow } from "./errors";
+export { DEFAULT_DNS_TTL_MS, VetCache, type VetCacheOptions } from "./vet-cache";
 
 export type OutboundOptions = {
   /** false in production: refuse hosts that are, or resolve to, non-public addresses. Scheme rules apply either way. */
@@ -42,6 +49,12 @@ export type OutboundOptions = {
   ca?: string | string[];
   /** The caller's cancellation (e.g. a job's); when it aborts, the call rejects with `signal.reason` as fetch does. */
   signal?: AbortSignal;
+  /**
+   * Where DNS answers are remembered for a few seconds (see vet-cache.ts); every request still vets every address
+   * of the answer under its own rules and connects to one of them. Default: one cache shared by the process
+   * (10 s TTL); null resolves every hop afresh.
+   */
+  vetCache?: VetCache | null;
 };
 
 export type OutboundResponse = {
@@ -75,13 +88,17 @@ const BLOCKED_SUFFIXES = [".localhost", ".internal", ".local", ".home.arpa"];
 // Connection failures after which trying the next vetted address cannot duplicate a request the server already saw.
 const RETRYABLE_CONNECT_CODES = new Set(["ECONNREFUSED", "EHOSTUNREACH", "ENETUNREACH", "EADDRNOTAVAIL", "ConnectionRefused"]);
 
+/** The process's DNS answers for outbound requests, used unless a call passes its own `vetCache` (or null). */
+export const sharedVetCache = new VetCache();
+
 async function systemResolve(hostname: string): Promise<string[]> {
   const rows = await lookup(hostname, { all: true, verbatim: true });
   return rows.map((r) => r.address);
 }
 
 function bareHostname(target: URL): string {
-  return target.hostname.replace(/^\[(.*)\]$/, "$1");
+  const host = target.hostname;
+  return host.charCodeAt(0) === 91 /* [ */ && host.endsWith("]") ? host.slice(1, -1) : host;
 }
 
 /** Host name as SNI and certificate checks want it: no brackets, no trailing root dot. */
@@ -120,46 +137,62 @@ function checkHostname(hostname: string): void {
   }
 }
 
-type VetOptions = Pick<OutboundOptions, "allowPrivateNetworks" | "allowAddresses" | "resolve">;
+type VetOptions = Pick<OutboundOptions, "allowPrivateNetworks" | "allowAddresses" | "resolve" | "vetCache">;
 
-/** Resolves the hop's host and vets every address it has; returns them in resolver order. */
-async function vetTarget(target: URL, opts: VetOptions, signal: AbortSignal): Promise<string[]> {
-  checkScheme(target);
-  const hostname = bareHostname(target);
-  if (!opts.allowPrivateNetworks) checkHostname(hostname);
+// allowAddresses in canonical form, worked out once per array the caller passes (callers hand the same one each time).
+const allowedSets = new WeakMap<readonly string[], Set<string | null>>();
+function allowedSet(list: readonly string[]): Set<string | null> {
+  let set = allowedSets.get(list);
+  if (!set) allowedSets.set(list, (set = new Set(list.map((a) => canonicalAddress(a)))));
+  return set;
+}
 
-  let addresses: string[];
-  // new URL() has already rewritten decimal, octal, hex and short IPv4 spellings (2130706433, 0177.0.0.1, 0x7f.1,
-  // 127.1) as dotted quads, and IPv6 to its compressed form, so every literal lands here rather than in DNS.
-  if (isIPLiteral(hostname)) {
-    addresses = [hostname];
-  } else {
-    try {
-      addresses = await raceAbort((opts.resolve ?? systemResolve)(hostname), signal);
-    } catch (e) {
-      if (signal.aborted) throw e;
-      throw new OutboundError("dns", `${hostname} could not be resolved.`, { cause: e });
-    }
-    if (addresses.length === 0) throw new OutboundError("dns", `${hostname} has no addresses.`);
-  }
-
-  const allowed = new Set((opts.allowAddresses ?? []).map((a) => canonicalAddress(a)));
-  for (const address of addresses) {
-    const verdict = classifyAddress(address);
-    if (verdict.reason === "invalid") throw new OutboundError("dns", `${hostname} resolved to a non-address: ${address}.`);
-    if (verdict.public || opts.allowPrivateNetworks || allowed.has(canonicalAddress(address))) continue;
+/** Applies this request's rules to every address of the answer; one address refused refuses the host. */
+function admit(hostname: string, host: ResolvedHost, opts: VetOptions): readonly VettedAddress[] {
+  const { addresses } = host;
+  if (addresses.length === 0) throw new OutboundError("dns", `${hostname} has no addresses.`);
+  const allowed = opts.allowAddresses?.length ? allowedSet(opts.allowAddresses) : null;
+  for (const a of addresses) {
+    if (a.verdict.reason === "invalid") throw new OutboundError("dns", `${hostname} resolved to a non-address: ${a.address}.`);
+    if (a.verdict.public || opts.allowPrivateNetworks || allowed?.has(a.canonical)) continue;
     // One bad address refuses the host: a name that mixes public and private answers is a rebinding set-up.
-    throw new OutboundError("blocked_address", `${hostname} resolves to ${address}, a ${verdict.reason} address.`);
+    throw new OutboundError("blocked_address", `${hostname} resolves to ${a.address}, a ${a.verdict.reason} address.`);
   }
   return addresses;
 }
 
-function pinnedUrl(target: URL, address: string): string {
-  const ip = address.split("%")[0];
-  const host = ip.includes(":") ? `[${ip}]` : ip;
+/** Resolves the hop's host (or takes a fresh cached answer) and vets every address it has, in resolver order. */
+async function vetTarget(target: URL, opts: VetOptions, signal: AbortSignal): Promise<readonly VettedAddress[]> {
+  checkScheme(target);
+  const hostname = bareHostname(target);
+  if (!opts.allowPrivateNetworks) checkHostname(hostname);
+  const cache = opts.vetCache === undefined ? sharedVetCache : opts.vetCache;
+
+  // new URL() has already rewritten decimal, octal, hex and short IPv4 spellings (2130706433, 0177.0.0.1, 0x7f.1,
+  // 127.1) as dotted quads, and IPv6 to its compressed form, so every literal lands here rather than in DNS.
+  const known = cache?.knownLiteral(hostname);
+  if (known) return admit(hostname, known, opts);
+  if (isIPLiteral(hostname)) {
+    return admit(hostname, cache ? cache.literal(hostname) : { addresses: vetAddresses([hostname]), expiresAt: 0 }, opts);
+  }
+  const resolve = opts.resolve ?? systemResolve;
+  let host: ResolvedHost;
+  try {
+    const answer = cache ? cache.lookup(resolve, hostname) : resolve(hostname).then((a) => ({ addresses: vetAddresses(a), expiresAt: 0 }));
+    host = "then" in answer ? await raceAbort(answer, signal) : answer;
+  } catch (e) {
+    if (signal.aborted) throw e;
+    throw new OutboundError("dns", `${hostname} could not be resolved.`, { cause: e });
+  }
+  return admit(hostname, host, opts);
+}
+
+function pinnedUrl(target: URL, address: VettedAddress): string {
+  // An IP literal host is its own vetted address: the URL already says where to connect.
+  if (address.urlHost === target.hostname && !target.hash) return target.href;
   const auth = target.username || target.password ? `${target.username}:${target.password}@` : "";
   const port = target.port ? `:${target.port}` : "";
-  return `${target.protocol}//${auth}${host}${port}${target.pathname}${target.search}`;
+  return `${target.protocol}//${auth}${address.urlHost}${port}${target.pathname}${target.search}`;
 }
 
 function errorCode(e: unknown): string {
@@ -179,7 +212,7 @@ type Hop = { method: string; headers: Record<string, string>; body: string | Uin
 
 async function sendPinned(
   target: URL,
-  addresses: string[],
+  addresses: readonly VettedAddress[],
   hop: Hop,
   opts: OutboundOptions,
   signal: AbortSignal,
@@ -189,19 +222,21 @@ async function sendPinned(
   const tls = https
     ? { ...(isIPLiteral(hostname) ? {} : { serverName: tlsName(target) }), ...(opts.ca ? { ca: opts.ca } : {}) }
     : undefined;
+  // Our own object (lowerCaseHeaders or nextHop made it): the hop's Host goes in place, no copy per request.
+  hop.headers.host = target.host;
   let lastError: unknown;
   for (const address of addresses) {
     try {
       const res = await fetch(pinnedUrl(target, address), {
         method: hop.method,
-        headers: { ...hop.headers, host: target.host },
+        headers: hop.headers,
         body: hop.body,
         redirect: "manual",
         signal,
         proxy: false,
         tls,
       });
-      return { res, address };
+      return { res, address: address.address };
     } catch (e) {
       if (signal.aborted || !RETRYABLE_CONNECT_CODES.has(errorCode(e))) throw fetchFailure(e);
       lastError = e;
@@ -223,6 +258,15 @@ async function readCapped(res: Response, maxBytes: number, overflow: Overflow): 
   if (overflow === "error" && encoding === "identity" && declared > maxBytes) {
     void res.body.cancel().catch(() => {});
     throw tooLarge(maxBytes, declared);
+  }
+  // A declared length within the cap and no content coding: HTTP framing ends the body there, so it can be read
+  // whole without the chunk-by-chunk stream (the common case: a webhook receiver's short answer).
+  if (encoding === "identity" && declared >= 0 && declared <= maxBytes) {
+    try {
+      return { body: await res.bytes(), truncated: false };
+    } catch (e) {
+      throw new OutboundError("connect", "The connection broke while reading the response body.", { cause: e });
+    }
   }
   const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -263,8 +307,10 @@ async function readCapped(res: Response, maxBytes: number, overflow: Overflow): 
 
 function lowerCaseHeaders(headers: Record<string, string> | undefined): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers ?? {})) {
-    if (name.toLowerCase() !== "host") out[name.toLowerCase()] = value;
+  if (!headers) return out;
+  for (const name of Object.keys(headers)) {
+    const lower = name.toLowerCase();
+    if (lower !== "host") out[lower] = headers[name];
   }
   return out;
 }
