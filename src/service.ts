@@ -12,7 +12,7 @@ import { createDekupe, type DekupeJobPayload } from "./products/dekupe";
 import { productRoutes } from "./products/routes";
 import { createHttpApp, type RequestMeta } from "./http";
 import { createMetrics } from "./http/metrics";
-import { RateLimiter } from "./http/ratelimit";
+import { createRateLimiter } from "./http/ratelimit";
 import { createIdempotency } from "./http/idempotency";
 import type { GuardDeps } from "./http/guard";
 import { JobEngine } from "./jobs";
@@ -109,7 +109,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}) {
 
   const metrics = createMetrics();
   metrics.watchJobs(() => jobs.stats());
-  const limiter = new RateLimiter(config.rateLimitPerMinute, config.rateLimitBurst, clock);
+  const limiter = createRateLimiter(db, config.rateLimitPerMinute, config.rateLimitBurst, clock);
   const idempotency = createIdempotency(db, clock);
   const meta = new WeakMap<Request, RequestMeta>();
   let shuttingDown = false;
@@ -209,7 +209,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}) {
         }
         await jobs.stop({ deadlineMs: deadline });
         await plugins.close();
-        db.close();
+        await db.close();
         logger.info("stopped");
       })();
       return stopping;

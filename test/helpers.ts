@@ -1,4 +1,6 @@
-// Test support: a fresh service per test (own data dir, manual clock), a loopback image host, and request helpers.
+// Test support: a fresh service per test (own data dir, own database, manual clock), a loopback image host, and
+// request helpers. VITRIN_TEST_DATABASE=postgres runs every service on a fresh PostgreSQL database instead of SQLite.
+import { SQL } from "bun";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -23,6 +25,32 @@ export type TestService = {
   close(): Promise<void>;
 };
 
+/** Which database the suite runs on: `VITRIN_TEST_DATABASE=postgres` switches every startService to PostgreSQL. */
+export const TEST_DATABASE: "sqlite" | "postgres" = process.env.VITRIN_TEST_DATABASE === "postgres" ? "postgres" : "sqlite";
+export const onPostgres = TEST_DATABASE === "postgres";
+/** A server where the tests may create and drop databases (trust auth on loopback in CI). */
+export const POSTGRES_ADMIN_URL = process.env.VITRIN_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+
+let admin: SQL | null = null;
+
+/** A brand-new, empty PostgreSQL database for one test; drop() removes it even with connections still open. */
+export async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  admin ??= new SQL({ url: POSTGRES_ADMIN_URL, max: 2, idleTimeout: 5 });
+  const name = `vitrin_t_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
+  await admin.unsafe(`CREATE DATABASE ${name}`);
+  const url = new URL(POSTGRES_ADMIN_URL);
+  url.pathname = `/${name}`;
+  let dropped = false;
+  return {
+    url: url.toString(),
+    async drop() {
+      if (dropped) return;
+      dropped = true;
+      await admin!.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    },
+  };
+}
+
 export function tempDir(prefix = "vitrin-test-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
@@ -31,7 +59,9 @@ export async function startService(env: Record<string, string> = {}, opts: Servi
   const dir = tempDir();
   const clock = new ManualClock(Date.UTC(2026, 10, 22, 12, 0, 0));
   const logger = memoryLogger("debug");
+  const pg = onPostgres && env.VITRIN_DATABASE_URL === undefined ? await createPostgresDatabase() : null;
   const config = loadConfig({
+    ...(pg ? { VITRIN_DATABASE_URL: pg.url } : {}),
     VITRIN_DATA_DIR: dir,
     VITRIN_PUBLIC_URL: BASE,
     VITRIN_ADMIN_TOKEN: ADMIN_TOKEN,
@@ -42,7 +72,13 @@ export async function startService(env: Record<string, string> = {}, opts: Servi
     VITRIN_BACKGROUND_REMOVAL: "none",
     ...env,
   });
-  const service = await createService(config, { clock, logger, worker: false, env: {}, ...opts });
+  let service: Service;
+  try {
+    service = await createService(config, { clock, logger, worker: false, env: {}, ...opts });
+  } catch (e) {
+    await pg?.drop();
+    throw e;
+  }
   const call: TestService["call"] = async (method, path, o = {}) => {
     const headers: Record<string, string> = { ...(o.headers ?? {}) };
     if (o.token) headers.authorization = `Bearer ${o.token}`;
@@ -80,8 +116,12 @@ export async function startService(env: Record<string, string> = {}, opts: Servi
       return total;
     },
     async close() {
-      await service.stop();
-      rmSync(dir, { recursive: true, force: true });
+      try {
+        await service.stop();
+      } finally {
+        await pg?.drop();
+        rmSync(dir, { recursive: true, force: true });
+      }
     },
   };
   return t;

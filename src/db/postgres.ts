@@ -17,8 +17,11 @@ import * as pgSchema from "./schema-pg";
 
 /** Connections per instance. Transactions are short (no network I/O inside), so a few serve many requests. */
 const POOL_SIZE = 10;
-/** Attempts of a transaction that keeps losing serialization conflicts before the caller gets a 503. */
-const MAX_TX_ATTEMPTS = 12;
+/**
+ * Attempts of a transaction that keeps losing serialization conflicts before the caller gets a 503. Generous: a burst
+ * of writes to one hot row (an account's balance) loses most rounds, and each retry is cheap next to a failed request.
+ */
+const MAX_TX_ATTEMPTS = 30;
 /** Arbitrary but fixed: every instance must use the same key to take turns migrating. */
 const MIGRATION_LOCK = 7_412_093_001;
 
@@ -84,8 +87,8 @@ export function openPostgres(url: string): Db {
           if (n >= MAX_TX_ATTEMPTS) {
             throw Object.assign(errors.unavailable("The database is busy with conflicting writes; retry shortly."), { cause: e });
           }
-          // Jittered and growing, so transactions that collided do not collide again in lockstep.
-          await Bun.sleep(Math.random() * Math.min(2 ** n, 200));
+          // Full jitter, growing to half a second, so transactions that collided do not collide again in lockstep.
+          await Bun.sleep(Math.random() * Math.min(4 * 2 ** n, 500));
         }
       }
     },

@@ -24,7 +24,7 @@ export function accountGuard(deps: GuardDeps) {
       const principal = token ? await deps.accounts.authenticate(token) : null;
       if (!principal) throw errors.unauthorized(token ? "The bearer token is unknown or revoked." : undefined);
       if (deps.limiter.enabled) {
-        const decision = deps.limiter.check(principal.tokenId);
+        const decision = await deps.limiter.check(principal.tokenId);
         const headers = deps.limiter.headers(decision);
         for (const name in headers) set.headers[name] = headers[name];
         if (!decision.allowed) {

@@ -19,6 +19,7 @@ import { backoffDelay, defaultBackoff, type Backoff } from "./backoff";
 import { JobAborted, PermanentFailure, RetryAfter } from "./errors";
 import { newJobId } from "./ids";
 import { SqliteJobStore } from "./sqlite";
+import { PostgresJobStore } from "./postgres";
 import {
   JOB_STATUSES,
   TransactionLost,
@@ -239,6 +240,8 @@ export class JobEngine {
   /** The final round has run: nothing queued from now on would ever be written. */
   private closed = false;
   private wakeSleeper: (() => void) | null = null;
+  /** Ends the subscription to other instances' enqueue notices (PostgreSQL). */
+  private unlisten: Promise<(() => Promise<void>) | null> | null = null;
 
   constructor(opts: JobEngineOptions) {
     this.db = opts.db;
@@ -255,8 +258,10 @@ export class JobEngine {
     this.store = opts.store ?? JobEngine.storeFor(opts.db);
   }
 
+  /** The one place the engine looks at the dialect. */
   private static storeFor(db: Db): JobStore {
     if (db.dialect === "sqlite") return new SqliteJobStore();
+    if (db.dialect === "postgres") return new PostgresJobStore();
     throw new Error(`no job store for database dialect ${String(db.dialect)}`);
   }
 
@@ -322,6 +327,25 @@ export class JobEngine {
     if (this.stopping) throw new Error("job engine is stopped");
     if (this.loop) return;
     this.loop = this.runLoop();
+    this.listenForEnqueues();
+  }
+
+  /** Jobs enqueued by other instances wake this one at once (when the store announces them), not at the next poll. */
+  private listenForEnqueues(): void {
+    const channel = this.store.wakeChannel;
+    if (!channel) return;
+    this.unlisten = this.db
+      .listen(channel, (kind) => {
+        const k = this.kinds.get(kind);
+        if (!k || this.stopping) return;
+        this.markClaimable(k);
+        this.wake();
+      })
+      .catch((err) => {
+        // Polling still finds the jobs, only later.
+        this.logger.warn("could not listen for enqueued jobs; relying on polling", { err });
+        return null;
+      });
   }
 
   /**
@@ -506,8 +530,10 @@ export class JobEngine {
     return out;
   }
 
+  // The engine's rows are claimed under row locks and every write is fenced, so a serializable snapshot would only add
+  // retries (PostgreSQL); SQLite ignores the option.
   private write<T>(fn: (tx: Orm) => Promise<T>): Promise<T> {
-    return inProcessTurn(() => this.db.tx(fn));
+    return inProcessTurn(() => this.db.tx(fn, { isolation: "read committed" }));
   }
 
   private claimRequests(now: number): ClaimRequest[] {
@@ -874,6 +900,8 @@ export class JobEngine {
   private async shutdown(deadlineMs: number): Promise<StopResult> {
     this.stopping = true;
     this.wake();
+    const unlisten = await this.unlisten;
+    if (unlisten) await unlisten().catch(() => undefined);
     if (this.loop) await this.loop;
     await this.roundTail;
 

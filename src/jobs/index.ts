@@ -18,6 +18,7 @@ export {
 export { JobAborted, PermanentFailure, RetryAfter } from "./errors";
 export { backoffDelay, defaultBackoff, exponentialBackoff, type Backoff, type BackoffFn, type ExponentialBackoffOptions } from "./backoff";
 export { SqliteJobStore } from "./sqlite";
+export { PostgresJobStore } from "./postgres";
 export { newJobId } from "./ids";
 export {
   JOB_STATUSES,

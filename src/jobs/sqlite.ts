@@ -209,6 +209,9 @@ export const sqliteStatements = {
 };
 
 export class SqliteJobStore implements JobStore {
+  // One host: in-process enqueues already wake the engine.
+  readonly wakeChannel = null;
+
   async insert(tx: Executor, jobs: NewJob[]): Promise<{ id: string; deduped: boolean }[]> {
     if (jobs.length === 0) return [];
     const inserted = new Set(all<{ id: string }>(tx, sqliteStatements.insert(jobs)).map((r) => r.id));

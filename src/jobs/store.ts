@@ -1,5 +1,5 @@
 // The storage contract of the job engine: every statement that depends on the SQL dialect sits behind this interface,
-// so a PostgreSQL store (FOR UPDATE SKIP LOCKED claims) can replace sqlite.ts without touching the engine or callers.
+// implemented by sqlite.ts and postgres.ts (FOR UPDATE SKIP LOCKED claims) without touching the engine or callers.
 import type { Orm } from "../db";
 
 export type JobStatus = "queued" | "running" | "succeeded" | "failed" | "dead";
@@ -77,6 +77,8 @@ export type StatsRows = {
 };
 
 export interface JobStore {
+  /** A notification channel the store signals on enqueue (payload: the kind), for engines on other hosts; null if none. */
+  readonly wakeChannel: string | null;
   /** Inserts inside the caller's transaction; a dedupe key already queued/running/failed yields that job instead. */
   insert(tx: Executor, jobs: NewJob[]): Promise<{ id: string; deduped: boolean }[]>;
   /** Atomically leases due jobs to `owner` (status running, attempts + 1) and returns them, best first. */

@@ -1,0 +1,324 @@
+// Job store conformance: the engine's guarantees (exclusive claims, leases and rescue, heartbeats, retries, dead
+// letters, dedupe, concurrency keys, redrive, deferred writes) on both stores, each against a real database.
+import { afterEach, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { memoryLogger } from "../src/config/log";
+import { openDatabase, type Db, type Orm } from "../src/db";
+import { ManualClock } from "../src/db/clock";
+import { JobEngine, PermanentFailure, PostgresJobStore, SqliteJobStore, type JobEngineOptions, type JobStore } from "../src/jobs";
+import { createPostgresDatabase } from "./helpers";
+
+const SECOND = 1000;
+
+type Driver = "sqlite" | "postgres";
+
+const cleanups: (() => Promise<unknown> | unknown)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+type Env = {
+  db: Db;
+  clock: ManualClock;
+  store: JobStore;
+  /** Another handle on the same database, as a second instance would have. */
+  openHandle(): Promise<Db>;
+  engine(opts?: Partial<JobEngineOptions>): JobEngine;
+};
+
+async function setup(driver: Driver, clock = new ManualClock()): Promise<Env> {
+  let url: string;
+  if (driver === "sqlite") {
+    const dir = mkdtempSync(join(tmpdir(), "vitrin-jobstore-"));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    url = `sqlite:${join(dir, "v.db")}`;
+  } else {
+    const pg = await createPostgresDatabase();
+    cleanups.push(() => pg.drop());
+    url = pg.url;
+  }
+  const db = openDatabase(url);
+  cleanups.push(() => db.close());
+  await db.migrate();
+  const logger = memoryLogger("debug");
+  return {
+    db,
+    clock,
+    store: driver === "sqlite" ? new SqliteJobStore() : new PostgresJobStore(),
+    async openHandle() {
+      const other = openDatabase(url);
+      cleanups.push(() => other.close());
+      return other;
+    },
+    engine(opts = {}) {
+      const engine = new JobEngine({ db, clock, logger, random: () => 0, ...opts });
+      cleanups.push(() => engine.stop({ deadlineMs: 0 }));
+      return engine;
+    },
+  };
+}
+
+function gate() {
+  let open!: () => void;
+  const wait = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { wait, open };
+}
+
+function enqueue(engine: JobEngine, db: Db, kind: string, payload: unknown = {}, opts = {}) {
+  return db.tx((tx) => engine.enqueue(tx, kind, payload, opts));
+}
+
+function note(db: Db, tx: Orm, id: string) {
+  return tx.insert(db.schema.accounts).values({ id, createdAt: 0, updatedAt: 0 });
+}
+
+async function notes(db: Db): Promise<string[]> {
+  const { accounts } = db.schema;
+  return (await db.read.select({ id: accounts.id }).from(accounts)).map((r) => r.id).sort();
+}
+
+describe.each(["sqlite", "postgres"] as const)("job store on %s", (driver) => {
+  test("two engines on their own handles never run a job twice", async () => {
+    const { db, engine, openHandle } = await setup(driver);
+    const producer = engine();
+    await db.tx((tx) => producer.enqueueMany(tx, Array.from({ length: 300 }, (_, n) => ({ kind: "count", payload: { n } }))));
+    const runs = new Map<string, number>();
+    const workers = [engine({ db: await openHandle(), owner: "w0", batchSize: 16 }), engine({ db: await openHandle(), owner: "w1", batchSize: 16 })];
+    for (const w of workers) {
+      w.register("count", (job) => void runs.set(job.id, (runs.get(job.id) ?? 0) + 1), { concurrency: 8 });
+    }
+    for (let round = 0; round < 200; round++) {
+      const claimed = await Promise.all(workers.map(async (w) => (await w.tick()) + (await w.drain(), 0)));
+      if (claimed.every((n) => n === 0)) break;
+    }
+    expect(runs.size).toBe(300);
+    expect([...runs.values()].every((n) => n === 1)).toBe(true);
+    expect((await producer.stats()).totals).toMatchObject({ succeeded: 300, queued: 0, running: 0 });
+  });
+
+  // SQLite has a single writer: a second claim transaction waits for the first instead of passing it.
+  test.skipIf(driver === "sqlite")("claim transactions open at the same time take disjoint jobs (SKIP LOCKED)", async () => {
+    const { db, clock, store, engine, openHandle } = await setup(driver);
+    const producer = engine();
+    await db.tx((tx) => producer.enqueueMany(tx, Array.from({ length: 10 }, (_, n) => ({ kind: "k", payload: { n } }))));
+    const other = await openHandle();
+    const request = [{ kind: "k", limit: 6, leaseMs: 30 * SECOND, keyLimit: 1 }];
+    const holdFirst = gate();
+    const firstClaimed = gate();
+    const first = db.tx(
+      async (tx) => {
+        const jobs = await store.claim(tx, "a", clock.now(), request);
+        firstClaimed.open();
+        await holdFirst.wait; // still uncommitted while the second claimer runs
+        return jobs;
+      },
+      { isolation: "read committed" },
+    );
+    await firstClaimed.wait;
+    const second = await other.tx((tx) => store.claim(tx, "b", clock.now(), request), { isolation: "read committed" });
+    holdFirst.open();
+    const a = await first;
+    expect(a.length).toBe(6);
+    expect(second.length).toBe(4);
+    const ids = new Set([...a, ...second].map((j) => j.id));
+    expect(ids.size).toBe(10);
+  });
+
+  test("a job whose worker stopped heartbeating is rescued and run by another engine; the old worker is fenced out", async () => {
+    const { db, clock, engine, openHandle } = await setup(driver);
+    const a = engine({ owner: "a" });
+    const b = engine({ db: await openHandle(), owner: "b" });
+    const stuck = gate();
+    const ran: string[] = [];
+    a.register("slow", async () => {
+      ran.push("a");
+      await stuck.wait;
+    }, { leaseMs: 10 * SECOND });
+    b.register("slow", () => void ran.push("b"), { leaseMs: 10 * SECOND });
+    const { id } = await enqueue(a, db, "slow");
+    expect(await a.tick()).toBe(1);
+    expect(await b.tick()).toBe(0);
+    clock.advance(11 * SECOND);
+    expect(await b.maintain()).toMatchObject({ requeued: 1, dead: 0 });
+    const rescued = await b.getJob(id);
+    expect(rescued?.status).toBe("queued");
+    expect(rescued?.lastError).toContain("lease expired: worker a");
+    expect(await b.tick()).toBe(1);
+    await b.drain();
+    stuck.open();
+    await a.drain();
+    const job = await b.getJob(id);
+    expect(job).toMatchObject({ status: "succeeded", attempts: 2 });
+    expect(ran).toEqual(["a", "b"]);
+  });
+
+  test("heartbeats keep a long job's lease through maintenance", async () => {
+    const { db, clock, engine } = await setup(driver);
+    const e = engine();
+    const proceed = gate();
+    const beaten = gate();
+    e.register("long", async (job) => {
+      clock.advance(8 * SECOND);
+      await job.heartbeat();
+      beaten.open();
+      await proceed.wait;
+    }, { leaseMs: 10 * SECOND });
+    const { id } = await enqueue(e, db, "long");
+    expect(await e.tick()).toBe(1);
+    await beaten.wait;
+    clock.advance(8 * SECOND); // 16 s after the claim, 8 s after the heartbeat
+    expect(await e.maintain()).toMatchObject({ requeued: 0, dead: 0 });
+    const running = await e.getJob(id);
+    expect(running?.status).toBe("running");
+    expect(running?.leaseExpiresAt).toBe(running!.heartbeatAt! + 10 * SECOND);
+    proceed.open();
+    await e.drain();
+    expect((await e.getJob(id))?.status).toBe("succeeded");
+  });
+
+  test("a failed attempt waits out its backoff, then dead after max attempts; redrive puts it back", async () => {
+    const { db, clock, engine } = await setup(driver);
+    const e = engine();
+    let fail = true;
+    const attempts: number[] = [];
+    e.register("flaky", (job) => {
+      attempts.push(job.attempt);
+      if (fail) throw new Error(`nope ${job.attempt}`);
+    }, { maxAttempts: 2, backoff: () => 5 * SECOND });
+    const { id } = await enqueue(e, db, "flaky");
+    expect(await e.tick()).toBe(1);
+    await e.drain();
+    const failed = await e.getJob(id);
+    expect(failed).toMatchObject({ status: "failed", attempts: 1, runAt: clock.now() + 5 * SECOND });
+    expect(failed?.lastError).toContain("nope 1");
+    expect(await e.tick()).toBe(0); // not due yet
+    clock.advance(5 * SECOND);
+    expect(await e.tick()).toBe(1);
+    await e.drain();
+    expect((await e.getJob(id))?.status).toBe("dead");
+    expect((await e.listJobs({ status: "dead" })).map((j) => j.id)).toEqual([id]);
+
+    fail = false;
+    expect(await e.redrive(id)).toBe(true);
+    expect(await e.redrive(id)).toBe(false);
+    expect(await e.getJob(id)).toMatchObject({ status: "queued", attempts: 0 });
+    expect(await e.tick()).toBe(1);
+    await e.drain();
+    expect(await e.getJob(id)).toMatchObject({ status: "succeeded", attempts: 1 });
+    expect(attempts).toEqual([1, 2, 1]);
+  });
+
+  test("PermanentFailure is dead at once", async () => {
+    const { db, engine } = await setup(driver);
+    const e = engine();
+    e.register("bad", () => {
+      throw new PermanentFailure("no such thing");
+    });
+    const { id } = await enqueue(e, db, "bad");
+    await e.tick();
+    await e.drain();
+    expect(await e.getJob(id)).toMatchObject({ status: "dead", attempts: 1 });
+  });
+
+  test("a live dedupe key returns the existing job; once finished, the key is free again", async () => {
+    const { db, engine } = await setup(driver);
+    const e = engine();
+    e.register("once", () => {}, { concurrency: 4 });
+    const first = await enqueue(e, db, "once", {}, { dedupeKey: "k1" });
+    const again = await db.tx((tx) =>
+      e.enqueueMany(tx, [
+        { kind: "once", payload: {}, dedupeKey: "k1" },
+        { kind: "once", payload: {}, dedupeKey: "k2" },
+        { kind: "once", payload: {}, dedupeKey: "k2" },
+      ]),
+    );
+    expect(again[0]).toEqual({ id: first.id, deduped: true });
+    expect(again[1].deduped).toBe(false);
+    expect(again[2]).toEqual({ id: again[1].id, deduped: true });
+    expect(await e.tick()).toBe(2);
+    await e.drain();
+    const later = await enqueue(e, db, "once", {}, { dedupeKey: "k1" });
+    expect(later.deduped).toBe(false);
+    expect(later.id).not.toBe(first.id);
+  });
+
+  test("jobs sharing a concurrency key are limited across engines", async () => {
+    const { db, clock, engine, openHandle } = await setup(driver);
+    const a = engine({ owner: "a" });
+    const b = engine({ db: await openHandle(), owner: "b" });
+    const release = gate();
+    const started: string[] = [];
+    for (const e of [a, b]) {
+      e.register<{ name: string }>("hook", async (job) => {
+        started.push(job.payload.name);
+        await release.wait;
+      }, { concurrency: 10, keyConcurrency: 2 });
+    }
+    for (const [name, key] of [["a1", "acct_a"], ["a2", "acct_a"], ["a3", "acct_a"], ["b1", "acct_b"], ["free", undefined]] as const) {
+      await enqueue(a, db, "hook", { name }, { concurrencyKey: key });
+      clock.advance(1);
+    }
+    expect(await a.tick()).toBe(4);
+    expect(started.sort()).toEqual(["a1", "a2", "b1", "free"]);
+    expect(await b.tick()).toBe(0);
+    release.open();
+    await a.drain();
+    expect(await b.tick()).toBe(1);
+    await b.drain();
+    expect(started.at(-1)).toBe("a3");
+  });
+
+  test("a deferred write that throws is undone alone; the other attempts' writes in the round commit", async () => {
+    const { db, engine } = await setup(driver);
+    const e = engine();
+    e.register<{ id: string; dup?: boolean }>("write", (job) => {
+      job.deferWrite((tx) => note(db, tx, job.payload.id));
+      if (job.payload.dup) job.deferWrite((tx) => note(db, tx, "acct_taken"));
+    }, { concurrency: 4, maxAttempts: 1 });
+    await db.tx((tx) => note(db, tx, "acct_taken"));
+    const good = await enqueue(e, db, "write", { id: "acct_good" });
+    const bad = await enqueue(e, db, "write", { id: "acct_bad", dup: true });
+    expect(await e.tick()).toBe(2);
+    await e.drain();
+    expect(await notes(db)).toEqual(["acct_good", "acct_taken"]);
+    expect((await e.getJob(good.id))?.status).toBe("succeeded");
+    expect((await e.getJob(bad.id))?.status).toBe("dead");
+  });
+
+  test("maintenance prunes finished jobs past retention; stats count by kind and status", async () => {
+    const { db, clock, engine } = await setup(driver);
+    const e = engine({ retainSucceededMs: 60 * SECOND });
+    e.register("x", () => {});
+    await enqueue(e, db, "x");
+    await enqueue(e, db, "x", {}, { runAt: clock.now() + 3600 * SECOND });
+    await e.tick();
+    await e.drain();
+    clock.advance(30 * SECOND);
+    const stats = await e.stats();
+    expect(stats.kinds.x).toMatchObject({ succeeded: 1, queued: 1 });
+    expect(stats.oldestQueuedAgeMs).toBe(null);
+    clock.advance(31 * SECOND);
+    expect((await e.maintain()).pruned).toBe(1);
+    expect((await e.stats()).totals).toMatchObject({ succeeded: 0, queued: 1 });
+  });
+
+  // SQLite serves one host: an engine is woken by its own enqueues only, and other processes are found by polling.
+  test.skipIf(driver === "sqlite")("an enqueue on another instance wakes an idle engine without waiting for the poll", async () => {
+    const { db, clock, engine, openHandle } = await setup(driver);
+    const worker = engine({ pollMs: 60_000 });
+    const ran = gate();
+    worker.register("ping", () => ran.open());
+    worker.start();
+    await Bun.sleep(100); // the LISTEN is in place
+    const producerDb = await openHandle();
+    const producer = new JobEngine({ db: producerDb, clock, logger: memoryLogger("debug") });
+    await producerDb.tx((tx) => producer.enqueue(tx, "ping", {}));
+    const woke = await Promise.race([ran.wait.then(() => true), Bun.sleep(5000).then(() => false)]);
+    expect(woke).toBe(true);
+    await producer.stop({ deadlineMs: 0 });
+  });
+});
