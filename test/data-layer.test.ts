@@ -4,7 +4,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { createRateLimiter } from "../src/http/ratelimit";
 import { requestHash } from "../src/http/idempotency";
-import { createPostgresDatabase, productPhoto, startService, tempDir, type TestService } from "./helpers";
+import { createPostgresDatabase, postgresAvailable, productPhoto, startService, tempDir, type TestService } from "./helpers";
 
 type Driver = "sqlite" | "postgres";
 
@@ -33,7 +33,9 @@ async function imageUrl(): Promise<string> {
   return photo;
 }
 
-describe.each(["sqlite", "postgres"] as const)("data layer on %s", (driver) => {
+const drivers: Driver[] = postgresAvailable ? ["sqlite", "postgres"] : ["sqlite"];
+
+describe.each(drivers)("data layer on %s", (driver) => {
   test("accounts and tokens: rows carry plain numbers and booleans; tokens authenticate until revoked", async () => {
     const t = await serviceOn(driver);
     const { service } = t;

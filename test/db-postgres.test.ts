@@ -1,0 +1,98 @@
+// The PostgreSQL Db on a real server: embedded migrations applied once even by instances starting together, and
+// serializable transactions retried on conflict with afterCommit hooks run only for the attempt that committed.
+import { afterEach, describe, expect, test } from "bun:test";
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import { eq } from "drizzle-orm";
+import pgJournal from "../drizzle/pg/meta/_journal.json";
+import { importedPostgresMigrationTags } from "../src/db/migrations";
+import { openDatabase, type Db } from "../src/db";
+import { pgClientOf } from "../src/db/postgres";
+import { createPostgresDatabase, postgresAvailable } from "./helpers";
+
+const cleanups: (() => Promise<unknown> | unknown)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+async function fresh(): Promise<{ url: string; open(): Db }> {
+  const pg = await createPostgresDatabase();
+  cleanups.push(() => pg.drop());
+  return {
+    url: pg.url,
+    open() {
+      const db = openDatabase(pg.url);
+      cleanups.push(() => db.close());
+      return db;
+    },
+  };
+}
+
+test("every generated PostgreSQL migration is imported (so it travels inside the binary)", () => {
+  const onDisk = readdirSync(join(import.meta.dir, "..", "drizzle", "pg")).filter((f) => f.endsWith(".sql"));
+  expect([...importedPostgresMigrationTags].sort()).toEqual(pgJournal.entries.map((e) => e.tag).sort());
+  expect(onDisk.map((f) => f.replace(/\.sql$/, "")).sort()).toEqual([...importedPostgresMigrationTags].sort());
+});
+
+describe.skipIf(!postgresAvailable)("PostgreSQL database", () => {
+  test("instances migrating at once apply each migration exactly once", async () => {
+    const target = await fresh();
+    const handles = [target.open(), target.open(), target.open()];
+    const results = await Promise.all(handles.map((db) => db.migrate()));
+    expect(results.flatMap((r) => r.applied)).toEqual(pgJournal.entries.map((e) => e.tag));
+    expect((await handles[0].migrate()).applied).toEqual([]);
+    expect(handles[0].dialect).toBe("postgres");
+    expect(await handles[0].ping()).toBe(true);
+  });
+
+  test("conflicting serializable transactions are retried; hooks run once, after the commit that counted", async () => {
+    const target = await fresh();
+    const db = target.open();
+    await db.migrate();
+    const { accounts } = db.schema;
+    await db.tx((tx) => tx.insert(accounts).values({ id: "acct_1", credits: 0, createdAt: 1, updatedAt: 1 }));
+    let runs = 0;
+    const committed: number[] = [];
+    let bothRead!: () => void;
+    const readBarrier = new Promise<void>((resolve) => (bothRead = resolve));
+    let reads = 0;
+    // Read, wait until the other has read too, then write what was read plus one: a lost update unless one retries.
+    const increment = (n: number) =>
+      db.tx(async (tx) => {
+        runs++;
+        const [row] = await tx.select({ credits: accounts.credits }).from(accounts).where(eq(accounts.id, "acct_1"));
+        if (++reads === 2) bothRead();
+        if (reads <= 2) await readBarrier;
+        await tx.update(accounts).set({ credits: row.credits + 1 }).where(eq(accounts.id, "acct_1"));
+        db.afterCommit(() => committed.push(n));
+        return row.credits + 1;
+      });
+    const values = await Promise.all([increment(1), increment(2)]);
+    expect(values.sort()).toEqual([1, 2]);
+    expect(runs).toBe(3);
+    expect(committed.sort()).toEqual([1, 2]);
+    const [row] = await db.read.select({ credits: accounts.credits }).from(accounts);
+    expect(row.credits).toBe(2);
+  });
+
+  test("a throw rolls the transaction back and drops its hooks; isolation can be lowered for one transaction", async () => {
+    const target = await fresh();
+    const db = target.open();
+    await db.migrate();
+    const { accounts } = db.schema;
+    let hooked = false;
+    const failing = db.tx(async (tx) => {
+      await tx.insert(accounts).values({ id: "acct_x", createdAt: 1, updatedAt: 1 });
+      db.afterCommit(() => (hooked = true));
+      throw new Error("changed my mind");
+    });
+    expect(failing).rejects.toThrow("changed my mind");
+    await failing.catch(() => undefined);
+    expect(hooked).toBe(false);
+    expect(await db.read.select().from(accounts)).toEqual([]);
+    const levelOf = (options?: { isolation: "read committed" }) =>
+      db.tx(async (tx) => (await pgClientOf(tx).unsafe("SELECT current_setting('transaction_isolation') AS level"))[0].level, options);
+    expect(await levelOf()).toBe("serializable");
+    expect(await levelOf({ isolation: "read committed" })).toBe("read committed");
+  });
+});
