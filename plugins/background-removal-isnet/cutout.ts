@@ -1,6 +1,6 @@
 // Image side of the ISNet plugin: decodes the photo upright, and turns the model's probability map into the cut-out PNG,
 // its mask and the product box, differently per attempt so a retry can give a different result.
-import sharp from "sharp";
+import sharp from "../../src/native/sharp";
 import type { Box, Cutout } from "../../src/plugins";
 
 export const MAX_CUTOUT_SIDE = 1024;

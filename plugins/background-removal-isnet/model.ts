@@ -125,6 +125,15 @@ export async function sha256File(file: string): Promise<string> {
   return hasher.digest("hex");
 }
 
+function rememberVerified(file: string, key: string) {
+  try {
+    const bytes = Buffer.from(`${key} ${MODEL_SHA256}`);
+    writeAtomic(`${file}.verified`, (fd) => writeSync(fd, bytes));
+  } catch {
+    // A read-only model folder only costs a hash at the next start.
+  }
+}
+
 /** Checks the bundled model file against the pinned hash; memoised per (inode, size, mtime). */
 export async function verifyBundledFile(file: string): Promise<{ ok: true } | { ok: false; reason: string }> {
   let key: string;
@@ -134,6 +143,14 @@ export async function verifyBundledFile(file: string): Promise<{ ok: true } | { 
     return { ok: false, reason: `${file} is missing` };
   }
   if (verified.get(file) === key) return { ok: true };
+  // A stamp beside the file remembers the last verification across restarts, so a start does not hash 88 MB again.
+  const stamp = `${file}.verified`;
+  try {
+    if (readFileSync(stamp, "utf8") === `${key} ${MODEL_SHA256}`) {
+      verified.set(file, key);
+      return { ok: true };
+    }
+  } catch {}
   const size = statSync(file).size;
   if (size !== MODEL_BYTES) {
     return { ok: false, reason: `${file} is ${size} bytes instead of ${MODEL_BYTES}` };
@@ -141,6 +158,7 @@ export async function verifyBundledFile(file: string): Promise<{ ok: true } | { 
   const hash = await sha256File(file);
   if (hash !== MODEL_SHA256) return { ok: false, reason: `the SHA-256 of ${file} does not match the bundled ISNet model` };
   verified.set(file, key);
+  rememberVerified(file, key);
   return { ok: true };
 }
 
@@ -255,6 +273,7 @@ export async function installModel(modelDir: string, logger: Pick<Logger, "info"
     }
   });
   verified.set(file, fileKey(file));
+  rememberVerified(file, fileKey(file));
   logger.info("background-removal model assembled", {
     modelDir,
     bytes,

@@ -1,5 +1,5 @@
 // Payments through Stripe Checkout: a Checkout Session per top-up, and signed webhooks that report the outcome.
-import Stripe from "stripe";
+import type Stripe from "stripe";
 import { definePlugin, PaymentSignatureError, type PaymentNotice, type PaymentOutcome, type PaymentPlugin } from "../../src/plugins";
 
 export type StripeSettings = {
@@ -24,7 +24,7 @@ function outcomeOf(session: Stripe.Checkout.Session): PaymentOutcome {
 
 export function createStripePayment(settings: StripeSettings): PaymentPlugin {
   let stripe: Stripe | null = null;
-  const crypto = Stripe.createSubtleCryptoProvider();
+  let crypto: ReturnType<typeof Stripe.createSubtleCryptoProvider> | null = null;
   const client = (): Stripe => {
     if (!stripe) throw new Error("the Stripe plugin is not initialised");
     return stripe;
@@ -40,9 +40,12 @@ export function createStripePayment(settings: StripeSettings): PaymentPlugin {
       ].filter(Boolean);
       if (missing.length > 0) throw new Error(`VITRIN_PAYMENT=stripe needs ${missing.join(" and ")}`);
       const api = settings.apiUrl ? new URL(settings.apiUrl) : null;
-      stripe = new Stripe(settings.secretKey!, {
+      // Loaded here rather than at the top: the SDK costs start-up time and memory for every vitrin not using Stripe.
+      const { default: StripeSdk } = await import("stripe");
+      crypto = StripeSdk.createSubtleCryptoProvider();
+      stripe = new StripeSdk(settings.secretKey!, {
         // fetch works the same on Bun and in a compiled binary; the Node http client is not needed.
-        httpClient: Stripe.createFetchHttpClient(),
+        httpClient: StripeSdk.createFetchHttpClient(),
         maxNetworkRetries: 2,
         timeout: 20_000,
         ...(api
@@ -87,7 +90,7 @@ export function createStripePayment(settings: StripeSettings): PaymentPlugin {
       let event: Stripe.Event;
       try {
         // The synchronous constructEvent does not work on Bun; the async one uses WebCrypto.
-        event = await client().webhooks.constructEventAsync(rawBody, signature, settings.webhookSecret!, undefined, crypto);
+        event = await client().webhooks.constructEventAsync(rawBody, signature, settings.webhookSecret!, undefined, crypto ?? undefined);
       } catch (e) {
         throw new PaymentSignatureError((e as Error).message);
       }

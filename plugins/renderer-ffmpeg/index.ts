@@ -76,16 +76,9 @@ export function createFfmpegRenderer(options: FfmpegRendererOptions = {}): Rende
     return { ffmpeg, ffprobe };
   };
   let readiness: { at: number; report: ReadyReport } | null = null;
-
-  return {
-    slot: "renderer",
-    name: "ffmpeg",
-    async init() {
-      await templates();
-    },
-    async ready() {
-      // /readyz may be polled often; spawning ffmpeg three times a poll is not worth it.
-      if (readiness && Date.now() - readiness.at < 30_000) return readiness.report;
+  let probing: Promise<ReadyReport> | null = null;
+  const checkTools = (): Promise<ReadyReport> =>
+    (probing ??= (async () => {
       let report: ReadyReport;
       try {
         const { ffmpeg, ffprobe } = tools();
@@ -97,7 +90,22 @@ export function createFfmpegRenderer(options: FfmpegRendererOptions = {}): Rende
         report = { ok: false, detail: (e as Error).message };
       }
       readiness = { at: Date.now(), report };
+      probing = null;
       return report;
+    })());
+
+  return {
+    slot: "renderer",
+    name: "ffmpeg",
+    async init() {
+      // The ffmpeg checks run while the rest of the service starts, so the first /readyz need not wait for them.
+      void checkTools();
+      await templates();
+    },
+    async ready() {
+      // /readyz may be polled often; spawning ffmpeg three times a poll is not worth it.
+      if (readiness && Date.now() - readiness.at < 30_000) return readiness.report;
+      return checkTools();
     },
     async render(req: RenderRequest): Promise<RenderResult> {
       const { ffmpeg, ffprobe } = tools();

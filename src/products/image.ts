@@ -1,7 +1,8 @@
 // Product image ingest: fetches an image URL (or decodes a data: URL) and accepts only whole, sane JPG, PNG or WebP files.
 
 import { createHash } from "node:crypto";
-import sharp, { type Metadata } from "sharp";
+import sharp from "../native/sharp";
+import type { Metadata } from "sharp";
 import { errors, isApiError, MAX_IMAGE_BYTES, type ApiError } from "../http/errors";
 import { decodeDataUrl, describeOutboundError, isOutboundError, outboundFetch, type OutboundError } from "../net";
 

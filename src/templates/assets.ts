@@ -3,7 +3,8 @@
 import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import sharp, { type OutputInfo, type OverlayOptions, type Sharp } from "sharp";
+import sharp from "../native/sharp";
+import type { OutputInfo, OverlayOptions, Sharp } from "sharp";
 import type { ButtonOptions, GroupOptions, ProductAsset, ProductImageOptions, SoftShadow } from "./define";
 import type { Asset } from "./scene";
 import { renderTextImage, type TextImage } from "./text";

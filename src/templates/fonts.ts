@@ -2,7 +2,7 @@
 import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import sharp from "sharp";
+import sharp from "../native/sharp";
 // `type: "file"` gives a path on disk in development and embeds the file in a `bun build --compile` binary.
 import interRegular from "@expo-google-fonts/inter/400Regular/Inter_400Regular.ttf" with { type: "file" };
 import interSemiBold from "@expo-google-fonts/inter/600SemiBold/Inter_600SemiBold.ttf" with { type: "file" };

@@ -1,7 +1,7 @@
 // The bundled sample product (a drawn serum bottle, made at run time: no stock image ships) for previews and benches.
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import sharp from "sharp";
+import sharp from "../native/sharp";
 import { baseLanguage } from "./i18n";
 
 const BOTTLE = `<svg xmlns="http://www.w3.org/2000/svg" width="640" height="1000" viewBox="0 0 640 1000">

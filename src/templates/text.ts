@@ -1,5 +1,5 @@
 // Text layers: shaped by pango through sharp (right-to-left, CJK, fallback, wrapping) into transparent PNGs that fit a box.
-import sharp from "sharp";
+import sharp from "../native/sharp";
 import { ensureFonts, familyList, type FontRole } from "./fonts";
 import { baseLanguage, isRtl } from "./i18n";
 
