@@ -48,7 +48,8 @@ export type Db = {
   afterCommit(cb: () => void): void;
   /**
    * Memoises a read until anything commits to the database (from this process or another): hot reads such as
-   * token lookups and list polling then cost a map lookup. Values must be treated as immutable.
+   * token lookups and list polling then cost a map lookup. Values must be treated as immutable. On PostgreSQL, where
+   * other instances' commits cannot be seen cheaply, it simply computes.
    */
   cached<T>(key: string, compute: () => Promise<T> | T): Promise<T> | T;
   /**
