@@ -5,7 +5,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFile
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { signatureHeader } from "../examples/plugins/payment-sandbox";
-import { productPhoto, startImageHost, tempDir, type ImageHost } from "./helpers";
+import { createPostgresDatabase, onPostgres, productPhoto, startImageHost, tempDir, type ImageHost } from "./helpers";
 
 const ROOT = join(import.meta.dir, "..");
 const BUN = process.execPath;
@@ -18,6 +18,8 @@ let server: Subprocess<"ignore", "pipe", "pipe"> | null = null;
 let base = "";
 let images: ImageHost;
 const logLines: string[] = [];
+/** In the PostgreSQL run, the binary is pointed at a fresh database of its own. */
+let database: { url: string; drop(): Promise<void> } | null = null;
 
 /** The settings a self-hoster would pass; nothing leaks in from the test runner's environment. */
 function env(extra: Record<string, string> = {}): Record<string, string> {
@@ -27,6 +29,7 @@ function env(extra: Record<string, string> = {}): Record<string, string> {
     VITRIN_NATIVE_DIR: join(work, "native-cache"),
     VITRIN_LOG_LEVEL: "info",
     VITRIN_PLUGIN_SANDBOX_SECRET: SECRET,
+    ...(database ? { VITRIN_DATABASE_URL: database.url } : {}),
     ...extra,
   };
 }
@@ -73,6 +76,7 @@ let token = "";
 
 beforeAll(async () => {
   work = tempDir("vitrin-binary-");
+  if (onPostgres) database = await createPostgresDatabase();
   exe = join(work, "vitrin");
   const build = Bun.spawnSync([BUN, "run", join(ROOT, "scripts", "build.ts"), "--outfile", exe], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
   if (build.exitCode !== 0) throw new Error(`build failed:\n${build.stdout}\n${build.stderr}`);
@@ -92,9 +96,11 @@ beforeAll(async () => {
   images = startImageHost({ "/photo.jpg": { body: await productPhoto("jpeg", 800, 600), type: "image/jpeg" } });
 }, 180_000);
 
-afterAll(() => {
+afterAll(async () => {
   server?.kill("SIGKILL");
+  await server?.exited;
   images?.close();
+  await database?.drop();
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
@@ -113,14 +119,9 @@ describe("the compiled binary", () => {
     expect(out.account).toMatchObject({ object: "account", name: "Shop", credits: 5 });
     expect(out.token).toMatch(/^vt_/);
     token = out.token;
-    expect(existsSync(join(work, "data", "vitrin.db"))).toBe(true);
-  });
-
-  test("unpacks its native libraries into VITRIN_NATIVE_DIR, keeping node_modules' layout", () => {
-    const [build] = readdirSync(join(work, "native-cache"));
-    const files = readdirSync(join(work, "native-cache", build), { recursive: true }).map(String);
-    expect(files.some((f) => /libvips-cpp\.so/.test(f))).toBe(true);
-    expect(files.some((f) => /sharp-linux-x64.*\.node$/.test(f) || /sharp-.*\.node$/.test(f))).toBe(true);
+    expect(existsSync(join(work, "data", "vitrin.db"))).toBe(!database);
+    // Native libraries load on first use: account commands never need them.
+    expect(existsSync(join(work, "native-cache"))).toBe(false);
   });
 
   test("serves: ready on /readyz with the bundled model, the folder plugin and the renderer", async () => {
@@ -188,6 +189,15 @@ describe("the compiled binary", () => {
     const cutout = await fetch(product.dekupe.preview_url);
     expect(cutout.headers.get("content-type")).toBe("image/png");
   }, 150_000);
+
+  test("unpacked its native libraries into VITRIN_NATIVE_DIR once they were needed, keeping node_modules' layout", () => {
+    const [build] = readdirSync(join(work, "native-cache"));
+    const files = readdirSync(join(work, "native-cache", build), { recursive: true }).map(String);
+    expect(files.some((f) => /libvips-cpp\.so/.test(f))).toBe(true);
+    expect(files.some((f) => /sharp-.*\.node$/.test(f))).toBe(true);
+    expect(files.some((f) => /libonnxruntime\.so/.test(f))).toBe(true);
+    expect(files.some((f) => /onnxruntime_binding\.node$/.test(f))).toBe(true);
+  });
 
   test("renders a video with a bundled template and its fonts", async () => {
     const [product] = (await api("GET", "/v1/products", token)).body.data;

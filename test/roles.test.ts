@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
-import { productPhoto, startImageHost, tempDir, type ImageHost } from "./helpers";
+import { createPostgresDatabase, onPostgres, productPhoto, startImageHost, tempDir, type ImageHost } from "./helpers";
 
 const MAIN = join(import.meta.dir, "..", "src", "main.ts");
 const ADMIN = "roles-admin-token-0123456789";
@@ -12,6 +12,8 @@ const ADMIN = "roles-admin-token-0123456789";
 let dir = "";
 let images: ImageHost;
 const procs: Subprocess[] = [];
+/** In the PostgreSQL run both instances share a fresh database; otherwise one SQLite file. */
+let database: { url: string; drop(): Promise<void> } | null = null;
 
 function freePort(): number {
   const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
@@ -34,6 +36,7 @@ function start(args: string[], port: number): string {
       VITRIN_BACKGROUND_REMOVAL: "none",
       VITRIN_LOG_LEVEL: "warn",
       VITRIN_POLL_MS: "50",
+      ...(database ? { VITRIN_DATABASE_URL: database.url } : {}),
     },
     stdout: "ignore",
     stderr: "inherit",
@@ -56,6 +59,7 @@ let worker = "";
 
 beforeAll(async () => {
   dir = tempDir("vitrin-roles-");
+  if (onPostgres) database = await createPostgresDatabase();
   images = startImageHost({ "/p.png": { body: await productPhoto("png"), type: "image/png" } });
   api = start(["serve", "--no-worker"], freePort());
   await ready(api);
@@ -67,6 +71,7 @@ afterAll(async () => {
   for (const p of procs) p.kill("SIGKILL");
   images?.close();
   await Promise.all(procs.map((p) => p.exited));
+  await database?.drop();
   rmSync(dir, { recursive: true, force: true });
 });
 

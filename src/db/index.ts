@@ -286,12 +286,21 @@ class ReadCache {
     if (this.entries.has(key)) return this.entries.get(key) as T;
     const generation = this.generation;
     const value = compute();
-    // A result computed now is at least as new as the current generation, so storing it there is never stale.
+    // A result computed now is at least as new as the current generation, so storing it there is never stale. The
+    // promise itself is kept while it runs, so a burst of misses for one key shares one read.
     if (value instanceof Promise) {
-      return value.then((v) => {
-        if (this.generation === generation) this.store(key, v);
-        return v;
-      });
+      const settled = value.then(
+        (v) => {
+          if (this.generation === generation && this.entries.get(key) === settled) this.store(key, v);
+          return v;
+        },
+        (e) => {
+          if (this.entries.get(key) === settled) this.entries.delete(key);
+          throw e;
+        },
+      );
+      this.store(key, settled);
+      return settled;
     }
     this.store(key, value);
     return value;

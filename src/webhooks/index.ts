@@ -148,7 +148,8 @@ export function createWebhooks(deps: WebhookDeps) {
     // Cached until anything commits (a rotation does), so a burst of deliveries reads an account's secrets once. The
     // expiry is checked here rather than in the cached query: a rotated-out secret must stop signing on time even if
     // nothing commits meanwhile.
-    const rows = await db.cached(`webhook-secrets:${accountId}`, () => unexpiredSecrets.execute({ account: accountId, now }));
+    // drizzle's execute() returns a thenable, not a Promise: awaiting it inside makes the cache keep the rows.
+    const rows = await db.cached(`webhook-secrets:${accountId}`, async () => await unexpiredSecrets.execute({ account: accountId, now }));
     const out: string[] = [];
     for (const r of rows) if (r.expiresAt === null || r.expiresAt > now) out.push(r.secret);
     return out;
