@@ -37,30 +37,31 @@ export function createPager<Row extends { id: string; createdAt: number }>(
   const cid = sql.placeholder("cid");
   const limit = sql.placeholder("limit");
   const newestFirst = [desc(table.createdAt), desc(table.id)];
-  const cursor = orm
-    .select({ createdAt: table.createdAt })
-    .from(table)
-    .where(and(eq(table.id, cid), inScope()))
-    .limit(1)
-    .prepare();
-  const first = orm.select().from(table).where(inScope()).orderBy(...newestFirst).limit(limit).prepare();
-  const after = orm
-    .select()
-    .from(table)
-    .where(and(inScope(), or(lt(table.createdAt, at), and(eq(table.createdAt, at), lt(table.id, cid)))))
-    .orderBy(...newestFirst)
-    .limit(limit)
-    .prepare();
-  const before = orm
-    .select()
-    .from(table)
-    .where(and(inScope(), or(gt(table.createdAt, at), and(eq(table.createdAt, at), gt(table.id, cid)))))
-    .orderBy(asc(table.createdAt), asc(table.id))
-    .limit(limit)
-    .prepare();
+  // Prepared on the first page asked for: a service has a dozen lists, and starting should not build them all.
+  let statements: ReturnType<typeof prepare> | null = null;
+  const prepare = () => ({
+    cursor: orm.select({ createdAt: table.createdAt }).from(table).where(and(eq(table.id, cid), inScope())).limit(1).prepare(),
+    first: orm.select().from(table).where(inScope()).orderBy(...newestFirst).limit(limit).prepare(),
+    after: orm
+      .select()
+      .from(table)
+      .where(and(inScope(), or(lt(table.createdAt, at), and(eq(table.createdAt, at), lt(table.id, cid)))))
+      .orderBy(...newestFirst)
+      .limit(limit)
+      .prepare(),
+    before: orm
+      .select()
+      .from(table)
+      .where(and(inScope(), or(gt(table.createdAt, at), and(eq(table.createdAt, at), gt(table.id, cid)))))
+      .orderBy(asc(table.createdAt), asc(table.id))
+      .limit(limit)
+      .prepare(),
+  });
 
   return async function page(scopeValues: unknown[], query: PageQuery): Promise<Page<Row>> {
     const n = parseLimit(query.limit);
+    statements ??= prepare();
+    const { cursor, first, after, before } = statements;
     if (query.starting_after && query.ending_before) {
       throw errors.validation([{ field: "ending_before", message: "use either starting_after or ending_before, not both" }]);
     }

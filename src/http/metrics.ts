@@ -7,7 +7,9 @@ export type JobStatsSource = () => Promise<{
 
 export function createMetrics() {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: "vitrin_" });
+  // Registering the process metrics reads V8's heap statistics and starts event-loop monitors: done on the first
+  // scrape, not during start (a self-hoster who never scrapes never pays for it).
+  let defaults = false;
   const requests = new Counter({
     name: "vitrin_http_requests_total",
     help: "HTTP requests by method, route and status.",
@@ -66,6 +68,10 @@ export function createMetrics() {
       });
     },
     async text(): Promise<string> {
+      if (!defaults) {
+        defaults = true;
+        collectDefaultMetrics({ register: registry, prefix: "vitrin_" });
+      }
       return registry.metrics();
     },
     contentType: registry.contentType,
