@@ -6,6 +6,9 @@
 //   latency   the real JobEngine fed one job per transaction at a steady rate: enqueue-to-start for in-process enqueues
 // Knobs: JOBS_BENCH_N (jobs per throughput run, default 100000), JOBS_BENCH_BATCH (jobs per enqueue transaction, 1000),
 // JOBS_BENCH_CLAIM (engine batchSize and concurrency, 512), JOBS_BENCH_LATENCY_N (jobs in the latency run, 2000).
+//
+// With `--postgres [--instances N]` (default 3) it runs the PostgreSQL benchmark instead: N worker processes on one fresh
+// database beside a bare SKIP LOCKED claim loop (bench/jobs-postgres.ts; JOBS_BENCH_N defaults to 50000 there).
 import { Database, type Statement } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,14 +20,21 @@ import { JobEngine } from "../src/jobs";
 import { newJobId } from "../src/jobs/ids";
 import { claimKind, sqliteStatements, type Query, type Runner } from "../src/jobs/sqlite";
 import type { NewJob } from "../src/jobs/store";
+import { postgresBench } from "./jobs-postgres";
 
-const N = Number(process.env.JOBS_BENCH_N ?? 100_000);
+const argv = process.argv.slice(2);
+const onPostgres = argv.includes("--postgres");
+const instancesAt = argv.indexOf("--instances");
+const INSTANCES = instancesAt >= 0 ? Number(argv[instancesAt + 1]) : 3;
+if (!Number.isInteger(INSTANCES) || INSTANCES < 1) throw new Error(`--instances needs a whole number ≥ 1, got ${argv[instancesAt + 1]}`);
+
+const N = Number(process.env.JOBS_BENCH_N ?? (onPostgres ? 50_000 : 100_000));
 const BATCH = Number(process.env.JOBS_BENCH_BATCH ?? 1_000);
 const CLAIM = Number(process.env.JOBS_BENCH_CLAIM ?? 512);
 const LATENCY_N = Number(process.env.JOBS_BENCH_LATENCY_N ?? 2_000);
 const KIND = "noop";
 
-const root = mkdtempSync(join(tmpdir(), "vitrin-bench-jobs-"));
+const root = onPostgres ? "" : mkdtempSync(join(tmpdir(), "vitrin-bench-jobs-"));
 const silent = createLogger("silent");
 
 function percentile(sorted: number[], p: number): number {
@@ -174,7 +184,9 @@ async function engineLatency(): Promise<{ p50: number; p99: number; rate: number
 
 const f1 = (n: number) => n.toFixed(1);
 const f0 = (n: number) => Math.round(n).toLocaleString("en-US");
-try {
+if (onPostgres) {
+  await postgresBench({ instances: INSTANCES, n: N, batch: BATCH, claim: CLAIM, runs: Number(process.env.JOBS_BENCH_RUNS ?? 1) });
+} else try {
   console.log(`jobs bench: ${f0(N)} no-op jobs, enqueue batches of ${BATCH}, claim batches/concurrency ${CLAIM}; SQLite WAL`);
   const b = await bare();
   console.log(`bare SQL done: ${f0(b.jobsPerSec)} jobs/s`);
