@@ -11,7 +11,7 @@ import { SQL } from "bun";
 import { createLogger } from "../src/config/log";
 import { openDatabase } from "../src/db";
 import { systemClock } from "../src/db/clock";
-import { JobEngine } from "../src/jobs";
+import { JobEngine, PostgresJobStore, type JobStore } from "../src/jobs";
 
 const [mode, url, owner, claimArg] = process.argv.slice(2);
 if (!url || !owner || (mode !== "engine" && mode !== "bare")) {
@@ -44,7 +44,48 @@ async function waitFor(word: string) {
 if (mode === "engine") {
   const db = openDatabase(url);
   let done = 0;
-  const engine = new JobEngine({ db, clock: systemClock, logger: createLogger("silent"), batchSize: CLAIM, owner });
+  // JOBS_BENCH_PROFILE=1: time spent in each store call (the statements' round trips) and in the transactions around them.
+  const profile = process.env.JOBS_BENCH_PROFILE === "1" ? new Map<string, { calls: number; ms: number; rows: number }>() : null;
+  const note = (name: string, t0: number, rows: number) => {
+    const p = profile!.get(name) ?? { calls: 0, ms: 0, rows: 0 };
+    p.calls++;
+    p.ms += performance.now() - t0;
+    p.rows += rows;
+    profile!.set(name, p);
+  };
+  let store: JobStore | undefined;
+  if (profile) {
+    const real = new PostgresJobStore();
+    const timed = <K extends "claim" | "settle" | "renew" | "rescueExpired" | "prune">(name: K) =>
+      (async (...args: unknown[]) => {
+        const t0 = performance.now();
+        const out = await (real[name] as (...a: unknown[]) => Promise<unknown>).apply(real, args);
+        note(name, t0, Array.isArray(out) ? out.length : Number(out));
+        return out;
+      }) as JobStore[K];
+    store = Object.assign(Object.create(real) as JobStore, {
+      claim: timed("claim"),
+      settle: timed("settle"),
+      renew: timed("renew"),
+      rescueExpired: timed("rescueExpired"),
+      prune: timed("prune"),
+    });
+    const tx = db.tx.bind(db);
+    db.tx = (async (fn: Parameters<typeof tx>[0], o?: Parameters<typeof tx>[1]) => {
+      const t0 = performance.now();
+      let inner = 0;
+      const out = await tx(async (t) => {
+        const t1 = performance.now();
+        const r = await fn(t);
+        inner = performance.now() - t1;
+        return r;
+      }, o);
+      note("tx (whole)", t0, 0);
+      note("tx (inside fn)", performance.now() - inner, 0);
+      return out;
+    }) as typeof db.tx;
+  }
+  const engine = new JobEngine({ db, clock: systemClock, logger: createLogger("silent"), batchSize: CLAIM, owner, store });
   engine.register(KIND, () => void done++, { concurrency: CLAIM, timeoutMs: 0 });
   // One round trip before the clock starts, so connecting is not part of the measurement.
   await db.ping();
@@ -54,6 +95,11 @@ if (mode === "engine") {
   await waitFor("stop");
   await engine.stop({ deadlineMs: 1_000 });
   db.close();
+  if (profile) {
+    for (const [name, p] of profile) {
+      console.error(`${owner} ${name.padEnd(16)} ${String(p.calls).padStart(6)} calls ${p.ms.toFixed(0).padStart(7)} ms  ${(p.ms / p.calls).toFixed(2).padStart(7)} ms/call  ${(p.rows / p.calls).toFixed(1).padStart(7)} rows/call`);
+    }
+  }
   console.log(JSON.stringify({ done }));
 } else {
   const sql = new SQL({ url, max: 1, prepare: true });
