@@ -3,7 +3,8 @@
 //
 // The engine runs these in READ COMMITTED transactions (db.tx isolation option): a candidate row is locked by the
 // claimer that picked it, and every later write to it is fenced, so nothing here depends on a serializable snapshot.
-// Rows travel as one jsonb parameter (successes and releases as parallel id/attempt arrays) and every text is fixed, so Bun prepares each statement once per connection.
+// Rows travel as one jsonb parameter (successes and releases as parallel id/attempt arrays) and every text is fixed,
+// so Bun prepares each statement once per connection.
 import type { SQL } from "bun";
 import { pgClientOf, sqlState } from "../db/postgres";
 import { compareClaimOrder } from "./sqlite";
