@@ -186,20 +186,22 @@ const f1 = (n: number) => n.toFixed(1);
 const f0 = (n: number) => Math.round(n).toLocaleString("en-US");
 if (onPostgres) {
   await postgresBench({ instances: INSTANCES, n: N, batch: BATCH, claim: CLAIM, runs: Number(process.env.JOBS_BENCH_RUNS ?? 1) });
-} else try {
-  console.log(`jobs bench: ${f0(N)} no-op jobs, enqueue batches of ${BATCH}, claim batches/concurrency ${CLAIM}; SQLite WAL`);
-  const b = await bare();
-  console.log(`bare SQL done: ${f0(b.jobsPerSec)} jobs/s`);
-  const e = await engineThroughput();
-  console.log(`engine done:   ${f0(e.jobsPerSec)} jobs/s`);
-  const l = await engineLatency();
-  console.log(`latency done:  ${f0(LATENCY_N)} single-job enqueues at ${f0(l.rate)}/s`);
-  console.log("");
-  console.log("run                         jobs/s    start p50 ms  start p99 ms");
-  console.log(`bare SQL (batched)      ${f0(b.jobsPerSec).padStart(10)}  ${f1(b.p50).padStart(12)}  ${f1(b.p99).padStart(12)}`);
-  console.log(`engine (batched)        ${f0(e.jobsPerSec).padStart(10)}  ${f1(e.p50).padStart(12)}  ${f1(e.p99).padStart(12)}`);
-  console.log(`engine (single enqueue) ${"-".padStart(10)}  ${f1(l.p50).padStart(12)}  ${f1(l.p99).padStart(12)}`);
-  console.log(`engine / bare           ${(e.jobsPerSec / b.jobsPerSec).toFixed(2).padStart(10)}`);
-} finally {
-  rmSync(root, { recursive: true, force: true });
+} else {
+  try {
+    console.log(`jobs bench: ${f0(N)} no-op jobs, enqueue batches of ${BATCH}, claim batches/concurrency ${CLAIM}; SQLite WAL`);
+    const b = await bare();
+    console.log(`bare SQL done: ${f0(b.jobsPerSec)} jobs/s`);
+    const e = await engineThroughput();
+    console.log(`engine done:   ${f0(e.jobsPerSec)} jobs/s`);
+    const l = await engineLatency();
+    console.log(`latency done:  ${f0(LATENCY_N)} single-job enqueues at ${f0(l.rate)}/s`);
+    console.log("");
+    console.log("run                         jobs/s    start p50 ms  start p99 ms");
+    console.log(`bare SQL (batched)      ${f0(b.jobsPerSec).padStart(10)}  ${f1(b.p50).padStart(12)}  ${f1(b.p99).padStart(12)}`);
+    console.log(`engine (batched)        ${f0(e.jobsPerSec).padStart(10)}  ${f1(e.p50).padStart(12)}  ${f1(e.p99).padStart(12)}`);
+    console.log(`engine (single enqueue) ${"-".padStart(10)}  ${f1(l.p50).padStart(12)}  ${f1(l.p99).padStart(12)}`);
+    console.log(`engine / bare           ${(e.jobsPerSec / b.jobsPerSec).toFixed(2).padStart(10)}`);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 }
