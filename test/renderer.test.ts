@@ -180,6 +180,26 @@ describe("readiness and settings", () => {
     expect(missing).toEqual({ ok: false, detail: expect.stringMatching(/ffmpeg was not found .*VITRIN_FFMPEG_PATH/) });
   });
 
+  test("a good tool check is remembered across restarts until the executables change", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "vitrin-ffcheck-"));
+    const wrapper = join(dir, "ffmpeg");
+    await Bun.write(wrapper, `#!/bin/sh\nexec ffmpeg "$@"\n`);
+    chmodSync(wrapper, 0o755);
+    const cache = join(dir, "cache", "ffmpeg-check.json");
+    const first = await createFfmpegRenderer({ ffmpegPath: wrapper, checkCacheFile: cache }).ready!();
+    expect(first.ok).toBe(true);
+    const saved = JSON.parse(readFileSync(cache, "utf8"));
+    saved.report.detail = "remembered";
+    await Bun.write(cache, JSON.stringify(saved));
+    expect((await createFfmpegRenderer({ ffmpegPath: wrapper, checkCacheFile: cache }).ready!()).detail).toBe("remembered");
+    // A different executable (new size and time) is checked again.
+    await Bun.write(wrapper, `#!/bin/sh\n# upgraded\nexec ffmpeg "$@"\n`);
+    chmodSync(wrapper, 0o755);
+    const again = await createFfmpegRenderer({ ffmpegPath: wrapper, checkCacheFile: cache }).ready!();
+    expect(again).toMatchObject({ ok: true, detail: expect.stringContaining("with libx264") });
+    rmSync(dir, { recursive: true, force: true });
+  });
+
   test("the plugin definition takes its settings from the service config", async () => {
     expect(rendererPlugin.slot).toBe("renderer");
     expect(rendererPlugin.name).toBe("ffmpeg");

@@ -1,6 +1,6 @@
 // The ffmpeg renderer: a template's scene becomes an H.264 MP4 and a JPEG thumbnail, checked with ffprobe.
 import { rename, rm } from "node:fs/promises";
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { definePlugin, type PluginContext, type ReadyReport, type RendererPlugin, type RenderRequest, type RenderResult } from "../../src/plugins";
 import { loadTemplates, prepareRender, type RenderJob, type TemplateRegistry } from "../../src/templates";
@@ -18,6 +18,11 @@ export type FfmpegRendererOptions = {
   threads?: number;
   /** The templates to render, or folders to load them from (default: the repository's templates). */
   templates?: TemplateRegistry | string[];
+  /**
+   * A file remembering the last good tool check, keyed by the executables' paths, sizes and times: starting ffmpeg
+   * three times costs ~0.3 s of CPU, which a restart with unchanged tools need not pay again.
+   */
+  checkCacheFile?: string;
 };
 
 export const DEFAULT_TIMEOUT_MS = 10 * 60 * 1000;
@@ -52,6 +57,26 @@ export function thumbnailArgs(job: RenderJob, thumbFile: string): string[] {
   ];
 }
 
+function readCheck(file: string, key: string): ReadyReport | null {
+  try {
+    const saved = JSON.parse(readFileSync(file, "utf8")) as { key: string; report: ReadyReport };
+    return saved.key === key && saved.report?.ok === true ? saved.report : null;
+  } catch {
+    return null;
+  }
+}
+
+function writeCheck(file: string, key: string, report: ReadyReport): void {
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify({ key, report }));
+    renameSync(tmp, file);
+  } catch {
+    // Only a cache: the next start checks the tools again.
+  }
+}
+
 export function createFfmpegRenderer(options: FfmpegRendererOptions = {}): RendererPlugin {
   const ffmpegName = options.ffmpegPath ?? "ffmpeg";
   const ffprobeName = options.ffprobePath ?? "ffprobe";
@@ -82,10 +107,20 @@ export function createFfmpegRenderer(options: FfmpegRendererOptions = {}): Rende
       let report: ReadyReport;
       try {
         const { ffmpeg, ffprobe } = tools();
-        const [v, pv, x264] = await Promise.all([toolVersion(ffmpeg), toolVersion(ffprobe), hasEncoder(ffmpeg, "libx264")]);
-        report = x264
-          ? { ok: true, detail: `ffmpeg ${v} with libx264, ffprobe ${pv}` }
-          : { ok: false, detail: `ffmpeg ${v} has no libx264 encoder` };
+        const key = [ffmpeg, ffprobe].map((f) => {
+          const st = statSync(f);
+          return `${f}:${st.size}:${st.mtimeMs}`;
+        }).join("|");
+        const remembered = options.checkCacheFile ? readCheck(options.checkCacheFile, key) : null;
+        if (remembered) {
+          report = remembered;
+        } else {
+          const [v, pv, x264] = await Promise.all([toolVersion(ffmpeg), toolVersion(ffprobe), hasEncoder(ffmpeg, "libx264")]);
+          report = x264
+            ? { ok: true, detail: `ffmpeg ${v} with libx264, ffprobe ${pv}` }
+            : { ok: false, detail: `ffmpeg ${v} has no libx264 encoder` };
+          if (report.ok && options.checkCacheFile) writeCheck(options.checkCacheFile, key, report);
+        }
       } catch (e) {
         report = { ok: false, detail: (e as Error).message };
       }
@@ -197,6 +232,7 @@ export function optionsFrom(ctx: PluginContext): FfmpegRendererOptions {
     timeoutMs: config.renderTimeoutMs,
     threads: config.renderThreads,
     templates: ctx.templates,
+    checkCacheFile: join(config.dataDir, "cache", "ffmpeg-check.json"),
   };
 }
 
