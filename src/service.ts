@@ -65,7 +65,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}) {
     throw e;
   }
 
-  const jobs = new JobEngine({ db, clock, logger: logger.child({ component: "jobs" }), pollMs: config.pollMs });
+  const jobs = new JobEngine({ db, clock, logger: logger.child({ component: "jobs" }), pollMs: config.pollMs, leaseMs: config.jobLeaseMs });
   const accounts = createAccounts(db, clock);
   const image = { allowPrivateNetworks: config.allowPrivateNetworks, timeoutMs: config.fetchTimeoutMs, resolve: opts.resolve };
   const products = createProducts({ db, clock, storage: plugins.storage, jobs, logger, image });

@@ -24,6 +24,7 @@ export type Config = {
   shutdownTimeoutMs: number;
   webhookTimeoutMs: number;
   pollMs: number;
+  jobLeaseMs: number | null;
   modelDir: string;
   dekupeThreads: number;
   modelIdleMs: number;
@@ -238,6 +239,13 @@ const settings: Setting[] = [
     default: "1000",
     doc: "How often workers look for jobs enqueued by other processes (in-process work starts at once).",
     parse: integer(10, 600_000),
+  },
+  {
+    env: "VITRIN_JOB_LEASE_MS",
+    key: "jobLeaseMs",
+    default: "(per job kind: 30000; 60000 for renders and webhooks)",
+    doc: "How long a running job stays leased to its instance without renewal (renewed every third of it). When an instance dies, another takes its jobs over after this long.",
+    parse: (r) => (r.trim() === "" ? null : integer(1000, 3_600_000)(r)),
   },
   {
     env: "VITRIN_MODEL_DIR",
@@ -489,6 +497,7 @@ function defaultFor(s: Setting, partial: Partial<Config>, env: Env): string {
     case "s3SecretAccessKey":
     case "s3Urls":
       return "";
+    case "jobLeaseMs":
     case "ffmpegPath":
     case "ffprobePath":
       return "";

@@ -113,6 +113,8 @@ export type JobEngineOptions = {
   gatherMs?: number;
   /** How often lease rescue and pruning run. Default 5000 ms. */
   maintenanceMs?: number;
+  /** Overrides every kind's lease (operators trade failover time against renewal traffic; tests shorten it). */
+  leaseMs?: number | null;
   /** Succeeded jobs are deleted this long after finishing. Default 7 days. */
   retainSucceededMs?: number;
   /** Dead jobs are deleted this long after dying. Default 30 days. */
@@ -240,6 +242,7 @@ export class JobEngine {
   /** The final round has run: nothing queued from now on would ever be written. */
   private closed = false;
   private wakeSleeper: (() => void) | null = null;
+  private readonly leaseOverride: number | null;
   /** Ends the subscription to other instances' enqueue notices (PostgreSQL). */
   private unlisten: Promise<(() => Promise<void>) | null> | null = null;
 
@@ -256,6 +259,7 @@ export class JobEngine {
     this.gatherMs = positiveInt("gatherMs", opts.gatherMs ?? 1, 0);
     this.random = opts.random ?? Math.random;
     this.store = opts.store ?? JobEngine.storeFor(opts.db);
+    this.leaseOverride = opts.leaseMs == null ? null : positiveInt("leaseMs", opts.leaseMs);
   }
 
   /** The one place the engine looks at the dialect. */
@@ -275,7 +279,7 @@ export class JobEngine {
       concurrency: positiveInt(`${kind}.concurrency`, opts.concurrency ?? 1),
       keyConcurrency: positiveInt(`${kind}.keyConcurrency`, opts.keyConcurrency ?? 1),
       maxAttempts: positiveInt(`${kind}.maxAttempts`, opts.maxAttempts ?? 5),
-      leaseMs: positiveInt(`${kind}.leaseMs`, opts.leaseMs ?? 30_000),
+      leaseMs: positiveInt(`${kind}.leaseMs`, this.leaseOverride ?? opts.leaseMs ?? 30_000),
       timeoutMs: positiveInt(`${kind}.timeoutMs`, opts.timeoutMs ?? 15 * 60_000, 0),
       backoff: opts.backoff ?? defaultBackoff,
       running: 0,
