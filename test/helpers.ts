@@ -70,6 +70,55 @@ export async function createPostgresDatabase(): Promise<{ url: string; drop(): P
   };
 }
 
+/** Which storage the suite runs on: `VITRIN_TEST_STORAGE=s3` puts every startService on S3 (an in-process s3rver). */
+export const onS3 = process.env.VITRIN_TEST_STORAGE === "s3";
+let sharedS3: Promise<import("./support/s3").S3Server> | null = null;
+
+/** One s3rver for the whole test process, started on first use; each service gets a bucket of its own. */
+async function s3Env(): Promise<Record<string, string>> {
+  sharedS3 ??= import("./support/s3").then((m) => m.startS3Server());
+  const s3 = await sharedS3;
+  return s3.env(await s3.newBucket());
+}
+
+/** The storage key behind a URL the API gave out (`{cdn_url}/<key>` on disk, a presigned bucket URL on S3). */
+export function storageKeyOf(url: string): string {
+  const path = decodeURIComponent(new URL(url).pathname);
+  const at = path.search(/\/(products|videos)\//);
+  if (at < 0) throw new Error(`not a stored file's URL: ${url}`);
+  return path.slice(at + 1);
+}
+
+/** The bytes stored behind a URL the API gave out, read through the service's storage plugin. */
+export async function storedBytes(t: TestService, url: string): Promise<Uint8Array | null> {
+  const file = await t.service.plugins.storage.get(storageKeyOf(url));
+  return file ? new Uint8Array(await file.body.arrayBuffer()) : null;
+}
+
+/** Fetches a stored file by the URL the API gave out: through the app for `{cdn_url}` links, from the bucket on S3. */
+export function fetchStored(t: TestService, url: string, init?: RequestInit): Promise<Response> {
+  const u = new URL(url);
+  if (u.origin === new URL(BASE).origin) return t.service.handle(new Request(url, init));
+  return fetch(url, init);
+}
+
+/** Every stored key under `prefix`, listed from the storage itself (the files folder on disk, the bucket on S3). */
+export async function storedKeys(t: TestService, prefix: string): Promise<string[]> {
+  const { config } = t.service;
+  if (config.storage === "s3") {
+    const client = new Bun.S3Client({
+      endpoint: config.s3Endpoint!,
+      bucket: config.s3Bucket!,
+      region: "us-east-1",
+      accessKeyId: config.s3AccessKeyId!,
+      secretAccessKey: config.s3SecretAccessKey!,
+    });
+    return ((await client.list({ prefix, maxKeys: 1000 })).contents ?? []).map((o) => o.key).sort();
+  }
+  const glob = new Bun.Glob(`${prefix}**`);
+  return [...glob.scanSync({ cwd: join(t.dir, "files") })].sort();
+}
+
 export function tempDir(prefix = "vitrin-test-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
@@ -79,8 +128,10 @@ export async function startService(env: Record<string, string> = {}, opts: Servi
   const clock = new ManualClock(Date.UTC(2026, 10, 22, 12, 0, 0));
   const logger = memoryLogger("debug");
   const pg = onPostgres && env.VITRIN_DATABASE_URL === undefined ? await createPostgresDatabase() : null;
+  const s3 = onS3 && env.VITRIN_STORAGE === undefined ? await s3Env() : {};
   const config = loadConfig({
     ...(pg ? { VITRIN_DATABASE_URL: pg.url } : {}),
+    ...s3,
     VITRIN_DATA_DIR: dir,
     VITRIN_PUBLIC_URL: BASE,
     VITRIN_ADMIN_TOKEN: ADMIN_TOKEN,

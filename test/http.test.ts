@@ -186,7 +186,7 @@ describe("operations", () => {
     const ready = await t.json("GET", "/readyz");
     expect(ready.status).toBe(200);
     expect(ready.body.checks.database.ok).toBe(true);
-    expect(ready.body.checks["storage-local"].ok).toBe(true);
+    expect(ready.body.checks[`storage-${t.service.config.storage}`].ok).toBe(true);
   });
 
   test("/metrics exposes request counts by route and status in Prometheus text", async () => {

@@ -2,7 +2,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { productPhoto, startImageHost, startService, type ImageHost, type TestService } from "./helpers";
+import { fetchStored, onS3, productPhoto, startImageHost, startService, storedBytes, storedKeys, storageKeyOf, type ImageHost, type TestService } from "./helpers";
 
 let host: ImageHost;
 let photo: Uint8Array;
@@ -38,11 +38,11 @@ describe("POST /v1/products", () => {
     expect(p.id).toMatch(/^prod_/);
     expect(p.name).toBe("Mug");
     expect(p.description).toBe("Stoneware");
-    expect(p.image_url).toStartWith("http://vitrin.test/files/products/");
-    expect(p.original_image_url).toBe(p.image_url);
+    expect(p.image_url).toMatch(onS3 ? /^http:\/\/127\.0\.0\.1:\d+\/bucket-[^/]+\/products\/prod_/ : /^http:\/\/vitrin\.test\/files\/products\/prod_/);
+    expect(storageKeyOf(p.original_image_url)).toBe(storageKeyOf(p.image_url));
     expect(p.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(p.dekupe.status).toBe("off");
-    const file = await t.call("GET", new URL(p.image_url).pathname);
+    const file = await fetchStored(t, p.image_url);
     expect(file.status).toBe(200);
     expect(file.headers.get("content-type")).toBe("image/jpeg");
     expect(Buffer.from(await file.arrayBuffer()).equals(Buffer.from(photo))).toBe(true);
@@ -56,9 +56,9 @@ describe("POST /v1/products", () => {
     expect(await t.runJobs()).toBeGreaterThan(0);
     const after = await t.json("GET", `/v1/products/${res.body.id}`, { token: acct.token });
     expect(after.body.dekupe.status).toBe("ready");
-    expect(after.body.image_url).not.toBe(after.body.original_image_url);
-    expect(after.body.image_url).toEndWith(".png");
-    const png = await t.call("GET", new URL(after.body.image_url).pathname);
+    expect(storageKeyOf(after.body.image_url)).not.toBe(storageKeyOf(after.body.original_image_url));
+    expect(storageKeyOf(after.body.image_url)).toEndWith(".png");
+    const png = await fetchStored(t, after.body.image_url);
     expect(png.headers.get("content-type")).toBe("image/png");
   });
 
@@ -84,8 +84,7 @@ describe("POST /v1/products", () => {
     const list = await t.json("GET", "/v1/products?limit=100", { token: acct.token });
     expect(list.body.data).toHaveLength(5);
     // Refused creates leave no stored file behind.
-    const glob = new Bun.Glob("products/*/original-*");
-    const files = [...glob.scanSync({ cwd: join(t.dir, "files") })];
+    const files = (await storedKeys(t, "products/")).filter((k) => /\/original-/.test(k));
     expect(files).toHaveLength(5);
   });
 
@@ -197,7 +196,7 @@ describe("PATCH and DELETE", () => {
     expect(res.status).toBe(200);
     expect(res.body.name).toBe("Big mug");
     expect(res.body.description).toBe("Old");
-    expect(res.body.image_url).toBe(p.body.image_url);
+    expect(storageKeyOf(res.body.image_url)).toBe(storageKeyOf(p.body.image_url));
     expect(res.body.updated_at).not.toBe(p.body.updated_at);
   });
 
@@ -205,13 +204,13 @@ describe("PATCH and DELETE", () => {
     const p = await create({ name: "Mug", image_url: host.url("/mug.jpg") });
     await t.runJobs();
     const before = (await t.json("GET", `/v1/products/${p.body.id}`, { token: acct.token })).body;
-    const oldFiles = [before.original_image_url, before.image_url].map((u: string) => join(t.dir, "files", new URL(u).pathname.slice(7)));
-    expect(oldFiles.every((f) => existsSync(f))).toBe(true);
+    const oldFiles: string[] = [before.original_image_url, before.image_url];
+    for (const f of oldFiles) expect(await storedBytes(t, f)).not.toBeNull();
     const res = await t.json("PATCH", `/v1/products/${p.body.id}`, { token: acct.token, body: { image_url: host.url("/mug.png") } });
     expect(res.status).toBe(200);
-    expect(res.body.original_image_url).toEndWith(".png");
+    expect(storageKeyOf(res.body.original_image_url)).toEndWith(".png");
     expect(res.body.dekupe.status).toBe("processing");
-    expect(oldFiles.some((f) => existsSync(f))).toBe(false);
+    for (const f of oldFiles) expect(await storedBytes(t, f)).toBeNull();
     await t.runJobs();
     expect((await t.json("GET", `/v1/products/${p.body.id}`, { token: acct.token })).body.dekupe.status).toBe("ready");
   });
@@ -224,12 +223,11 @@ describe("PATCH and DELETE", () => {
 
   test("DELETE answers {id, deleted: true} and removes the stored files", async () => {
     const p = await create({ name: "Mug", image_url: host.url("/mug.jpg"), dekupe: false });
-    const file = join(t.dir, "files", new URL(p.body.image_url).pathname.slice("/files/".length));
-    expect(existsSync(file)).toBe(true);
+    expect(await storedBytes(t, p.body.image_url)).not.toBeNull();
     const res = await t.json("DELETE", `/v1/products/${p.body.id}`, { token: acct.token });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ id: p.body.id, object: "product", deleted: true });
-    expect(existsSync(file)).toBe(false);
+    expect(await storedBytes(t, p.body.image_url)).toBeNull();
     expect((await t.json("GET", `/v1/products/${p.body.id}`, { token: acct.token })).status).toBe(404);
   });
 });

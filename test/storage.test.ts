@@ -75,7 +75,8 @@ describe("file route (local storage)", () => {
   });
 
   async function withFile(bytes: Uint8Array, key = "products/p1/v.mp4") {
-    t = await startService();
+    // The file route serves local storage only (S3 links point at the bucket), so this always runs on local disk.
+    t = await startService({ VITRIN_STORAGE: "local" });
     await t.service.plugins.storage.put(key, bytes, "video/mp4");
     return `/files/${key}`;
   }
