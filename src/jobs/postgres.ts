@@ -138,28 +138,31 @@ const LEASE = `WITH cand AS (
   FROM chosen WHERE jobs.id = chosen.id AND jobs.status IN ('queued', 'failed')
   RETURNING jobs.*`;
 
-// Each settlement is fenced: the row must still be this attempt, running, and leased to us. $1 rows, $2 now, $3 owner.
-const FENCE = `jobs.id = d->>0 AND jobs.attempts = (d->>1)::int AND jobs.status = 'running' AND jobs.lease_owner = $3`;
-// Successes and releases carry only (id, attempt), so they are found by primary key in an id array and the attempt is
-// read from a parallel array, with no join: joined to jsonb_array_elements, a planner that guesses "one running row of
-// ours" (stale statistics, as on a busy queue) picks a nested loop that re-reads the whole batch for every running row,
-// quadratic in the batch (~250 ms for 512 settlements beside two other instances' running rows, against ~15 ms so).
-// $1 ids, $2 now, $3 owner, $4 attempts (same order as $1; a batch never settles one job twice).
+// Each settlement and renewal is fenced: the row must still be this attempt, running, and leased to us. Rows are
+// found by primary key in an id array, with the attempt (and any per-row value) read from parallel arrays at the id's
+// position, and no join: joined to jsonb_array_elements, a planner that guesses "one running row of ours" (stale
+// statistics, as on a busy queue) picks a nested loop that re-reads the whole batch for every running row, quadratic
+// in the batch (~250 ms for 512 settlements beside two other instances' running rows, against ~15 ms so).
+// $1 ids, $2 now, $3 owner, $4 attempts (same order as $1; a batch never settles or renews one job twice).
 const FENCE_IDS = `jobs.id = ANY($1::text[]) AND jobs.attempts = ($4::int[])[array_position($1::text[], jobs.id)]
   AND jobs.status = 'running' AND jobs.lease_owner = $3`;
 const SUCCEED = `UPDATE jobs SET status = 'succeeded', finished_at = $2::bigint, updated_at = $2::bigint, lease_owner = NULL, lease_expires_at = NULL
   WHERE ${FENCE_IDS} RETURNING jobs.id`;
-const RETRY = `UPDATE jobs SET status = 'failed', run_at = (d->>2)::bigint, last_error = d->>3,
+// Per-row values ride in more parallel arrays, read at the row's position in $1. Retry: $5 run_at, $6 error.
+const AT = `array_position($1::text[], jobs.id)`;
+const RETRY = `UPDATE jobs SET status = 'failed', run_at = ($5::bigint[])[${AT}], last_error = ($6::text[])[${AT}],
     updated_at = $2::bigint, lease_owner = NULL, lease_expires_at = NULL
-  FROM jsonb_array_elements($1::jsonb) AS d WHERE ${FENCE} RETURNING jobs.id`;
-const DEAD = `UPDATE jobs SET status = 'dead', last_error = d->>2, finished_at = $2::bigint,
+  WHERE ${FENCE_IDS} RETURNING jobs.id`;
+// Dead: $5 error.
+const DEAD = `UPDATE jobs SET status = 'dead', last_error = ($5::text[])[${AT}], finished_at = $2::bigint,
     updated_at = $2::bigint, lease_owner = NULL, lease_expires_at = NULL
-  FROM jsonb_array_elements($1::jsonb) AS d WHERE ${FENCE} RETURNING jobs.id`;
+  WHERE ${FENCE_IDS} RETURNING jobs.id`;
 const RELEASE = `UPDATE jobs SET status = 'queued', attempts = jobs.attempts - 1,
     updated_at = $2::bigint, lease_owner = NULL, lease_expires_at = NULL
   WHERE ${FENCE_IDS} RETURNING jobs.id`;
-const RENEW = `UPDATE jobs SET lease_expires_at = (d->>2)::bigint, heartbeat_at = $2::bigint, updated_at = $2::bigint
-  FROM jsonb_array_elements($1::jsonb) AS d WHERE ${FENCE} RETURNING jobs.id`;
+// Renew: $5 the new lease expiry.
+const RENEW = `UPDATE jobs SET lease_expires_at = ($5::bigint[])[${AT}], heartbeat_at = $2::bigint, updated_at = $2::bigint
+  WHERE ${FENCE_IDS} RETURNING jobs.id`;
 
 // Maintenance is one instance's at a time: the others would only find the same rows already handled.
 const MAINTENANCE_TURN = `SELECT pg_try_advisory_xact_lock(${MAINTENANCE_LOCK}) AS mine`;
@@ -228,19 +231,16 @@ export class PostgresJobStore implements JobStore {
       else released.push([s.id, s.attempt]);
     }
     const held: string[] = [];
+    // Every statement takes (ids, now, owner, attempts, …one array per extra column), in the rows' order.
     for (const [text, rows] of [
       [RETRY, retries],
       [DEAD, dead],
-    ] as const) {
-      if (rows.length === 0) continue;
-      for (const r of await run<{ id: string }>(tx, text, [rows, now, owner])) held.push(r.id);
-    }
-    for (const [text, rows] of [
       [SUCCEED, succeeded],
       [RELEASE, released],
     ] as const) {
       if (rows.length === 0) continue;
-      const params = [rows.map((r) => r[0]), now, owner, rows.map((r) => r[1])];
+      const params: unknown[] = [rows.map((r) => r[0]), now, owner, rows.map((r) => r[1])];
+      for (let col = 2; col < rows[0].length; col++) params.push(rows.map((r) => r[col]));
       for (const r of await run<{ id: string }>(tx, text, params)) held.push(r.id);
     }
     return held;
@@ -248,8 +248,8 @@ export class PostgresJobStore implements JobStore {
 
   async renew(tx: Executor, owner: string, now: number, leases: LeaseRenewal[]): Promise<string[]> {
     if (leases.length === 0) return [];
-    const rows = leases.map((l) => [l.id, l.attempt, l.leaseExpiresAt]);
-    return (await run<{ id: string }>(tx, RENEW, [rows, now, owner])).map((r) => r.id);
+    const params = [leases.map((l) => l.id), now, owner, leases.map((l) => l.attempt), leases.map((l) => l.leaseExpiresAt)];
+    return (await run<{ id: string }>(tx, RENEW, params)).map((r) => r.id);
   }
 
   async savepoint<T>(tx: Executor, fn: () => Promise<T> | T): Promise<T> {
