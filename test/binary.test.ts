@@ -5,7 +5,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFile
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { signatureHeader } from "../examples/plugins/payment-sandbox";
-import { createPostgresDatabase, onPostgres, productPhoto, startImageHost, tempDir, type ImageHost } from "./helpers";
+import { createPostgresDatabase, freePort, onPostgres, productPhoto, startImageHost, tempDir, type ImageHost } from "./helpers";
 
 const ROOT = join(import.meta.dir, "..");
 const BUN = process.execPath;
@@ -125,9 +125,7 @@ describe("the compiled binary", () => {
   });
 
   test("serves: ready on /readyz with the bundled model, the folder plugin and the renderer", async () => {
-    const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-    const port = probe.port;
-    probe.stop(true);
+    const port = freePort();
     server = Bun.spawn([exe, "serve"], {
       cwd: work,
       env: env({ VITRIN_PORT: String(port), VITRIN_HOST: "127.0.0.1", VITRIN_ADMIN_TOKEN: ADMIN, VITRIN_ALLOW_PRIVATE_NETWORKS: "true", VITRIN_PAYMENT: "sandbox" }),

@@ -119,6 +119,30 @@ export async function storedKeys(t: TestService, prefix: string): Promise<string
   return [...glob.scanSync({ cwd: join(t.dir, "files") })].sort();
 }
 
+/** A loopback port free right now, for a child process to listen on. */
+export function freePort(): number {
+  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = probe.port;
+  probe.stop(true);
+  return port;
+}
+
+/** The environment of a `vitrin` child process on loopback: nothing leaks in from the test runner's own. */
+export function childEnv(dir: string, port: number, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: dir,
+    VITRIN_DATA_DIR: dir,
+    VITRIN_PORT: String(port),
+    VITRIN_HOST: "127.0.0.1",
+    VITRIN_PUBLIC_URL: `http://127.0.0.1:${port}`,
+    VITRIN_ALLOW_PRIVATE_NETWORKS: "true",
+    VITRIN_BACKGROUND_REMOVAL: "none",
+    VITRIN_LOG_LEVEL: "warn",
+    ...extra,
+  };
+}
+
 export function tempDir(prefix = "vitrin-test-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }

@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { SQL, type Subprocess } from "bun";
-import { POSTGRES_ADMIN_URL, postgresAvailable, productPhoto, startImageHost, tempDir, type ImageHost } from "./helpers";
+import { childEnv, freePort, POSTGRES_ADMIN_URL, postgresAvailable, productPhoto, startImageHost, tempDir, type ImageHost } from "./helpers";
 import { startS3Server, type S3Server } from "./support/s3";
 
 const MAIN = join(import.meta.dir, "..", "src", "main.ts");
@@ -41,34 +41,18 @@ const deliveries: Delivery[] = [];
 /** video.completed requests the test wants to hold open (answered when the test says so, or never). */
 let holdCompleted: ((d: Delivery) => Promise<number>) | null = null;
 
-function freePort(): number {
-  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = probe.port;
-  probe.stop(true);
-  return port;
-}
-
 function spawnInstance(name: string, env: Record<string, string>): Instance {
   const port = freePort();
   const dir = tempDir(`vitrin-mi-${name}-`);
   const proc = Bun.spawn([process.execPath, "run", MAIN, "serve"], {
-    env: {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: dir,
-      VITRIN_DATA_DIR: dir,
-      VITRIN_PORT: String(port),
-      VITRIN_HOST: "127.0.0.1",
-      VITRIN_PUBLIC_URL: `http://127.0.0.1:${port}`,
+    env: childEnv(dir, port, {
       VITRIN_ADMIN_TOKEN: ADMIN,
-      VITRIN_ALLOW_PRIVATE_NETWORKS: "true",
-      VITRIN_BACKGROUND_REMOVAL: "none",
-      VITRIN_LOG_LEVEL: "warn",
       VITRIN_RATE_LIMIT: "0",
       VITRIN_POLL_MS: "200",
       VITRIN_RENDER_THREADS: "1",
       VITRIN_JOB_LEASE_MS: "4000",
       ...env,
-    },
+    }),
     stdout: "ignore",
     stderr: "inherit",
   });

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
-import { createPostgresDatabase, onPostgres, productPhoto, startImageHost, tempDir, type ImageHost } from "./helpers";
+import { childEnv, createPostgresDatabase, freePort, onPostgres, productPhoto, startImageHost, tempDir, type ImageHost } from "./helpers";
 
 const MAIN = join(import.meta.dir, "..", "src", "main.ts");
 const ADMIN = "roles-admin-token-0123456789";
@@ -15,29 +15,13 @@ const procs: Subprocess[] = [];
 /** In the PostgreSQL run both instances share a fresh database; otherwise one SQLite file. */
 let database: { url: string; drop(): Promise<void> } | null = null;
 
-function freePort(): number {
-  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = probe.port;
-  probe.stop(true);
-  return port;
-}
-
 function start(args: string[], port: number): string {
   const proc = Bun.spawn([process.execPath, "run", MAIN, ...args], {
-    env: {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: dir,
-      VITRIN_DATA_DIR: dir,
-      VITRIN_PORT: String(port),
-      VITRIN_HOST: "127.0.0.1",
-      VITRIN_PUBLIC_URL: `http://127.0.0.1:${port}`,
+    env: childEnv(dir, port, {
       VITRIN_ADMIN_TOKEN: ADMIN,
-      VITRIN_ALLOW_PRIVATE_NETWORKS: "true",
-      VITRIN_BACKGROUND_REMOVAL: "none",
-      VITRIN_LOG_LEVEL: "warn",
       VITRIN_POLL_MS: "50",
       ...(database ? { VITRIN_DATABASE_URL: database.url } : {}),
-    },
+    }),
     stdout: "ignore",
     stderr: "inherit",
   });
