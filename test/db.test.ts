@@ -1,11 +1,11 @@
 // The migration set: every journal entry is embedded, and migrating is idempotent and safe from two processes.
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { readdirSync } from "node:fs";
+import { readdirSync, writeFileSync } from "node:fs";
 import { Database } from "bun:sqlite";
 import journal from "../drizzle/sqlite/meta/_journal.json";
 import { importedMigrationTags } from "../src/db/migrations";
-import { openDatabase } from "../src/db";
+import { openDatabase, WalSync, type SyncFile } from "../src/db";
 import { tempDir } from "./helpers";
 
 describe("migrations", () => {
@@ -121,5 +121,100 @@ describe("group commit", () => {
     expect([a.status, dup.status, b.status]).toEqual(["fulfilled", "rejected", "fulfilled"]);
     expect((await db.read.select().from(accounts)).map((r) => r.createdAt)).toEqual([1, 1]);
     db.close();
+  });
+});
+
+/** A stand-in for fdatasync that holds every flush until the test lets it go. */
+function heldSync() {
+  const held: { fd: number; done: (error: Error | null) => void }[] = [];
+  const sync: SyncFile = (fd, done) => void held.push({ fd, done });
+  return { sync, held, release: (error: Error | null = null) => held.shift()!.done(error) };
+}
+
+const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
+
+describe("durability", () => {
+  test("a transaction resolves, and its afterCommit hooks run, only once the WAL is flushed", async () => {
+    const flush = heldSync();
+    const db = openDatabase(`sqlite:${join(tempDir(), "v.db")}`, { syncFile: flush.sync });
+    const migrated = db.migrate();
+    await tick();
+    flush.release();
+    await migrated;
+    const { accounts } = await import("../src/db/schema");
+    let resolved = false;
+    let hooked = false;
+    const done = db
+      .tx(async (tx) => {
+        await tx.insert(accounts).values({ id: "acct_1", createdAt: 1, updatedAt: 1 });
+        db.afterCommit(() => (hooked = true));
+      })
+      .then(() => (resolved = true));
+    await tick();
+    // Committed (other connections see it) but not yet on disk: the caller has not been told.
+    expect((await db.read.select().from(accounts)).map((r) => r.id)).toEqual(["acct_1"]);
+    expect([resolved, hooked]).toEqual([false, false]);
+    expect(flush.held).toHaveLength(1);
+    flush.release();
+    await done;
+    expect([resolved, hooked]).toEqual([true, true]);
+    await db.close();
+  });
+
+  test("a transaction marked durable: false resolves at commit, and close waits for its flush", async () => {
+    const flush = heldSync();
+    const db = openDatabase(`sqlite:${join(tempDir(), "v.db")}`, { syncFile: flush.sync });
+    const migrated = db.migrate();
+    await tick();
+    flush.release();
+    await migrated;
+    const { accounts } = await import("../src/db/schema");
+    await db.tx((tx) => tx.insert(accounts).values({ id: "acct_1", createdAt: 1, updatedAt: 1 }), { durable: false });
+    let closed = false;
+    const closing = db.close().then(() => (closed = true));
+    await tick();
+    expect(closed).toBe(false);
+    flush.release();
+    await closing;
+    expect(closed).toBe(true);
+  });
+
+  test("a failed flush rejects the transactions waiting for it", async () => {
+    const flush = heldSync();
+    const db = openDatabase(`sqlite:${join(tempDir(), "v.db")}`, { syncFile: flush.sync });
+    const migrated = db.migrate();
+    await tick();
+    flush.release();
+    await migrated;
+    const { accounts } = await import("../src/db/schema");
+    const result = db.tx((tx) => tx.insert(accounts).values({ id: "acct_1", createdAt: 1, updatedAt: 1 }));
+    await tick();
+    flush.release(Object.assign(new Error("EIO: i/o error, fdatasync"), { code: "EIO" }));
+    await expect(result).rejects.toThrow(/committed, but writing it to disk failed: EIO/);
+    await db.close();
+  });
+
+  test("one flush covers every commit made before it started; later ones wait for the next", async () => {
+    const flush = heldSync();
+    const file = join(tempDir(), "v.db-wal");
+    writeFileSync(file, "x");
+    const wal = new WalSync(file, flush.sync);
+    const order: string[] = [];
+    wal.after(() => order.push("a"));
+    expect(flush.held).toHaveLength(1);
+    wal.after(() => order.push("b"));
+    wal.after(() => order.push("c"));
+    expect(flush.held).toHaveLength(1);
+    flush.release();
+    expect(order).toEqual(["a"]);
+    // b and c arrived while the first flush ran, so one more flush covers both of them.
+    expect(flush.held).toHaveLength(1);
+    let idle = false;
+    const settled = wal.settled().then(() => (idle = true));
+    flush.release();
+    await settled;
+    expect(order).toEqual(["a", "b", "c"]);
+    expect(idle).toBe(true);
+    wal.close();
   });
 });

@@ -6,7 +6,7 @@
 // another's transactions, and other processes wait on the file lock.
 // Route and domain code only ever sees `Db`; a `postgres://` URL selects the PostgreSQL implementation (postgres.ts).
 import { Database } from "bun:sqlite";
-import { mkdirSync } from "node:fs";
+import { closeSync, fdatasync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import * as schema from "./schema";
@@ -31,6 +31,14 @@ export type TxOptions = {
    * with SKIP LOCKED, asks for "read committed". SQLite ignores it: every transaction there is serial.
    */
   isolation?: "serializable" | "read committed";
+  /**
+   * SQLite: false resolves as soon as the transaction has committed (other connections see it), before its WAL frames
+   * reach the disk; they follow within one fsync, in commit order. Only for writes whose loss in a power cut costs
+   * nothing but a repeat, such as the job engine's bookkeeping: at-least-once delivery already re-runs an attempt whose
+   * outcome was not recorded. Default true: the promise resolves, and afterCommit hooks run, once the commit is durable.
+   * PostgreSQL ignores it.
+   */
+  durable?: boolean;
 };
 
 export type Db = {
@@ -41,7 +49,7 @@ export type Db = {
   readonly read: Orm;
   /**
    * Runs `fn` in one transaction; a throw rolls everything back. Do no network I/O inside: on PostgreSQL `fn` may run
-   * again when the transaction loses a serialization conflict.
+   * again when the transaction loses a serialization conflict. Resolves once the commit is durable (see TxOptions).
    */
   tx<T>(fn: (tx: Orm) => Promise<T> | T, options?: TxOptions): Promise<T>;
   /** Runs `cb` once the current transaction commits (at once when none is open); dropped on rollback. */
@@ -75,14 +83,79 @@ function openSqlite(path: string): Database {
   client.exec("PRAGMA journal_mode = WAL");
   client.exec("PRAGMA busy_timeout = 5000");
   client.exec("PRAGMA foreign_keys = ON");
-  // FULL: a committed transaction (and the jobs it enqueued) survives a power cut, not only a crash.
-  client.exec("PRAGMA synchronous = FULL");
+  // NORMAL: SQLite itself syncs the WAL only at checkpoints. The writer makes each commit durable with an fdatasync of
+  // the WAL on a pool thread (WalSync) before anyone is told of it, so a commit acknowledged survives a power cut, and
+  // the event loop is not held up for the disk meanwhile.
+  client.exec("PRAGMA synchronous = NORMAL");
   return client;
+}
+
+/**
+ * Makes commits durable off the event loop: one fdatasync of the WAL file covers every commit made before it started,
+ * so a burst of commits shares a sync. WAL frames are appended in commit order and recovery keeps only a whole
+ * prefix of them, so a later commit can never survive a power cut that an earlier one did not.
+ */
+export type SyncFile = (fd: number, done: (error: Error | null) => void) => void;
+
+export class WalSync {
+  private fd: number | null = null;
+  private running = false;
+  /** Callbacks of commits made since the running sync started (those need the next one). */
+  private waiting: ((error: Error | null) => void)[] = [];
+  private idle: (() => void)[] = [];
+
+  constructor(
+    private readonly walPath: string | null,
+    private readonly sync: SyncFile = fdatasync,
+  ) {}
+
+  /** Calls `done` once every commit made so far is on disk (at once for an in-memory database). */
+  after(done: (error: Error | null) => void): void {
+    if (!this.walPath) {
+      queueMicrotask(() => done(null));
+      return;
+    }
+    this.waiting.push(done);
+    if (!this.running) this.start();
+  }
+
+  /** Resolves when no sync is running or waiting. */
+  settled(): Promise<void> {
+    if (!this.running) return Promise.resolve();
+    return new Promise((resolve) => this.idle.push(resolve));
+  }
+
+  close(): void {
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
+  }
+
+  private start(): void {
+    const batch = this.waiting;
+    this.waiting = [];
+    this.running = true;
+    const finish = (error: Error | null) => {
+      for (const done of batch) done(error);
+      if (this.waiting.length > 0) return this.start();
+      this.running = false;
+      for (const resolve of this.idle.splice(0)) resolve();
+    };
+    try {
+      // The WAL file stays in place while our connections are open; SQLite truncates or rewrites it, never replaces it.
+      this.fd ??= openSync(this.walPath!, "r");
+    } catch (e) {
+      queueMicrotask(() => finish(e as Error));
+      return;
+    }
+    this.sync(this.fd, (error) => finish(error));
+  }
 }
 
 type Work = {
   /** Runs inside the group's transaction, under its own savepoint. */
   fn?: (tx: Orm) => unknown;
+  /** Resolve only once the commit is on disk (TxOptions.durable). */
+  durable?: boolean;
   /** Runs alone, outside any transaction (migrations manage their own). */
   exclusive?: () => unknown;
   resolve(value: unknown): void;
@@ -104,6 +177,7 @@ class GroupWriter {
     private readonly client: Database,
     private readonly orm: Orm,
     private readonly onCommit: () => void,
+    private readonly wal: WalSync,
     private readonly maxGroup = 512,
   ) {}
 
@@ -121,7 +195,9 @@ class GroupWriter {
         if (this.queue[0].exclusive) {
           const work = this.queue.shift()!;
           try {
-            work.resolve(await work.exclusive!());
+            const value = await work.exclusive!();
+            await new Promise<void>((resolve, reject) => this.wal.after((error) => (error ? reject(error) : resolve())));
+            work.resolve(value);
           } catch (e) {
             work.reject(e);
           }
@@ -174,13 +250,24 @@ class GroupWriter {
       return;
     }
     this.onCommit();
+    const durable: { work: Work; value: unknown; hooks: (() => void)[] }[] = [];
     group.forEach((work, i) => {
       const outcome = outcomes[i];
-      if (outcome.ok) {
+      if (!outcome.ok) work.reject(outcome.error);
+      else if (work.durable === false) {
         for (const h of outcome.hooks) h();
         work.resolve(outcome.value);
-      } else {
-        work.reject(outcome.error);
+      } else durable.push({ work, value: outcome.value, hooks: outcome.hooks });
+    });
+    // Commits nobody waits for are flushed too, so they reach the disk within one sync, not at some later commit.
+    this.wal.after((error) => {
+      for (const { work, value, hooks } of durable) {
+        if (error) {
+          work.reject(new Error(`the transaction committed, but writing it to disk failed: ${error.message}`, { cause: error }));
+          continue;
+        }
+        for (const h of hooks) h();
+        work.resolve(value);
       }
     });
   }
@@ -190,12 +277,17 @@ export function isPostgresUrl(url: string): boolean {
   return url.startsWith("postgres://") || url.startsWith("postgresql://");
 }
 
-export function openDatabase(url: string): Db {
+export type OpenOptions = {
+  /** SQLite: how the WAL is flushed to disk (tests hold it back to watch what waits for it). Default fdatasync. */
+  syncFile?: SyncFile;
+};
+
+export function openDatabase(url: string, options: OpenOptions = {}): Db {
   if (isPostgresUrl(url)) return openPostgres(url);
-  return openSqliteDb(url);
+  return openSqliteDb(url, options);
 }
 
-function openSqliteDb(url: string): Db {
+function openSqliteDb(url: string, options: OpenOptions): Db {
   const path = sqlitePathFromUrl(url);
   const writerClient = openSqlite(path);
   const readerClient = path === ":memory:" ? writerClient : openSqlite(path);
@@ -206,14 +298,15 @@ function openSqliteDb(url: string): Db {
     // data_version changes whenever another connection (our writer included) commits; ":memory:" has one connection.
     path === ":memory:" ? null : readerClient.prepare("PRAGMA data_version"),
   );
-  const groupWriter = new GroupWriter(writerClient, writer, () => cache.invalidate());
+  const wal = new WalSync(path === ":memory:" ? null : `${path}-wal`, options.syncFile);
+  const groupWriter = new GroupWriter(writerClient, writer, () => cache.invalidate(), wal);
 
   return {
     dialect: "sqlite",
     schema,
     read: reader,
-    tx<T>(fn: (tx: Orm) => Promise<T> | T): Promise<T> {
-      return groupWriter.submit<T>({ fn });
+    tx<T>(fn: (tx: Orm) => Promise<T> | T, options: TxOptions = {}): Promise<T> {
+      return groupWriter.submit<T>({ fn, durable: options.durable ?? true });
     },
     afterCommit(cb) {
       if (groupWriter.current) groupWriter.current.push(cb);
@@ -240,6 +333,9 @@ function openSqliteDb(url: string): Db {
     async close() {
       if (closed) return;
       closed = true;
+      // Commits already acknowledged as visible (the job engine's) reach the disk before the file is let go.
+      await wal.settled();
+      wal.close();
       if (readerClient !== writerClient) readerClient.close();
       writerClient.close();
     },

@@ -411,7 +411,8 @@ export class JobEngine {
 
   /** Puts a dead job back in the queue with its attempts reset; false when the job is not dead. */
   async redrive(id: string): Promise<boolean> {
-    const ok = await this.write((tx) => this.store.redrive(tx, id, this.clock.now()));
+    // Durable: the operator is told the job is queued again.
+    const ok = await this.write((tx) => this.store.redrive(tx, id, this.clock.now()), true);
     if (ok) {
       this.logger.info("job redriven", { job: id });
       for (const k of this.kinds.values()) this.markClaimable(k);
@@ -535,9 +536,11 @@ export class JobEngine {
   }
 
   // The engine's rows are claimed under row locks and every write is fenced, so a serializable snapshot would only add
-  // retries (PostgreSQL); SQLite ignores the option.
-  private write<T>(fn: (tx: Orm) => Promise<T>): Promise<T> {
-    return inProcessTurn(() => this.db.tx(fn, { isolation: "read committed" }));
+  // retries (PostgreSQL); SQLite ignores the option. Its bookkeeping need not wait for the disk (TxOptions.durable): a
+  // claim, outcome or renewal lost in a power cut only means an attempt runs again, which at-least-once allows, and
+  // later commits cannot survive without it. Waiting would hold every round, and so every slot, for an fsync.
+  private write<T>(fn: (tx: Orm) => Promise<T>, durable = false): Promise<T> {
+    return inProcessTurn(() => this.db.tx(fn, { isolation: "read committed", durable }));
   }
 
   private claimRequests(now: number): ClaimRequest[] {
