@@ -26,6 +26,8 @@ export const RETRY_SCHEDULE_MS = [5e3, 3e5, 18e5, 72e5, 18e6, 36e6, 36e6, 864e5,
 export const MAX_ATTEMPTS = RETRY_SCHEDULE_MS.length + 1;
 export const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
 const RESPONSE_SNIPPET_BYTES = 2048;
+/** Undelivered messages kept in memory (about 1 KB each) for their first delivery; older ones are read back. */
+const UNDELIVERED_CACHE = 10_000;
 const MAX_RETRY_AFTER_MS = 24 * 3600 * 1000;
 const utf8 = new TextDecoder();
 
@@ -117,10 +119,21 @@ export function createWebhooks(deps: WebhookDeps) {
     .orderBy(desc(webhookSecrets.createdAt))
     .prepare();
 
+  // Messages emitted here and not yet delivered or given up on, so their first delivery (almost always from this
+  // process) needs no read: every commit empties the reader's page cache, and re-reading a message cost a delivery
+  // more than signing and sending it. A row's content never changes; its status is only trusted from the database.
+  const undelivered = new Map<string, MessageRow>();
+  function remember(row: MessageRow) {
+    if (undelivered.size >= UNDELIVERED_CACHE) undelivered.delete(undelivered.keys().next().value!);
+    undelivered.set(row.id, row);
+  }
+
   // The deliveries a scheduler round starts all ask for their message in the same turn; one statement reads them all.
   // One lookup each cost several times more: every commit empties the reader's page cache, and rounds commit often.
   let wanted: Map<string, { resolve(row: MessageRow | undefined): void; reject(e: unknown): void }[]> | null = null;
-  function loadMessage(id: string): Promise<MessageRow | undefined> {
+  function loadMessage(id: string): Promise<MessageRow | undefined> | MessageRow {
+    const known = undelivered.get(id);
+    if (known) return known;
     return new Promise((resolve, reject) => {
       if (!wanted) {
         wanted = new Map();
@@ -233,6 +246,7 @@ export function createWebhooks(deps: WebhookDeps) {
       })
       .returning();
     await jobs.enqueue(tx, WEBHOOK_JOB, { messageId: id }, { maxAttempts: MAX_ATTEMPTS, concurrencyKey: `webhook:${input.accountId}` });
+    db.afterCommit(() => remember(row));
     return row;
   }
 
@@ -263,6 +277,8 @@ export function createWebhooks(deps: WebhookDeps) {
       createdAt: now,
     };
     const messageRow = { id: messageId, status, attempt, deliveredAt: deliveredAt ?? null, updatedAt: now };
+    // Retries read the message back: by then a redelivery may have been asked for anywhere.
+    undelivered.delete(messageId);
     const write = async (tx: Orm) => {
       const w = writesOn(tx);
       await w.insertAttempt.execute(attemptRow);
