@@ -9,7 +9,7 @@
 // Overhead is everything remove() does besides inference: 1 − bare p50 / remove() p50; the same split measured inside
 // remove() is printed beside it.
 // Knobs: DEKUPE_BENCH_ROUNDS (passes over the image set, default 2), DEKUPE_BENCH_SIZES (longest sides, default
-// 800,1600,2400,4000), VITRIN_DEKUPE_THREADS (intra-op threads, default: cores).
+// 800,1600,2400,4000), VITRIN_DEKUPE_THREADS (intra-op threads, default: cores), VITRIN_DEKUPE_MEMORY_ARENA (default true).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -25,6 +25,7 @@ import { decodeUpright, resizeRgb } from "../plugins/background-removal-isnet/cu
 const ROUNDS = Number(process.env.DEKUPE_BENCH_ROUNDS ?? 2);
 const SIZES = (process.env.DEKUPE_BENCH_SIZES ?? "800,1600,2400,4000").split(",").map(Number);
 const THREADS = Number(process.env.VITRIN_DEKUPE_THREADS ?? navigator.hardwareConcurrency ?? 1);
+const ARENA = (process.env.VITRIN_DEKUPE_MEMORY_ARENA ?? "true") !== "false";
 const PHOTOS = ["coffee.jpg", "astronaut.jpg", "chelsea.jpg"];
 
 const percentile = (values: number[], p: number) => {
@@ -46,7 +47,10 @@ const modelDir = join(root, "models", "isnet");
 // Wall-clock figures on a shared machine mean little without its load, so the load averages are printed too.
 const loadavg = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
 const loadBefore = loadavg();
-console.log(`bench:dekupe — ISNet (medium) on ${navigator.hardwareConcurrency} cores, ${THREADS} intra-op threads, onnxruntime-node ${ort.env.versions.node}`);
+console.log(
+  `bench:dekupe — ISNet (fp32, from the medium weights) on ${navigator.hardwareConcurrency} cores, ${THREADS} intra-op threads, ` +
+    `memory arena ${ARENA ? "on" : "off"}, onnxruntime-node ${ort.env.versions.node}`,
+);
 let t = performance.now();
 await installModel(modelDir);
 const assemblyMs = performance.now() - t;
@@ -68,7 +72,7 @@ console.log(`${images.length} images (${PHOTOS.join(", ")} at ${SIZES.join(", ")
 // Pass 1, alone in the process: model load and one pass over the images, for the peak RSS.
 resetPeakRss();
 const rssBefore = status("VmRSS:");
-const plugin = createIsnetRemoval({ modelDir, threads: THREADS, idleMs: 600_000 });
+const plugin = createIsnetRemoval({ modelDir, threads: THREADS, memoryArena: ARENA, idleMs: 600_000 });
 await plugin.remove({ image: images[0].bytes, attempt: 1 });
 const loadMs = plugin.lastTimings()!.loadMs;
 for (const img of images) await plugin.remove({ image: img.bytes, attempt: 1 });
@@ -76,7 +80,7 @@ const peakRss = status("VmHWM:");
 
 // Pass 2: each image through remove() and through a bare session with the same file and options, interleaved so that
 // both see the same machine; the bare run's input is prepared outside the timed region.
-const session = await ort.InferenceSession.create(join(modelDir, "onnx", "model.onnx"), sessionOptions({ threads: THREADS }));
+const session = await ort.InferenceSession.create(join(modelDir, "onnx", "model.onnx"), sessionOptions({ threads: THREADS, memoryArena: ARENA }));
 const processor = await AutoProcessor.from_pretrained(modelDir);
 const prepare = async (img: Image) => {
   const rgb = await resizeRgb(await decodeUpright(img.bytes), 1024, 1024);

@@ -16,6 +16,16 @@ describe("config", () => {
     expect([c.storage, c.backgroundRemoval, c.renderer, c.payment]).toEqual(["local", "isnet", "ffmpeg", "manual"]);
   });
 
+  test("the dekupe memory arena is on unless turned off, and reaches the ONNX Runtime session options", async () => {
+    const { sessionOptions } = await import("../plugins/background-removal-isnet/runtime");
+    expect(loadConfig({}).dekupeMemoryArena).toBe(true);
+    const off = loadConfig({ VITRIN_DEKUPE_MEMORY_ARENA: "false" });
+    expect(off.dekupeMemoryArena).toBe(false);
+    expect(sessionOptions({ threads: 2, memoryArena: off.dekupeMemoryArena }).enableCpuMemArena).toBe(false);
+    expect(sessionOptions({ threads: 2 }).enableCpuMemArena).toBe(true);
+    expect(() => loadConfig({ VITRIN_DEKUPE_MEMORY_ARENA: "sometimes" })).toThrow(ConfigError);
+  });
+
   test("the CDN URL follows the public URL", () => {
     const c = loadConfig({ VITRIN_PUBLIC_URL: "https://shop.example/" });
     expect(c.publicUrl).toBe("https://shop.example");

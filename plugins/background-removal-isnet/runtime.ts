@@ -23,7 +23,11 @@ export type LoadedModel = {
   dispose(): Promise<void>;
 };
 
-export type SessionSettings = { threads: number };
+export type SessionSettings = {
+  threads: number;
+  /** ONNX Runtime's CPU memory arena (see sessionOptions); default true. */
+  memoryArena?: boolean;
+};
 
 /**
  * onnxruntime-node options for ISNet on a few cores, measured with the fp32 model on 2 threads at 1024×1024:
@@ -36,16 +40,17 @@ export type SessionSettings = { threads: number };
  * - memory pattern off: it plans for one input shape and holds that plan; here it added ~550 MB for no speed.
  * - full graph optimisation (NCHWc layouts): measured ~1.5 s per run against ~2.3 s at "basic", for ~100 MB more
  *   resident weights.
- * Intra-op threads as configured, one inter-op thread.
+ * Intra-op threads as configured, one inter-op thread. VITRIN_DEKUPE_MEMORY_ARENA=false turns the arena off for hosts
+ * where the lower peak matters more than the speed.
  */
-export function sessionOptions({ threads }: SessionSettings): InferenceSession.SessionOptions {
+export function sessionOptions({ threads, memoryArena = true }: SessionSettings): InferenceSession.SessionOptions {
   return {
     executionProviders: ["cpu"],
     intraOpNumThreads: threads,
     interOpNumThreads: 1,
     executionMode: "sequential",
     graphOptimizationLevel: "all",
-    enableCpuMemArena: true,
+    enableCpuMemArena: memoryArena,
     enableMemPattern: false,
   };
 }

@@ -27,6 +27,7 @@ export type Config = {
   jobLeaseMs: number | null;
   modelDir: string;
   dekupeThreads: number;
+  dekupeMemoryArena: boolean;
   modelIdleMs: number;
   currencies: string[];
   creditRates: Record<string, number>;
@@ -260,6 +261,13 @@ const settings: Setting[] = [
     default: "(number of CPU cores)",
     doc: "Threads one background-removal inference may use.",
     parse: integer(1, 256),
+  },
+  {
+    env: "VITRIN_DEKUPE_MEMORY_ARENA",
+    key: "dekupeMemoryArena",
+    default: "true",
+    doc: "Keep ONNX Runtime's memory arena between background-removal runs: ~20 % faster inference, ~0.2 GB more peak memory while the model is loaded. false suits hosts short of memory.",
+    parse: boolean,
   },
   {
     env: "VITRIN_MODEL_IDLE_MS",
