@@ -133,15 +133,21 @@ function heldSync() {
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
 
+/** A migrated database whose WAL flushes wait for the test (the migration's own flush already let through). */
+async function migratedWithHeldSync() {
+  const flush = heldSync();
+  const db = openDatabase(`sqlite:${join(tempDir(), "v.db")}`, { syncFile: flush.sync });
+  const migrated = db.migrate();
+  await tick();
+  flush.release();
+  await migrated;
+  const { accounts } = await import("../src/db/schema");
+  return { flush, db, accounts };
+}
+
 describe("durability", () => {
   test("a transaction resolves, and its afterCommit hooks run, only once the WAL is flushed", async () => {
-    const flush = heldSync();
-    const db = openDatabase(`sqlite:${join(tempDir(), "v.db")}`, { syncFile: flush.sync });
-    const migrated = db.migrate();
-    await tick();
-    flush.release();
-    await migrated;
-    const { accounts } = await import("../src/db/schema");
+    const { flush, db, accounts } = await migratedWithHeldSync();
     let resolved = false;
     let hooked = false;
     const done = db
@@ -162,13 +168,7 @@ describe("durability", () => {
   });
 
   test("a transaction marked durable: false resolves at commit, and close waits for its flush", async () => {
-    const flush = heldSync();
-    const db = openDatabase(`sqlite:${join(tempDir(), "v.db")}`, { syncFile: flush.sync });
-    const migrated = db.migrate();
-    await tick();
-    flush.release();
-    await migrated;
-    const { accounts } = await import("../src/db/schema");
+    const { flush, db, accounts } = await migratedWithHeldSync();
     await db.tx((tx) => tx.insert(accounts).values({ id: "acct_1", createdAt: 1, updatedAt: 1 }), { durable: false });
     let closed = false;
     const closing = db.close().then(() => (closed = true));
@@ -180,13 +180,7 @@ describe("durability", () => {
   });
 
   test("a failed flush rejects the transactions waiting for it", async () => {
-    const flush = heldSync();
-    const db = openDatabase(`sqlite:${join(tempDir(), "v.db")}`, { syncFile: flush.sync });
-    const migrated = db.migrate();
-    await tick();
-    flush.release();
-    await migrated;
-    const { accounts } = await import("../src/db/schema");
+    const { flush, db, accounts } = await migratedWithHeldSync();
     const result = db.tx((tx) => tx.insert(accounts).values({ id: "acct_1", createdAt: 1, updatedAt: 1 }));
     await tick();
     flush.release(Object.assign(new Error("EIO: i/o error, fdatasync"), { code: "EIO" }));
