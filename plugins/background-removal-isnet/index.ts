@@ -190,6 +190,8 @@ export function createIsnetRemoval(options: IsnetOptions): IsnetRemoval {
           signal?.throwIfAborted();
           const t3 = performance.now();
           const cut = await makeCutout(upright, prob, attempt);
+          // Counted in the cut-out's time: it is work this cut-out causes.
+          (await import("./native-env")).giveBackMemory();
           const t4 = performance.now();
           timings = {
             loadMs,

@@ -53,6 +53,19 @@ export function pinMmapThreshold(): boolean {
   );
 }
 
+/**
+ * Hands back what a finished cut-out left behind, before the next one runs on top of the resident model and arena:
+ * a full garbage collection (a cut-out leaves ~25 MB of typed arrays and sharp buffers, and the collector can let
+ * several cut-outs' worth pile up, since it does not see native memory) and glibc's malloc_trim (libvips' worker
+ * threads leave freed pages in their malloc arenas). Measured through the plugin with 800–4000 px photos: the peak
+ * RSS went from ~1.27 GB to ~1.16–1.20 GB, for ~15 ms a cut-out. Returns whether malloc_trim was available.
+ */
+export function giveBackMemory(): boolean {
+  Bun.gc(true);
+  if (process.platform !== "linux") return false;
+  return withLibc({ malloc_trim: { args: [FFIType.u64], returns: FFIType.i32 } }, (libc) => (libc.malloc_trim(0), true)) ?? false;
+}
+
 // transformers.js sets process.env.ORT_DISABLE_TELEMETRY itself, but under Bun that never reaches the getenv() of
 // ONNX Runtime, which then looks up mobile.events.data.microsoft.com for every session. An operator's explicit choice wins.
 if (process.env.ORT_DISABLE_TELEMETRY === undefined || process.env.ORT_DISABLE_TELEMETRY === "1") setNativeEnv("ORT_DISABLE_TELEMETRY", "1");
