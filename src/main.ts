@@ -52,7 +52,7 @@ function configFrom(values: Record<string, unknown>): Config {
 }
 
 async function withAccounts<T>(config: Config, fn: (accounts: ReturnType<typeof createAccounts>) => Promise<T>): Promise<T> {
-  const db = openDatabase(config.databaseUrl);
+  const db = openDatabase(config.databaseUrl, { poolSize: config.databasePool });
   try {
     await db.migrate();
     return await fn(createAccounts(db, systemClock));
@@ -130,7 +130,7 @@ export async function run(argv: string[]): Promise<number> {
       }
     }
     case "migrate": {
-      const db = openDatabase(config.databaseUrl);
+      const db = openDatabase(config.databaseUrl, { poolSize: config.databasePool });
       try {
         const { applied } = await db.migrate();
         out.print(applied.length ? `applied: ${applied.join(", ")}` : "database is up to date", { applied });
@@ -237,7 +237,7 @@ export async function run(argv: string[]): Promise<number> {
       }
     }
     case "jobs": {
-      const db = openDatabase(config.databaseUrl);
+      const db = openDatabase(config.databaseUrl, { poolSize: config.databasePool });
       try {
         await db.migrate();
         const engine = new JobEngine({ db, clock: systemClock, logger: createLogger("silent") });

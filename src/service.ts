@@ -46,7 +46,7 @@ export type ServiceOptions = {
 export async function createService(config: Config, opts: ServiceOptions = {}) {
   const clock = opts.clock ?? systemClock;
   const logger = opts.logger ?? createLogger(config.logLevel);
-  const db: Db = openDatabase(config.databaseUrl);
+  const db: Db = openDatabase(config.databaseUrl, { poolSize: config.databasePool });
   try {
     await db.migrate();
   } catch (e) {

@@ -15,13 +15,13 @@ afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
 
-async function fresh(): Promise<{ url: string; open(): Db }> {
+async function fresh(): Promise<{ url: string; open(poolSize?: number): Db }> {
   const pg = await createPostgresDatabase();
   cleanups.push(() => pg.drop());
   return {
     url: pg.url,
-    open() {
-      const db = openDatabase(pg.url);
+    open(poolSize?: number) {
+      const db = openDatabase(pg.url, { poolSize });
       cleanups.push(() => db.close());
       return db;
     },
@@ -35,6 +35,20 @@ test("every generated PostgreSQL migration is imported (so it travels inside the
 });
 
 describe.skipIf(!postgresAvailable)("PostgreSQL database", () => {
+  test("the pool opens no more connections than VITRIN_DATABASE_POOL allows, however many reads wait", async () => {
+    const target = await fresh();
+    const db = target.open(3);
+    const name = new URL(target.url).pathname.slice(1);
+    const watcher = openDatabase(target.url.replace(`/${name}`, "/test"), { poolSize: 1 });
+    cleanups.push(() => watcher.close());
+    // Bun's queries run when awaited; Promise.resolve starts them all now.
+    const reads = Array.from({ length: 12 }, () => Promise.resolve(pgClientOf(db.read)`SELECT pg_sleep(0.2)`));
+    await Bun.sleep(100);
+    const [{ n }] = await pgClientOf(watcher.read)`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = ${name}`;
+    await Promise.all(reads);
+    expect(n).toBe(3);
+  });
+
   test("instances migrating at once apply each migration exactly once", async () => {
     const target = await fresh();
     const handles = [target.open(), target.open(), target.open()];

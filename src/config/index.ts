@@ -11,6 +11,7 @@ export type Config = {
   cdnUrl: string;
   adminToken: string | null;
   databaseUrl: string;
+  databasePool: number;
   allowPrivateNetworks: boolean;
   storage: string;
   backgroundRemoval: string;
@@ -161,6 +162,13 @@ const settings: Setting[] = [
       if (v.startsWith("sqlite:") || v.startsWith("postgres://") || v.startsWith("postgresql://")) return v;
       throw new Error("must start with sqlite: or postgres://");
     },
+  },
+  {
+    env: "VITRIN_DATABASE_POOL",
+    key: "databasePool",
+    default: "10",
+    doc: "PostgreSQL only: connections each vitrin process keeps open at most. Transactions are short, so a few serve many requests; mind the server's max_connections across all instances.",
+    parse: integer(1, 1000),
   },
   {
     env: "VITRIN_ALLOW_PRIVATE_NETWORKS",

@@ -280,10 +280,12 @@ export function isPostgresUrl(url: string): boolean {
 export type OpenOptions = {
   /** SQLite: how the WAL is flushed to disk (tests hold it back to watch what waits for it). Default fdatasync. */
   syncFile?: SyncFile;
+  /** PostgreSQL: connections this process may open (VITRIN_DATABASE_POOL). Default 10. */
+  poolSize?: number;
 };
 
 export function openDatabase(url: string, options: OpenOptions = {}): Db {
-  if (isPostgresUrl(url)) return openPostgres(url);
+  if (isPostgresUrl(url)) return openPostgres(url, options.poolSize);
   return openSqliteDb(url, options);
 }
 

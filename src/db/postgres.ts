@@ -15,8 +15,8 @@ import type { Db, Orm, Schema, TxOptions } from "./index";
 import { postgresMigrations } from "./migrations";
 import * as pgSchema from "./schema-pg";
 
-/** Connections per instance. Transactions are short (no network I/O inside), so a few serve many requests. */
-const POOL_SIZE = 10;
+/** Connections per instance by default. Transactions are short (no network I/O inside), so a few serve many requests. */
+export const DEFAULT_POOL_SIZE = 10;
 /**
  * Attempts of a transaction that keeps losing serialization conflicts before the caller gets a 503. Generous: a burst
  * of writes to one hot row (an account's balance) loses most rounds, and each retry is cheap next to a failed request.
@@ -55,8 +55,8 @@ function transactionOrm(client: TransactionSQL): Orm {
   return new BunSQLTransaction(pgDialect, session, relationalSchema as never) as unknown as Orm;
 }
 
-export function openPostgres(url: string): Db {
-  const client = new SQL({ url, max: POOL_SIZE, idleTimeout: 60, prepare: true });
+export function openPostgres(url: string, poolSize = DEFAULT_POOL_SIZE): Db {
+  const client = new SQL({ url, max: poolSize, idleTimeout: 60, prepare: true });
   const read = drizzle({ client, schema: pgSchema }) as unknown as Orm;
   /** The afterCommit hooks of the transaction attempt the caller is running in. */
   const hooksOf = new AsyncLocalStorage<(() => void)[]>();
