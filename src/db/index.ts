@@ -90,13 +90,14 @@ function openSqlite(path: string): Database {
   return client;
 }
 
+/** Flushes a file's data to disk and calls back (fdatasync's shape). */
+export type SyncFile = (fd: number, done: (error: Error | null) => void) => void;
+
 /**
  * Makes commits durable off the event loop: one fdatasync of the WAL file covers every commit made before it started,
  * so a burst of commits shares a sync. WAL frames are appended in commit order and recovery keeps only a whole
  * prefix of them, so a later commit can never survive a power cut that an earlier one did not.
  */
-export type SyncFile = (fd: number, done: (error: Error | null) => void) => void;
-
 export class WalSync {
   private fd: number | null = null;
   private running = false;
@@ -117,6 +118,11 @@ export class WalSync {
     }
     this.waiting.push(done);
     if (!this.running) this.start();
+  }
+
+  /** after() as a promise: resolves once every commit made so far is on disk, rejects if the flush failed. */
+  flushed(): Promise<void> {
+    return new Promise((resolve, reject) => this.after((error) => (error ? reject(error) : resolve())));
   }
 
   /** Resolves when no sync is running or waiting. */
@@ -196,7 +202,7 @@ class GroupWriter {
           const work = this.queue.shift()!;
           try {
             const value = await work.exclusive!();
-            await new Promise<void>((resolve, reject) => this.wal.after((error) => (error ? reject(error) : resolve())));
+            await this.wal.flushed();
             work.resolve(value);
           } catch (e) {
             work.reject(e);
