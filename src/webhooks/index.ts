@@ -121,7 +121,8 @@ export function createWebhooks(deps: WebhookDeps) {
 
   // Messages emitted here and not yet delivered or given up on, so their first delivery (almost always from this
   // process) needs no read: every commit empties the reader's page cache, and re-reading a message cost a delivery
-  // more than signing and sending it. A row's content never changes; its status is only trusted from the database.
+  // more than signing and sending it. A row's content never changes, and it leaves the map when its first outcome is
+  // recorded, so a retry or redelivery reads the status the database has then.
   const undelivered = new Map<string, MessageRow>();
   function remember(row: MessageRow) {
     if (undelivered.size >= UNDELIVERED_CACHE) undelivered.delete(undelivered.keys().next().value!);
