@@ -9,7 +9,7 @@
 // Overhead is everything remove() does besides inference: 1 − bare p50 / remove() p50; the same split measured inside
 // remove() is printed beside it.
 // Knobs: DEKUPE_BENCH_ROUNDS (passes over the image set, default 2), DEKUPE_BENCH_SIZES (longest sides, default
-// 800,1600,2400,4000), VITRIN_DEKUPE_THREADS (intra-op threads, default: cores), VITRIN_DEKUPE_MEMORY_ARENA (default true).
+// 800,1600,2400,4000), VITRIN_DEKUPE_THREADS (intra-op threads, default: cores), VITRIN_DEKUPE_MEMORY_ARENA (default false).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -25,7 +25,7 @@ import { decodeUpright, resizeRgb } from "../plugins/background-removal-isnet/cu
 const ROUNDS = Number(process.env.DEKUPE_BENCH_ROUNDS ?? 2);
 const SIZES = (process.env.DEKUPE_BENCH_SIZES ?? "800,1600,2400,4000").split(",").map(Number);
 const THREADS = Number(process.env.VITRIN_DEKUPE_THREADS ?? navigator.hardwareConcurrency ?? 1);
-const ARENA = (process.env.VITRIN_DEKUPE_MEMORY_ARENA ?? "true") !== "false";
+const ARENA = (process.env.VITRIN_DEKUPE_MEMORY_ARENA ?? "false") === "true";
 const PHOTOS = ["coffee.jpg", "astronaut.jpg", "chelsea.jpg"];
 
 const percentile = (values: number[], p: number) => {

@@ -16,13 +16,13 @@ describe("config", () => {
     expect([c.storage, c.backgroundRemoval, c.renderer, c.payment]).toEqual(["local", "isnet", "ffmpeg", "manual"]);
   });
 
-  test("the dekupe memory arena is on unless turned off, and reaches the ONNX Runtime session options", async () => {
+  test("the dekupe memory arena is off unless turned on, and reaches the ONNX Runtime session options", async () => {
     const { sessionOptions } = await import("../plugins/background-removal-isnet/runtime");
-    expect(loadConfig({}).dekupeMemoryArena).toBe(true);
-    const off = loadConfig({ VITRIN_DEKUPE_MEMORY_ARENA: "false" });
-    expect(off.dekupeMemoryArena).toBe(false);
-    expect(sessionOptions({ threads: 2, memoryArena: off.dekupeMemoryArena }).enableCpuMemArena).toBe(false);
-    expect(sessionOptions({ threads: 2 }).enableCpuMemArena).toBe(true);
+    expect(loadConfig({}).dekupeMemoryArena).toBe(false);
+    const on = loadConfig({ VITRIN_DEKUPE_MEMORY_ARENA: "true" });
+    expect(on.dekupeMemoryArena).toBe(true);
+    expect(sessionOptions({ threads: 2, memoryArena: on.dekupeMemoryArena }).enableCpuMemArena).toBe(true);
+    expect(sessionOptions({ threads: 2 }).enableCpuMemArena).toBe(false);
     expect(() => loadConfig({ VITRIN_DEKUPE_MEMORY_ARENA: "sometimes" })).toThrow(ConfigError);
   });
 

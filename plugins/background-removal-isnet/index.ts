@@ -16,7 +16,7 @@ export type IsnetOptions = {
   modelDir: string;
   /** Intra-op threads for one inference. */
   threads: number;
-  /** ONNX Runtime's CPU memory arena: faster runs, higher peak while loaded. Default true. */
+  /** ONNX Runtime's CPU memory arena: faster runs, higher peak while loaded. Default false. */
   memoryArena?: boolean;
   /** Unload the model after this long without work; 0 unloads after every cut-out. */
   idleMs: number;
@@ -60,7 +60,7 @@ function unlessAborted(p: Promise<void>, signal?: AbortSignal): Promise<void> {
 }
 
 export function createIsnetRemoval(options: IsnetOptions): IsnetRemoval {
-  const { modelDir, threads, idleMs, memoryArena = true } = options;
+  const { modelDir, threads, idleMs, memoryArena = false } = options;
   const logger = options.logger ?? quietLogger;
   const modelFile = join(modelDir, MODEL_FILE);
   let model: LoadedModel | null = null;

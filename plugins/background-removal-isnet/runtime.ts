@@ -25,25 +25,25 @@ export type LoadedModel = {
 
 export type SessionSettings = {
   threads: number;
-  /** ONNX Runtime's CPU memory arena (see sessionOptions); default true. */
+  /** ONNX Runtime's CPU memory arena (see sessionOptions); default false. */
   memoryArena?: boolean;
 };
 
 /**
  * onnxruntime-node options for ISNet on a few cores, measured with the fp32 model on 2 threads at 1024×1024:
- * - CPU arena on: without it every run mallocs its activations afresh and page-faults them in (~2.75 s per run, peak
- *   ~0.7 GB); with it the second and later runs reuse the same pages (~2.2 s, peak ~0.92 GB). The price is that the
- *   arena stays resident between runs, under the decoding and cut-out of the next photo: through the plugin, with
- *   4000 px photos, the process peaked at ~1.25–1.34 GB against ~1.06 GB with the arena off. It is held only while the
- *   session lives: the idle unload releases the session and, with native-env's mmap threshold, the arena's memory goes
- *   back to the kernel (~0.1 GB resident after release).
+ * - CPU arena off by default: each run mallocs its activations afresh and page-faults them in, and gives them back
+ *   after. With the arena on, the second and later runs reuse the same pages, but the arena stays resident between
+ *   runs, under the decoding and cut-out of the next photo. Through the plugin, with 800–4000 px photos (bench:dekupe,
+ *   2026-11-22): arena off p50 1.91 s, peak 0.96 GB; arena on p50 1.63 s, peak 1.19 GB. On a slower machine the same
+ *   day it was 3.03 s / 1.04 GB against 2.48 s / 1.23 GB. The arena is held only while the session lives: the idle
+ *   unload releases the session and, with native-env's mmap threshold, its memory goes back to the kernel.
  * - memory pattern off: it plans for one input shape and holds that plan; here it added ~550 MB for no speed.
  * - full graph optimisation (NCHWc layouts): measured ~1.5 s per run against ~2.3 s at "basic", for ~100 MB more
  *   resident weights.
- * Intra-op threads as configured, one inter-op thread. VITRIN_DEKUPE_MEMORY_ARENA=false turns the arena off for hosts
- * where the lower peak matters more than the speed.
+ * Intra-op threads as configured, one inter-op thread. VITRIN_DEKUPE_MEMORY_ARENA=true turns the arena on for hosts
+ * where the speed matters more than the peak.
  */
-export function sessionOptions({ threads, memoryArena = true }: SessionSettings): InferenceSession.SessionOptions {
+export function sessionOptions({ threads, memoryArena = false }: SessionSettings): InferenceSession.SessionOptions {
   return {
     executionProviders: ["cpu"],
     intraOpNumThreads: threads,
