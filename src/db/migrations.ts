@@ -3,11 +3,13 @@
 // test/db.test.ts fails while a journal and its list differ.
 import journal from "../../drizzle/sqlite/meta/_journal.json";
 import m0000 from "../../drizzle/sqlite/0000_init.sql" with { type: "text" };
+import m0001 from "../../drizzle/sqlite/0001_claim_indexes.sql" with { type: "text" };
 import pgJournal from "../../drizzle/pg/meta/_journal.json";
 import pg0000 from "../../drizzle/pg/0000_init.sql" with { type: "text" };
 
 const files: Record<string, string> = {
   "0000_init": m0000,
+  "0001_claim_indexes": m0001,
 };
 
 const pgFiles: Record<string, string> = {
