@@ -110,7 +110,7 @@ function rowsJson(rows: unknown[][]): string {
 // JavaScript: as one statement (window function, sorts, a join on the counts) the same choice cost three times as
 // much. A key with a deep backlog can thin one round out, but once at its limit it is skipped outright by the next.
 // Skipping is not free: a full key's due jobs ahead of the others are walked past, one index entry each, every round
-// (about 0.1 µs an entry), so a backlog of 100,000 behind one slow account adds ~10 ms to each claim of that kind.
+// (0.1–0.2 µs an entry), so a backlog of 100,000 behind one slow account adds 10–20 ms to each claim of that kind.
 const BUSY = `SELECT concurrency_key AS key, count(*) AS n FROM jobs
   WHERE kind = ?1 AND status = 'running' AND concurrency_key IS NOT NULL
   GROUP BY concurrency_key`;
