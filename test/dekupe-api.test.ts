@@ -33,7 +33,7 @@ describe("dekupe", () => {
     expect(storageKeyOf(res.body.preview_url)).toEndWith(".png");
     expect(storageKeyOf(res.body.mask_url)).toEndWith(".png");
     expect(res.body.box).toEqual({ x: 0, y: 0, width: 1024, height: 768 });
-    expect(res.body.timings.inference_ms).toBeGreaterThanOrEqual(0);
+    expect(res.body.timings.cutout_ms).toBeGreaterThanOrEqual(0);
     expect((await fetchStored(t, res.body.preview_url)).status).toBe(200);
   });
 

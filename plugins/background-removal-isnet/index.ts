@@ -202,6 +202,14 @@ export function createIsnetRemoval(options: IsnetOptions): IsnetRemoval {
             totalMs: t4 - t0,
           };
           logger.debug("cut-out made", { attempt, variant: cut.variant, ms: Math.round(t4 - t0), loadMs: Math.round(loadMs), inferenceMs: Math.round(inferenceMs) });
+          const ms = Math.round;
+          cut.timings = {
+            load_ms: ms(loadMs),
+            decode_ms: ms(t1 - t0),
+            preprocess_ms: ms(preprocessMs),
+            inference_ms: ms(inferenceMs),
+            postprocess_ms: ms(t4 - t3),
+          };
           return cut;
         });
       } finally {

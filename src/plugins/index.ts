@@ -64,6 +64,8 @@ export type Cutout = {
   box: Box;
   /** What this attempt did differently, for the preview (e.g. "threshold 0.4, wider crop"). */
   variant: string;
+  /** Where the time went, in whole ms, when the plugin can tell (e.g. decode_ms, inference_ms, postprocess_ms). */
+  timings?: Record<string, number>;
 };
 
 export type BackgroundRemovalPlugin = Lifecycle & {
