@@ -274,6 +274,45 @@ describe.each(drivers)("job store on %s", (driver) => {
     expect(started.at(-1)).toBe("a3");
   });
 
+  test("a claim takes due jobs across priorities, highest first, past many scheduled for later and a key at its limit", async () => {
+    const { db, clock, engine } = await setup(driver);
+    const jobs = engine();
+    const release = gate();
+    const started: string[] = [];
+    jobs.register<{ name: string }>("work", async (job) => {
+      started.push(job.payload.name);
+      await release.wait;
+    }, { concurrency: 4, keyConcurrency: 1 });
+    const now = clock.now();
+    await enqueue(jobs, db, "work", { name: "blocker" }, { concurrencyKey: "acct", runAt: now - 60 * SECOND });
+    expect(await jobs.tick()).toBe(1);
+    // Retries waiting for later at every priority, behind the due jobs of the same priority.
+    await db.tx((tx) =>
+      jobs.enqueueMany(
+        tx,
+        Array.from({ length: 300 }, (_, n) => ({ kind: "work", payload: { name: `later-${n}` }, runAt: now + 3600 * SECOND + n, priority: [9, 5, 0][n % 3] })),
+      ),
+    );
+    const due: [string, number, number, string?][] = [
+      ["p5-old", 5, 30],
+      ["p5-acct", 5, 25, "acct"],
+      ["p5-new", 5, 10],
+      ["p0-old", 0, 40],
+      ["p0-new", 0, 1],
+      ["p-3", -3, 50],
+    ];
+    for (const [name, priority, ago, key] of due) await enqueue(jobs, db, "work", { name }, { priority, runAt: now - ago * SECOND, concurrencyKey: key });
+    // Three free slots; p5-acct waits while the blocker holds its key.
+    expect(await jobs.tick()).toBe(3);
+    expect(started).toEqual(["blocker", "p5-old", "p5-new", "p0-old"]);
+    release.open();
+    await jobs.drain();
+    expect(await jobs.tick()).toBe(3);
+    await jobs.drain();
+    expect(started.slice(4)).toEqual(["p5-acct", "p0-new", "p-3"]);
+    expect(await jobs.tick()).toBe(0);
+  });
+
   test("a deferred write that throws is undone alone; the other attempts' writes in the round commit", async () => {
     const { db, engine } = await setup(driver);
     const e = engine();

@@ -98,25 +98,35 @@ const INSERT = `WITH ins AS (
 const LIVE_DEDUPE = `SELECT id, dedupe_key FROM jobs WHERE dedupe_key = ANY($1::text[])
   AND status IN ('queued', 'running', 'failed')`;
 
-// A claim is three statements per kind. The first counts running jobs per concurrency key, so keys already at their
-// limit are left out of the second, which picks due jobs in claim order and locks them (SKIP LOCKED: rows another
-// instance is claiming are passed over, not waited for). It locks no more rows than the claim wants, since a locked
-// row is one no other instance can take until this transaction ends. It also tries a transaction advisory lock on each
-// concurrency key among them: a key whose lock is taken belongs to another claimer until it commits, and is left
-// alone this round. The third counts again for the keys we hold and leases what fits under the limit; that count needs
-// a statement of its own, whose snapshot starts after the key locks were taken, or a claimer that committed just
+// A claim is a few statements per kind. The first counts running jobs per concurrency key, so keys already at their
+// limit are left out of the next ones, which pick due jobs in claim order (priority by priority) and lock them (SKIP
+// LOCKED: rows another instance is claiming are passed over, not waited for). They lock no more rows than the claim
+// wants, since a locked row is one no other instance can take until this transaction ends. They also try a
+// transaction advisory lock on each concurrency key among them: a key whose lock is taken belongs to another claimer
+// until it commits, and is left alone this round. The last counts again for the keys we hold and leases what fits
+// under the limit; that count needs a statement of its own, whose snapshot starts after the key locks were taken, or a claimer that committed just
 // before could be missed and the key run over its limit.
 // $1 kind.
 const BUSY = `SELECT concurrency_key AS key, count(*) AS n FROM jobs
   WHERE kind = $1 AND status = 'running' AND concurrency_key IS NOT NULL
   GROUP BY concurrency_key`;
-// $1 kind, $2 now, $3 keys at their limit, $4 limit.
+// The priorities among claimable jobs, highest first, one index seek each (a loose scan of jobs_ready_idx). $1 kind.
+const PRIORITIES = `WITH RECURSIVE p(v) AS (
+    SELECT (SELECT priority FROM jobs WHERE kind = $1 AND status IN ('queued', 'failed') ORDER BY priority DESC NULLS LAST LIMIT 1)
+    UNION ALL
+    SELECT (SELECT priority FROM jobs WHERE kind = $1 AND status IN ('queued', 'failed') AND priority < p.v
+      ORDER BY priority DESC NULLS LAST LIMIT 1) FROM p
+    WHERE p.v IS NOT NULL
+  ) SELECT v FROM p WHERE v IS NOT NULL`;
+// Due jobs of one priority in claim order, a range of jobs_ready_idx that ends at the first job not yet due: one
+// statement across priorities had to filter out every job scheduled for later (retries waiting hours) behind the due
+// ones whenever fewer were due than the claim wanted. $1 kind, $2 now, $3 keys at their limit, $4 limit, $5 priority.
 const CANDIDATES = `SELECT id, concurrency_key AS key,
     (concurrency_key IS NULL OR pg_try_advisory_xact_lock(${KEY_LOCK_CLASS}, hashtext(kind || ':' || concurrency_key))) AS held
   FROM jobs
-  WHERE kind = $1 AND status IN ('queued', 'failed') AND run_at <= $2::bigint
+  WHERE kind = $1 AND priority = $5::int AND status IN ('queued', 'failed') AND run_at <= $2::bigint
     AND (concurrency_key IS NULL OR NOT concurrency_key = ANY($3::text[]))
-  ORDER BY priority DESC NULLS LAST, run_at, id
+  ORDER BY run_at, id
   LIMIT $4
   FOR UPDATE SKIP LOCKED`;
 // $1 candidates [[id, order, key]], $2 kind, $3 key limit, $4 limit, $5 owner, $6 now, $7 lease ms.
@@ -210,8 +220,15 @@ export class PostgresJobStore implements JobStore {
       if (r.limit <= 0) continue;
       const busy = await run<{ key: string; n: string }>(tx, BUSY, [r.kind]);
       const full = busy.filter((b) => Number(b.n) >= r.keyLimit).map((b) => b.key);
-      const candidates = await run<{ id: string; key: string | null; held: boolean }>(tx, CANDIDATES, [r.kind, now, full, r.limit]);
-      const mine = candidates.filter((c) => c.held).map((c, i) => [c.id, i, c.key]);
+      // Candidates in claim order, priority by priority, locking no more rows than the claim wants.
+      const mine: unknown[][] = [];
+      let locked = 0;
+      for (const { v } of await run<{ v: number }>(tx, PRIORITIES, [r.kind])) {
+        const candidates = await run<{ id: string; key: string | null; held: boolean }>(tx, CANDIDATES, [r.kind, now, full, r.limit - locked, v]);
+        locked += candidates.length;
+        for (const c of candidates) if (c.held) mine.push([c.id, mine.length, c.key]);
+        if (locked >= r.limit) break;
+      }
       if (mine.length === 0) continue;
       const leased = await run<Row>(tx, LEASE, [mine, r.kind, r.keyLimit, r.limit, owner, now, r.leaseMs]);
       for (const row of leased) out.push(toRecord(row));

@@ -102,11 +102,11 @@ function rowsJson(rows: unknown[][]): string {
   return JSON.stringify(rows);
 }
 
-// A claim is three statements per kind, inside the caller's write transaction (SQLite has one writer, so nothing can
-// change between them): running jobs per concurrency key (jobs_running_key_idx); due jobs in claim order, walking
-// jobs_ready_idx (kind, priority DESC, run_at, id; it also holds the key, so the walk reads no table row) and skipping
-// keys already at their limit, up to a window a little wider than the claim;
-// then the lease on the ones picked. Which candidates fit under their key's limit is decided in between, in
+// A claim is a few statements per kind, inside the caller's write transaction (SQLite has one writer, so nothing can
+// change between them): running jobs per concurrency key (jobs_running_key_idx); the priorities with claimable jobs;
+// per priority, highest first, due jobs in claim order, walking jobs_ready_idx (kind, priority DESC, run_at, id; it
+// also holds the key, so the walk reads no table row) and skipping keys already at their limit, up to a window a
+// little wider than the claim; then the lease on the ones picked. Which candidates fit under their key's limit is decided in between, in
 // JavaScript: as one statement (window function, sorts, a join on the counts) the same choice cost three times as
 // much. A key with a deep backlog can thin one round out, but once at its limit it is skipped outright by the next.
 // Skipping is not free: a full key's due jobs ahead of the others are walked past, one index entry each, every round
@@ -114,11 +114,23 @@ function rowsJson(rows: unknown[][]): string {
 const BUSY = `SELECT concurrency_key AS key, count(*) AS n FROM jobs
   WHERE kind = ?1 AND status = 'running' AND concurrency_key IS NOT NULL
   GROUP BY concurrency_key`;
-// ?1 kind, ?2 now, ?3 keys at their limit (JSON array), ?4 window.
+// The priorities among claimable jobs, highest first, one index seek each (a loose scan of jobs_ready_idx). ?1 kind.
+const PRIORITIES = `WITH RECURSIVE p(v) AS (
+    SELECT (SELECT priority FROM jobs WHERE kind = ?1 AND status IN ('queued', 'failed') ORDER BY priority DESC LIMIT 1)
+    UNION ALL
+    SELECT (SELECT priority FROM jobs WHERE kind = ?1 AND status IN ('queued', 'failed') AND priority < p.v
+      ORDER BY priority DESC LIMIT 1) FROM p
+    WHERE p.v IS NOT NULL
+  ) SELECT v FROM p WHERE v IS NOT NULL`;
+// Due jobs of one priority in claim order: a range of jobs_ready_idx that ends at the first job not yet due, so jobs
+// scheduled for later (retries waiting hours) are never walked. Across priorities in one statement (ORDER BY
+// priority DESC, run_at) the walk had to filter out every scheduled job behind the due ones: ~17 ms a claim with
+// 100,000 retries waiting, against ~0.2 ms so. ?1 kind, ?2 now, ?3 keys at their limit (JSON array), ?4 window,
+// ?5 priority.
 const CANDIDATES = `SELECT id, concurrency_key AS key FROM jobs
-  WHERE kind = ?1 AND status IN ('queued', 'failed') AND run_at <= ?2
+  WHERE kind = ?1 AND priority = ?5 AND status IN ('queued', 'failed') AND run_at <= ?2
     AND (concurrency_key IS NULL OR concurrency_key NOT IN (SELECT value FROM json_each(?3)))
-  ORDER BY priority DESC, run_at, id LIMIT ?4`;
+  ORDER BY run_at, id LIMIT ?4`;
 // +status: keeps the planner on the primary key for `id IN (…)` instead of scanning every queued row by status.
 const LEASE = `UPDATE jobs SET status = 'running', lease_owner = ?3, lease_expires_at = ?2 + ?4, heartbeat_at = ?2,
     started_at = ?2, updated_at = ?2, attempts = attempts + 1
@@ -136,20 +148,21 @@ export function claimKind(run: Runner, owner: string, now: number, request: Clai
     busy.set(b.key, b.n);
     if (b.n >= request.keyLimit) full.push(b.key);
   }
-  const window = request.limit + 64;
   const ids: string[] = [];
-  const candidates = run<{ id: string; key: string | null }>({
-    text: CANDIDATES,
-    params: [request.kind, now, JSON.stringify(full), window],
-  });
-  for (const c of candidates) {
-    if (ids.length >= request.limit) break;
-    if (c.key !== null) {
-      const n = busy.get(c.key) ?? 0;
-      if (n >= request.keyLimit) continue;
-      busy.set(c.key, n + 1);
+  const fullKeys = JSON.stringify(full);
+  for (const { v: priority } of run<{ v: number }>({ text: PRIORITIES, params: [request.kind] })) {
+    const window = request.limit - ids.length + 64;
+    const candidates = run<{ id: string; key: string | null }>({ text: CANDIDATES, params: [request.kind, now, fullKeys, window, priority] });
+    for (const c of candidates) {
+      if (ids.length >= request.limit) break;
+      if (c.key !== null) {
+        const n = busy.get(c.key) ?? 0;
+        if (n >= request.keyLimit) continue;
+        busy.set(c.key, n + 1);
+      }
+      ids.push(c.id);
     }
-    ids.push(c.id);
+    if (ids.length >= request.limit) break;
   }
   if (ids.length === 0) return [];
   return run<Row>({ text: LEASE, params: [JSON.stringify(ids), now, owner, request.leaseMs] });
