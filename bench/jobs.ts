@@ -4,6 +4,8 @@
 //   bare      the engine's own statements (sqliteStatements, claimKind) on bun:sqlite: insert a batch, then settle + claim rounds
 //   engine    the real JobEngine, started, fed by enqueueMany in batches while it runs: throughput, and latency under backlog
 //   latency   the real JobEngine fed one job per transaction at a steady rate: enqueue-to-start for in-process enqueues
+//   waiting   the latency run again, with JOBS_BENCH_WAITING jobs (default 100000) scheduled an hour ahead, as retries
+//             wait for a down receiver: few jobs are due, so every claim looks past the waiting ones
 // Knobs: JOBS_BENCH_N (jobs per throughput run, default 100000), JOBS_BENCH_BATCH (jobs per enqueue transaction, 1000),
 // JOBS_BENCH_CLAIM (engine batchSize and concurrency, 512), JOBS_BENCH_LATENCY_N (jobs in the latency run, 2000).
 //
@@ -32,6 +34,7 @@ const N = Number(process.env.JOBS_BENCH_N ?? (onPostgres ? 50_000 : 100_000));
 const BATCH = Number(process.env.JOBS_BENCH_BATCH ?? 1_000);
 const CLAIM = Number(process.env.JOBS_BENCH_CLAIM ?? 512);
 const LATENCY_N = Number(process.env.JOBS_BENCH_LATENCY_N ?? 2_000);
+const WAITING = Number(process.env.JOBS_BENCH_WAITING ?? 100_000);
 const KIND = "noop";
 
 const root = onPostgres ? "" : mkdtempSync(join(tmpdir(), "vitrin-bench-jobs-"));
@@ -159,8 +162,13 @@ async function engineThroughput(): Promise<{ jobsPerSec: number; p50: number; p9
 }
 
 /** One job per transaction at a steady pace, as request handlers enqueue: how soon does a handler start? */
-async function engineLatency(): Promise<{ p50: number; p99: number; rate: number }> {
-  const db = await freshDb("latency");
+async function engineLatency(waiting = 0): Promise<{ p50: number; p99: number; rate: number }> {
+  const db = await freshDb(`latency-${waiting}`);
+  const later = Date.now() + 3_600_000;
+  for (let i = 0; i < waiting; i += BATCH) {
+    const size = Math.min(BATCH, waiting - i);
+    await db.tx((tx) => new JobEngine({ db, clock: systemClock, logger: silent }).enqueueMany(tx, Array.from({ length: size }, () => ({ kind: KIND, payload: { t: 0 }, runAt: later }))));
+  }
   const latencies: number[] = [];
   let all!: () => void;
   const finished = new Promise<void>((resolve) => (all = resolve));
@@ -195,12 +203,16 @@ if (onPostgres) {
     console.log(`engine done:   ${f0(e.jobsPerSec)} jobs/s`);
     const l = await engineLatency();
     console.log(`latency done:  ${f0(LATENCY_N)} single-job enqueues at ${f0(l.rate)}/s`);
+    const w = await engineLatency(WAITING);
+    console.log(`waiting done:  the same with ${f0(WAITING)} jobs scheduled an hour ahead, at ${f0(w.rate)}/s`);
     console.log("");
     console.log("run                         jobs/s    start p50 ms  start p99 ms");
     console.log(`bare SQL (batched)      ${f0(b.jobsPerSec).padStart(10)}  ${f1(b.p50).padStart(12)}  ${f1(b.p99).padStart(12)}`);
     console.log(`engine (batched)        ${f0(e.jobsPerSec).padStart(10)}  ${f1(e.p50).padStart(12)}  ${f1(e.p99).padStart(12)}`);
     console.log(`engine (single enqueue) ${"-".padStart(10)}  ${f1(l.p50).padStart(12)}  ${f1(l.p99).padStart(12)}`);
+    console.log(`  … ${f0(WAITING)} waiting    ${"-".padStart(10)}  ${f1(w.p50).padStart(12)}  ${f1(w.p99).padStart(12)}`);
     console.log(`engine / bare           ${(e.jobsPerSec / b.jobsPerSec).toFixed(2).padStart(10)}`);
+    console.log(`start p50 with waiting jobs / without: ${(w.p50 / l.p50).toFixed(2)}`);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
