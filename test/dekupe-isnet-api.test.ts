@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import { closeSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import sharp from "sharp";
-import { installModel } from "../plugins/background-removal-isnet";
+import { createIsnetRemoval, installModel } from "../plugins/background-removal-isnet";
 import { fetchStored, startImageHost, startService, storageKeyOf, tempDir, type ImageHost, type TestService } from "./helpers";
 
 const SLOW = 120_000;
@@ -85,6 +85,47 @@ describe("dekupe with the ISNet model, through the API", () => {
       // The original is still served as it was.
       expect((await fetchStored(t, product.body.original_image_url)).status).toBe(200);
     }
+  }, SLOW);
+
+  test("a retry through the API makes a different cut-out of the same photo", async () => {
+    const { t, token } = await isnetService();
+    const c = await t.json("POST", "/v1/products", { token, body: { name: "Mug", image_url: host.url("/coffee.jpg") } });
+    await t.runJobs();
+    const first = await t.json("GET", `/v1/products/${c.body.id}/dekupe`, { token });
+    const firstBytes = new Uint8Array(await (await fetchStored(t, first.body.preview_url)).arrayBuffer());
+    const retry = await t.json("POST", `/v1/products/${c.body.id}/dekupe/retry`, { token });
+    expect(retry.status).toBe(202);
+    await t.runJobs();
+    const second = await t.json("GET", `/v1/products/${c.body.id}/dekupe`, { token });
+    expect(second.body).toMatchObject({ status: "ready", attempts: 2, retries_left: 2 });
+    expect(second.body.timings.variant).not.toBe(first.body.timings.variant);
+    const secondBytes = new Uint8Array(await (await fetchStored(t, second.body.preview_url)).arrayBuffer());
+    expect(Buffer.from(secondBytes).equals(Buffer.from(firstBytes))).toBe(false);
+    // Attempt 2 crops tighter.
+    const a = await sharp(firstBytes).metadata();
+    const b = await sharp(secondBytes).metadata();
+    expect(b.width! * b.height!).toBeLessThan(a.width! * a.height!);
+  }, SLOW);
+
+  test("loading the model and cutting out make no network request", async () => {
+    const calls: string[] = [];
+    const realFetch = globalThis.fetch;
+    globalThis.fetch = Object.assign(
+      async (input: RequestInfo | URL) => {
+        calls.push(String(input instanceof Request ? input.url : input));
+        throw new Error("no network in this test");
+      },
+      { preconnect: realFetch.preconnect },
+    ) as typeof fetch;
+    const plugin = createIsnetRemoval({ modelDir, threads: 2, idleMs: 0 });
+    try {
+      const cut = await plugin.remove({ image: photo("astronaut.jpg"), attempt: 1 });
+      expect(cut.width).toBeGreaterThan(0);
+    } finally {
+      globalThis.fetch = realFetch;
+      await plugin.close?.();
+    }
+    expect(calls).toEqual([]);
   }, SLOW);
 
   test("a photo with nothing in it ends failed with a clear error, and the original stays in use", async () => {
