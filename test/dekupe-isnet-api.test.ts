@@ -111,7 +111,7 @@ describe("dekupe with the ISNet model, through the API", () => {
     const calls: string[] = [];
     const realFetch = globalThis.fetch;
     globalThis.fetch = Object.assign(
-      async (input: RequestInfo | URL) => {
+      async (input: string | URL | Request) => {
         calls.push(String(input instanceof Request ? input.url : input));
         throw new Error("no network in this test");
       },

@@ -26,7 +26,7 @@ export const RETRY_SCHEDULE_MS = [5e3, 3e5, 18e5, 72e5, 18e6, 36e6, 36e6, 864e5,
 export const MAX_ATTEMPTS = RETRY_SCHEDULE_MS.length + 1;
 export const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
 const RESPONSE_SNIPPET_BYTES = 2048;
-/** Undelivered messages kept in memory (about 1 KB each) for their first delivery; older ones are read back. */
+/** Undelivered messages kept in memory (about 1 KB each) for their first delivery; beyond it they are read back. */
 const UNDELIVERED_CACHE = 10_000;
 const MAX_RETRY_AFTER_MS = 24 * 3600 * 1000;
 const utf8 = new TextDecoder();
@@ -125,8 +125,9 @@ export function createWebhooks(deps: WebhookDeps) {
   // recorded, so a retry or redelivery reads the status the database has then.
   const undelivered = new Map<string, MessageRow>();
   function remember(row: MessageRow) {
-    if (undelivered.size >= UNDELIVERED_CACHE) undelivered.delete(undelivered.keys().next().value!);
-    undelivered.set(row.id, row);
+    // When full, the newest go uncached rather than the oldest out: deliveries run oldest first, so those are needed
+    // sooner, and evicting from the front of a Map walks every entry deleted there before (quadratic in a burst).
+    if (undelivered.size < UNDELIVERED_CACHE) undelivered.set(row.id, row);
   }
 
   // The deliveries a scheduler round starts all ask for their message in the same turn; one statement reads them all.
