@@ -23,12 +23,7 @@ export type IsnetOptions = {
   logger?: Logger;
 };
 
-/** Where the time of the last cut-out went, for benchmarks and logs. */
-export type IsnetTimings = { loadMs: number; decodeMs: number; preprocessMs: number; inferenceMs: number; postprocessMs: number; totalMs: number };
-
 export type IsnetRemoval = BackgroundRemovalPlugin & {
-  /** Timings of the last finished cut-out (loadMs is 0 when the model was already loaded). */
-  lastTimings(): IsnetTimings | null;
   /** Whether the model is in memory now. */
   loaded(): boolean;
 };
@@ -69,7 +64,6 @@ export function createIsnetRemoval(options: IsnetOptions): IsnetRemoval {
   let tail: Promise<void> = Promise.resolve();
   let waiting = 0;
   let idleTimer: ReturnType<typeof setTimeout> | null = null;
-  let timings: IsnetTimings | null = null;
 
   /** One job at a time: a second inference beside the first would double the ~0.7 GB of activations and halve the speed of both. */
   async function exclusive<T>(signal: AbortSignal | undefined, fn: () => Promise<T>): Promise<T> {
@@ -193,15 +187,7 @@ export function createIsnetRemoval(options: IsnetOptions): IsnetRemoval {
           // Counted in the cut-out's time: it is work this cut-out causes.
           (await import("./native-env")).giveBackMemory();
           const t4 = performance.now();
-          timings = {
-            loadMs,
-            decodeMs: t1 - t0,
-            preprocessMs,
-            inferenceMs,
-            postprocessMs: t4 - t3,
-            totalMs: t4 - t0,
-          };
-          logger.debug("cut-out made", { attempt, variant: cut.variant, ms: Math.round(t4 - t0), loadMs: Math.round(loadMs), inferenceMs: Math.round(inferenceMs) });
+          // load_ms is 0 when the model was already loaded.
           const ms = Math.round;
           cut.timings = {
             load_ms: ms(loadMs),
@@ -210,6 +196,7 @@ export function createIsnetRemoval(options: IsnetOptions): IsnetRemoval {
             inference_ms: ms(inferenceMs),
             postprocess_ms: ms(t4 - t3),
           };
+          logger.debug("cut-out made", { attempt, variant: cut.variant, ms: ms(t4 - t0), ...cut.timings });
           return cut;
         });
       } finally {
@@ -223,7 +210,6 @@ export function createIsnetRemoval(options: IsnetOptions): IsnetRemoval {
       await exclusive(undefined, () => unload("close"));
     },
 
-    lastTimings: () => timings,
     loaded: () => model !== null,
   };
 }

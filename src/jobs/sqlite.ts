@@ -106,9 +106,9 @@ function rowsJson(rows: unknown[][]): string {
 // change between them): running jobs per concurrency key (jobs_running_key_idx); the priorities with claimable jobs;
 // per priority, highest first, due jobs in claim order, walking jobs_ready_idx (kind, priority DESC, run_at, id; it
 // also holds the key, so the walk reads no table row) and skipping keys already at their limit, up to a window a
-// little wider than the claim; then the lease on the ones picked. Which candidates fit under their key's limit is decided in between, in
-// JavaScript: as one statement (window function, sorts, a join on the counts) the same choice cost three times as
-// much. A key with a deep backlog can thin one round out, but once at its limit it is skipped outright by the next.
+// little wider than the claim; then the lease on the ones picked. Which candidates fit under their key's limit is
+// decided in between, in JavaScript: as one statement (window function, sorts, a join on the counts) the same choice
+// cost three times as much. A key with a deep backlog can thin one round out, but once at its limit it is skipped outright by the next.
 // Skipping is not free: a full key's due jobs ahead of the others are walked past, one index entry each, every round
 // (0.1–0.2 µs an entry), so a backlog of 100,000 behind one slow account adds 10–20 ms to each claim of that kind.
 const BUSY = `SELECT concurrency_key AS key, count(*) AS n FROM jobs
