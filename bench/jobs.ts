@@ -86,6 +86,7 @@ async function bare(): Promise<{ jobsPerSec: number; p50: number; p99: number }>
         runAt: now,
         maxAttempts: 5,
         dedupeKey: null,
+        debounceKey: null,
         concurrencyKey: null,
         createdAt: now,
       }));

@@ -109,6 +109,11 @@ export async function createService(config: Config, opts: ServiceOptions = {}) {
 
   const metrics = createMetrics();
   metrics.watchJobs(() => jobs.stats());
+
+  function startWorker() {
+    jobs.start();
+    webhooks.resume().catch((err) => logger.error("could not queue waiting webhook deliveries", { err }));
+  }
   const limiter = createRateLimiter(db, config.rateLimitPerMinute, config.rateLimitBurst, clock);
   const idempotency = createIdempotency(db, clock);
   const meta = new WeakMap<Request, RequestMeta>();
@@ -171,7 +176,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}) {
     listen(port = config.port, hostname = config.host) {
       app.listen({ port, hostname, reusePort: false, maxRequestBodySize: config.maxBodyBytes + 64 * 1024 });
       server = app.server;
-      if (runWorker) jobs.start();
+      if (runWorker) startWorker();
       logger.info("listening", { url: `http://${hostname}:${server?.port}`, public_url: config.publicUrl });
       return server!;
     },
@@ -193,7 +198,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}) {
                 { status: 404 },
               ),
       });
-      jobs.start();
+      startWorker();
       logger.info("worker listening", { url: `http://${hostname}:${server.port}` });
       return server;
     },

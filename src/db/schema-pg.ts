@@ -122,6 +122,8 @@ export const jobs = pgTable(
     heartbeatAt: ms("heartbeat_at"),
     lastError: text("last_error"),
     dedupeKey: text("dedupe_key"),
+    // Held only while the job is queued: claiming it clears the key (see EnqueueOptions.debounceKey).
+    debounceKey: text("debounce_key"),
     concurrencyKey: text("concurrency_key"),
     createdAt: ms("created_at").notNull(),
     updatedAt: ms("updated_at").notNull(),
@@ -146,6 +148,9 @@ export const jobs = pgTable(
     uniqueIndex("jobs_dedupe_idx")
       .on(t.dedupeKey)
       .where(sql`dedupe_key IS NOT NULL AND status IN ('queued', 'running', 'failed')`),
+    uniqueIndex("jobs_debounce_idx")
+      .on(t.debounceKey)
+      .where(sql`debounce_key IS NOT NULL`),
   ],
 );
 
@@ -176,6 +181,10 @@ export const webhookMessages = pgTable(
     payload: text("payload").notNull(),
     status: text("status").notNull(),
     attemptCount: integer("attempt_count").notNull().default(0),
+    // When the next attempt is due; null once the message is delivered or given up on.
+    nextAttemptAt: ms("next_attempt_at"),
+    // attempt_count when the current retry schedule began (a redelivery starts a new one).
+    retryBase: integer("retry_base").notNull().default(0),
     deliveredAt: ms("delivered_at"),
     createdAt: ms("created_at").notNull(),
     updatedAt: ms("updated_at"),
@@ -183,6 +192,10 @@ export const webhookMessages = pgTable(
   (t) => [
     index("webhook_messages_account_created_idx").on(t.accountId, t.createdAt, t.id),
     index("webhook_messages_video_idx").on(t.videoId),
+    // An account's undelivered messages in the order its delivery job sends them; delivered ones leave it.
+    index("webhook_messages_due_idx")
+      .on(t.accountId, t.nextAttemptAt, t.id)
+      .where(sql`next_attempt_at IS NOT NULL`),
   ],
 );
 

@@ -88,6 +88,13 @@ export type EnqueueOptions = {
   maxAttempts?: number;
   /** While a job with this key is queued, running or awaiting retry, enqueueing another returns that one. */
   dedupeKey?: string;
+  /**
+   * While a job with this key is queued and not yet started, enqueueing another returns that one instead, due at the
+   * earlier of the two run_at times (its payload is kept). Unlike dedupeKey, a running job does not absorb it: work
+   * that arrives while one runs gets a run of its own after it. For jobs that sweep up whatever is pending (an
+   * account's undelivered webhooks), so a burst of enqueues costs one run. Cannot be combined with dedupeKey.
+   */
+  debounceKey?: string;
   /** Limits running jobs of this kind sharing the key (e.g. an account id) to the kind's keyConcurrency. */
   concurrencyKey?: string;
 };
@@ -305,6 +312,7 @@ export class JobEngine {
     const now = this.clock.now();
     const rows: NewJob[] = items.map((item) => {
       if (!item.kind) throw new Error("job kind must be a non-empty string");
+      if (item.dedupeKey != null && item.debounceKey != null) throw new Error("a job takes a dedupeKey or a debounceKey, not both");
       return {
         id: newJobId(now),
         kind: item.kind,
@@ -313,6 +321,7 @@ export class JobEngine {
         runAt: Math.trunc(item.runAt ?? now),
         maxAttempts: positiveInt("maxAttempts", item.maxAttempts ?? this.kinds.get(item.kind)?.maxAttempts ?? 5),
         dedupeKey: item.dedupeKey ?? null,
+        debounceKey: item.debounceKey ?? null,
         concurrencyKey: item.concurrencyKey ?? null,
         createdAt: now,
       };

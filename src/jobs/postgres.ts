@@ -9,6 +9,7 @@ import type { SQL } from "bun";
 import { pgClientOf, sqlState } from "../db/postgres";
 import { compareClaimOrder } from "./sqlite";
 import {
+  splitDebounced,
   TransactionLost,
   type ClaimRequest,
   type Executor,
@@ -95,6 +96,19 @@ const INSERT = `WITH ins AS (
   )
   SELECT ins.id FROM ins, notified`;
 
+// One row: the queued job holding the debounce key absorbs it and becomes due at the earlier time. If a claimer takes
+// that job meanwhile (clearing the key), the conflict is gone and the row is inserted after all.
+const INSERT_DEBOUNCED = `WITH ins AS (
+    INSERT INTO jobs (id, kind, payload, status, priority, run_at, attempts, max_attempts, debounce_key, concurrency_key, created_at, updated_at)
+    VALUES ($1, $2, $3, 'queued', $4::int, $5::bigint, 0, $6::int, $7, $8, $9::bigint, $9::bigint)
+    ON CONFLICT (debounce_key) WHERE debounce_key IS NOT NULL
+    DO UPDATE SET run_at = LEAST(jobs.run_at, EXCLUDED.run_at), updated_at = EXCLUDED.updated_at
+    RETURNING id, kind
+  ), notified AS (
+    SELECT count(pg_notify('${JOBS_CHANNEL}', kind)) AS n FROM ins
+  )
+  SELECT ins.id FROM ins, notified`;
+
 const LIVE_DEDUPE = `SELECT id, dedupe_key FROM jobs WHERE dedupe_key = ANY($1::text[])
   AND status IN ('queued', 'running', 'failed')`;
 
@@ -144,7 +158,7 @@ const LEASE = `WITH cand AS (
     SELECT id FROM ranked WHERE key IS NULL OR rn + n <= $3::int ORDER BY ord LIMIT $4::int
   )
   UPDATE jobs SET status = 'running', lease_owner = $5, lease_expires_at = $6::bigint + $7::bigint, heartbeat_at = $6::bigint,
-    started_at = $6::bigint, updated_at = $6::bigint, attempts = jobs.attempts + 1
+    started_at = $6::bigint, updated_at = $6::bigint, attempts = jobs.attempts + 1, debounce_key = NULL
   FROM chosen WHERE jobs.id = chosen.id AND jobs.status IN ('queued', 'failed')
   RETURNING jobs.*`;
 
@@ -199,6 +213,13 @@ export class PostgresJobStore implements JobStore {
 
   async insert(tx: Executor, jobs: NewJob[]): Promise<{ id: string; deduped: boolean }[]> {
     if (jobs.length === 0) return [];
+    if (jobs.some((j) => j.debounceKey !== null)) {
+      return splitDebounced(jobs, (plain) => this.insert(tx, plain), async (j) => {
+        const params = [j.id, j.kind, j.payload, j.priority, j.runAt, j.maxAttempts, j.debounceKey, j.concurrencyKey, j.createdAt];
+        const [row] = await run<{ id: string }>(tx, INSERT_DEBOUNCED, params);
+        return row!.id;
+      });
+    }
     const rows = jobs.map((j) => [j.id, j.kind, j.payload, j.priority, j.runAt, j.maxAttempts, j.dedupeKey, j.concurrencyKey, j.createdAt]);
     const inserted = new Set((await run<{ id: string }>(tx, INSERT, [rows])).map((r) => r.id));
     if (inserted.size === jobs.length) return jobs.map((j) => ({ id: j.id, deduped: false }));

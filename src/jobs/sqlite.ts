@@ -9,6 +9,7 @@
 // scheduler runs these hundreds of times a second, and compiling them anew each time cost more than running them.
 import type { Database, SQLQueryBindings, Statement } from "bun:sqlite";
 import {
+  splitDebounced,
   TransactionLost,
   type ClaimRequest,
   type Executor,
@@ -132,8 +133,9 @@ const CANDIDATES = `SELECT id, concurrency_key AS key FROM jobs
     AND (concurrency_key IS NULL OR concurrency_key NOT IN (SELECT value FROM json_each(?3)))
   ORDER BY run_at, id LIMIT ?4`;
 // +status: keeps the planner on the primary key for `id IN (…)` instead of scanning every queued row by status.
+// A claimed job gives up its debounce key: what is enqueued from now on needs a run after this one.
 const LEASE = `UPDATE jobs SET status = 'running', lease_owner = ?3, lease_expires_at = ?2 + ?4, heartbeat_at = ?2,
-    started_at = ?2, updated_at = ?2, attempts = attempts + 1
+    started_at = ?2, updated_at = ?2, attempts = attempts + 1, debounce_key = NULL
   WHERE id IN (SELECT value FROM json_each(?1)) AND +status IN ('queued', 'failed')
   RETURNING *`;
 
@@ -173,6 +175,13 @@ const INSERT = `INSERT INTO jobs (id, kind, payload, status, priority, run_at, a
   SELECT value->>0, value->>1, value->>2, 'queued', value->>3, value->>4, 0, value->>5, value->>6, value->>7, value->>8, value->>8
   FROM json_each(?) WHERE true
   ON CONFLICT DO NOTHING RETURNING id`;
+
+// One row: the queued job holding the debounce key absorbs it and becomes due at the earlier time.
+const INSERT_DEBOUNCED = `INSERT INTO jobs (id, kind, payload, status, priority, run_at, attempts, max_attempts, debounce_key, concurrency_key, created_at, updated_at)
+  VALUES (?1, ?2, ?3, 'queued', ?4, ?5, 0, ?6, ?7, ?8, ?9, ?9)
+  ON CONFLICT (debounce_key) WHERE debounce_key IS NOT NULL
+  DO UPDATE SET run_at = min(run_at, excluded.run_at), updated_at = excluded.updated_at
+  RETURNING id`;
 
 const LIVE_DEDUPE = `SELECT id, dedupe_key FROM jobs WHERE dedupe_key IN (SELECT value FROM json_each(?))
   AND dedupe_key IS NOT NULL AND status IN ('queued', 'running', 'failed')`;
@@ -230,6 +239,15 @@ export class SqliteJobStore implements JobStore {
 
   async insert(tx: Executor, jobs: NewJob[]): Promise<{ id: string; deduped: boolean }[]> {
     if (jobs.length === 0) return [];
+    if (jobs.some((j) => j.debounceKey !== null)) {
+      return splitDebounced(jobs, (plain) => this.insert(tx, plain), async (j) => {
+        const [row] = all<{ id: string }>(tx, {
+          text: INSERT_DEBOUNCED,
+          params: [j.id, j.kind, j.payload, j.priority, j.runAt, j.maxAttempts, j.debounceKey, j.concurrencyKey, j.createdAt],
+        });
+        return row!.id;
+      });
+    }
     const inserted = new Set(all<{ id: string }>(tx, sqliteStatements.insert(jobs)).map((r) => r.id));
     if (inserted.size === jobs.length) return jobs.map((j) => ({ id: j.id, deduped: false }));
     // ON CONFLICT DO NOTHING skipped the rest: each must duplicate a live dedupe key, whose job we hand back instead.

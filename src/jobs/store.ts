@@ -49,6 +49,8 @@ export type NewJob = {
   runAt: number;
   maxAttempts: number;
   dedupeKey: string | null;
+  /** At most one queued job per key: enqueueing another moves that one's run_at earlier instead (see EnqueueOptions). */
+  debounceKey: string | null;
   concurrencyKey: string | null;
   createdAt: number;
 };
@@ -79,7 +81,11 @@ export type StatsRows = {
 export interface JobStore {
   /** A notification channel the store signals on enqueue (payload: the kind), for engines on other hosts; null if none. */
   readonly wakeChannel: string | null;
-  /** Inserts inside the caller's transaction; a dedupe key already queued/running/failed yields that job instead. */
+  /**
+   * Inserts inside the caller's transaction; a dedupe key already queued/running/failed yields that job instead, and a
+   * debounce key already queued yields that job, its run_at moved to the earlier of the two. Claiming a job clears
+   * its debounce key.
+   */
   insert(tx: Executor, jobs: NewJob[]): Promise<{ id: string; deduped: boolean }[]>;
   /** Atomically leases due jobs to `owner` (status running, attempts + 1) and returns them, best first. */
   claim(tx: Executor, owner: string, now: number, requests: ClaimRequest[]): Promise<JobRecord[]>;
@@ -102,4 +108,28 @@ export interface JobStore {
   get(ex: Executor, id: string): Promise<JobRecord | null>;
   list(ex: Executor, filter: JobFilter): Promise<JobRecord[]>;
   stats(ex: Executor, now: number): Promise<StatsRows>;
+}
+
+/**
+ * Inserts debounced jobs one at a time with `one` (each may land on an existing queued job) and the rest in one batch
+ * with `plain`; results in input order.
+ */
+export async function splitDebounced(
+  jobs: NewJob[],
+  plain: (jobs: NewJob[]) => Promise<{ id: string; deduped: boolean }[]>,
+  one: (job: NewJob) => Promise<string>,
+): Promise<{ id: string; deduped: boolean }[]> {
+  const out = new Array<{ id: string; deduped: boolean }>(jobs.length);
+  const rest: number[] = [];
+  for (let i = 0; i < jobs.length; i++) {
+    const j = jobs[i]!;
+    if (j.debounceKey === null) rest.push(i);
+    else {
+      const id = await one(j);
+      out[i] = { id, deduped: id !== j.id };
+    }
+  }
+  const inserted = await plain(rest.map((i) => jobs[i]!));
+  rest.forEach((i, n) => (out[i] = inserted[n]!));
+  return out;
 }

@@ -1,20 +1,26 @@
-// Signed outbound webhooks: each event is a message row, delivered at least once by jobs with a fixed retry
-// schedule (about three days), every attempt logged, signed per Standard Webhooks with the account's secret(s).
+// Signed outbound webhooks: each event is a message row, delivered at least once with a fixed retry schedule (about
+// three days), every attempt logged, signed per Standard Webhooks with the account's secret(s).
+//
+// The message rows are the queue: each holds when its next attempt is due. Delivery runs as one job per account (its
+// concurrency key lets one run at a time across every instance), which sends the account's due messages, up to
+// ACCOUNT_IN_FLIGHT at a time, and writes their outcomes in batches. A job per message cost four row writes per
+// delivery (claim, settle, attempt log, message) and capped delivery near 8,000/s; this way a delivery writes two.
+// The job's lease covers every message it is sending: if its worker dies, the job is rescued and the messages whose
+// outcome was not written are sent again (at least once, with the same webhook-id).
 //
 // The promise to receivers: the same `webhook-id` on every attempt of a message (deduplicate on it), a fresh
 // `webhook-timestamp` per attempt (reject old ones), and a `webhook-signature` that verifies with the secret
 // from GET /v1/webhooks/secret (during a rotation both the old and the new secret sign for 24 h).
-import { and, asc, desc, eq, gt, inArray, isNull, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, lte, min, or, sql } from "drizzle-orm";
 import type { Db, Orm } from "../db";
 import type { Clock } from "../db/clock";
 import { iso, newId } from "../db/ids";
 import type { webhookAttempts, webhookMessages } from "../db/schema";
-import { idList } from "../db/dialect";
 import { createPager, type PageQuery } from "../db/pagination";
 import { errors } from "../http/errors";
 import type { Logger } from "../config/log";
 import { OutboundError, outboundFetch } from "../net";
-import { PermanentFailure, RetryAfter, type DeferredWrite, type JobEngine } from "../jobs";
+import type { JobEngine } from "../jobs";
 import { newSortableId } from "../jobs/ids";
 import { newSecret, signatureHeader } from "./sign";
 
@@ -26,8 +32,16 @@ export const RETRY_SCHEDULE_MS = [5e3, 3e5, 18e5, 72e5, 18e6, 36e6, 36e6, 864e5,
 export const MAX_ATTEMPTS = RETRY_SCHEDULE_MS.length + 1;
 export const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
 const RESPONSE_SNIPPET_BYTES = 2048;
-/** Undelivered messages kept in memory (about 1 KB each) for their first delivery; beyond it they are read back. */
-const UNDELIVERED_CACHE = 10_000;
+/** Deliveries in flight to one account at a time: a receiver's fair share, whatever else is waiting. */
+const ACCOUNT_IN_FLIGHT = 8;
+/** Accounts whose messages one instance delivers at once (each with up to ACCOUNT_IN_FLIGHT in flight). */
+const ACCOUNTS_AT_ONCE = 32;
+/** Due messages read at a time, and the most outcomes written in one transaction. */
+const PAGE = 64;
+/** A delivery job hands over to a fresh one after this long, so other accounts get a turn at its slot. */
+const DRAIN_MS = 30_000;
+/** A delivery job fails only when the database does; it then retries with backoff for a long while. */
+const DELIVERY_JOB_ATTEMPTS = 25;
 const MAX_RETRY_AFTER_MS = 24 * 3600 * 1000;
 const utf8 = new TextDecoder();
 
@@ -96,67 +110,41 @@ export function messageJson(row: MessageRow, attempts: AttemptRow[]) {
 export function createWebhooks(deps: WebhookDeps) {
   const { db, clock, logger, jobs } = deps;
   const { webhookAttempts, webhookMessages, webhookSecrets } = db.schema;
-  const ids = idList(db.dialect);
   const random = deps.random ?? Math.random;
   const pageAll = createPager<MessageRow>(db.read, webhookMessages, [webhookMessages.accountId], "webhook message");
   const pageForVideo = createPager<MessageRow>(db.read, webhookMessages, [webhookMessages.accountId, webhookMessages.videoId], "webhook message");
+  const p = sql.placeholder;
 
-  // Every delivery runs these, so they are prepared once.
-  const messagesByIds = db.read
+  // Every delivery job runs these, so they are prepared once.
+  // An account's due messages after a cursor, in the order they fell due (webhook_messages_due_idx).
+  const duePage = db.read
     .select()
     .from(webhookMessages)
-    .where(ids.contains(webhookMessages.id, "ids"))
+    .where(
+      and(
+        eq(webhookMessages.accountId, p("account")),
+        isNotNull(webhookMessages.nextAttemptAt),
+        lte(webhookMessages.nextAttemptAt, p("now")),
+        or(
+          gt(webhookMessages.nextAttemptAt, p("at")),
+          and(eq(webhookMessages.nextAttemptAt, p("at")), gt(webhookMessages.id, p("after"))),
+        ),
+      ),
+    )
+    .orderBy(asc(webhookMessages.nextAttemptAt), asc(webhookMessages.id))
+    .limit(PAGE)
     .prepare();
   const unexpiredSecrets = db.read
     .select({ secret: webhookSecrets.secret, expiresAt: webhookSecrets.expiresAt })
     .from(webhookSecrets)
     .where(
       and(
-        eq(webhookSecrets.accountId, sql.placeholder("account")),
-        or(isNull(webhookSecrets.expiresAt), gt(webhookSecrets.expiresAt, sql.placeholder("now"))),
+        eq(webhookSecrets.accountId, p("account")),
+        or(isNull(webhookSecrets.expiresAt), gt(webhookSecrets.expiresAt, p("now"))),
       ),
     )
     .orderBy(desc(webhookSecrets.createdAt))
     .prepare();
-
-  // Messages emitted here and not yet delivered or given up on, so their first delivery (almost always from this
-  // process) needs no read: every commit empties the reader's page cache, and re-reading a message cost a delivery
-  // more than signing and sending it. A row's content never changes, and it leaves the map when its first outcome is
-  // recorded, so a retry or redelivery reads the status the database has then.
-  const undelivered = new Map<string, MessageRow>();
-  function remember(row: MessageRow) {
-    // When full, the newest go uncached rather than the oldest out: deliveries run oldest first, so those are needed
-    // sooner, and evicting from the front of a Map walks every entry deleted there before (quadratic in a burst).
-    if (undelivered.size < UNDELIVERED_CACHE) undelivered.set(row.id, row);
-  }
-
-  // The deliveries a scheduler round starts all ask for their message in the same turn; one statement reads them all.
-  // One lookup each cost several times more: every commit empties the reader's page cache, and rounds commit often.
-  let wanted: Map<string, { resolve(row: MessageRow | undefined): void; reject(e: unknown): void }[]> | null = null;
-  function loadMessage(id: string): Promise<MessageRow | undefined> | MessageRow {
-    const known = undelivered.get(id);
-    if (known) return known;
-    return new Promise((resolve, reject) => {
-      if (!wanted) {
-        wanted = new Map();
-        queueMicrotask(() => void readWanted());
-      }
-      const waiters = wanted.get(id);
-      if (waiters) waiters.push({ resolve, reject });
-      else wanted.set(id, [{ resolve, reject }]);
-    });
-  }
-  async function readWanted() {
-    const batch = wanted!;
-    wanted = null;
-    try {
-      const found = await messagesByIds.execute({ ids: ids.bind([...batch.keys()]) });
-      const rows = new Map(found.map((r) => [r.id, r]));
-      for (const [id, waiters] of batch) for (const w of waiters) w.resolve(rows.get(id));
-    } catch (e) {
-      for (const waiters of batch.values()) for (const w of waiters) w.reject(e);
-    }
-  }
 
   /** The secrets that sign a delivery at `now`, newest first. */
   async function activeSecrets(accountId: string, now: number): Promise<string[]> {
@@ -173,7 +161,11 @@ export function createWebhooks(deps: WebhookDeps) {
   // The writer handle lives as long as the database, so its statements are prepared on first use and kept.
   const writeStatements = new WeakMap<Orm, ReturnType<typeof prepareWrites>>();
   function prepareWrites(tx: Orm) {
-    const p = sql.placeholder;
+    // A redelivery asked for while an attempt was under way moves updated_at; the attempt's outcome then leaves the
+    // message as the redelivery set it (due again), and only counts the attempt.
+    const unchanged = sql`${webhookMessages.updatedAt} IS NOT DISTINCT FROM ${p("seen")}`;
+    const unlessRedelivered = (column: typeof webhookMessages.status | typeof webhookMessages.nextAttemptAt | typeof webhookMessages.deliveredAt | typeof webhookMessages.updatedAt, value: string) =>
+      sql`CASE WHEN ${unchanged} THEN ${p(value)} ELSE ${column} END`;
     return {
       insertAttempt: tx
         .insert(webhookAttempts)
@@ -193,10 +185,11 @@ export function createWebhooks(deps: WebhookDeps) {
         .update(webhookMessages)
         // set() only takes placeholders wrapped in sql fragments.
         .set({
-          status: sql`${p("status")}`,
-          attemptCount: sql`${p("attempt")}`,
-          deliveredAt: sql`${p("deliveredAt")}`,
-          updatedAt: sql`${p("updatedAt")}`,
+          attemptCount: sql`${webhookMessages.attemptCount} + 1`,
+          status: unlessRedelivered(webhookMessages.status, "status"),
+          nextAttemptAt: unlessRedelivered(webhookMessages.nextAttemptAt, "nextAttemptAt"),
+          deliveredAt: unlessRedelivered(webhookMessages.deliveredAt, "deliveredAt"),
+          updatedAt: unlessRedelivered(webhookMessages.updatedAt, "updatedAt"),
         })
         .where(eq(webhookMessages.id, p("id")))
         .prepare(),
@@ -229,6 +222,16 @@ export function createWebhooks(deps: WebhookDeps) {
     });
   }
 
+  /** Makes sure the account's delivery job will run by `runAt` (one queued job per account absorbs the rest). */
+  function schedule(tx: Orm, accountId: string, runAt?: number) {
+    return jobs.enqueue(tx, WEBHOOK_JOB, { accountId }, {
+      runAt,
+      debounceKey: `webhook:${accountId}`,
+      concurrencyKey: `webhook:${accountId}`,
+      maxAttempts: DELIVERY_JOB_ATTEMPTS,
+    });
+  }
+
   async function emit(tx: Orm, input: Emit): Promise<MessageRow> {
     const now = clock.now();
     // Time-ordered, so a burst of messages is later updated (and its attempts logged) a few pages at a time.
@@ -244,66 +247,25 @@ export function createWebhooks(deps: WebhookDeps) {
         videoId: input.videoId ?? null,
         payload,
         status: "pending",
+        nextAttemptAt: now,
         createdAt: now,
       })
       .returning();
-    await jobs.enqueue(tx, WEBHOOK_JOB, { messageId: id }, { maxAttempts: MAX_ATTEMPTS, concurrencyKey: `webhook:${input.accountId}` });
-    db.afterCommit(() => remember(row));
+    await schedule(tx, input.accountId);
     return row;
   }
 
   type AttemptFields = Partial<Pick<AttemptRow, "statusCode" | "latencyMs" | "responseSnippet" | "error" | "nextAttemptAt">>;
+  /** One attempt's result, to be logged and applied to its message. */
+  type Outcome = { message: MessageRow; attempt: number; fields: AttemptFields; status: "delivered" | "retrying" | "failed"; at: number };
 
   /**
-   * Logs the attempt and moves the message's status. With `defer` (a job's deferWrite) the two rows are written in
-   * the round that records the job's outcome, in the same transaction; otherwise in a transaction of their own.
+   * Sends one message once and says what became of it (nothing is written here). Throws only when `signal` aborted
+   * the attempt, whose outcome then does not count.
    */
-  function record(
-    defer: ((write: DeferredWrite) => void) | undefined,
-    messageId: string,
-    attempt: number,
-    fields: AttemptFields,
-    status: string,
-    deliveredAt?: number,
-  ): Promise<void> | void {
+  async function attempt(message: MessageRow, signal: AbortSignal): Promise<Outcome> {
     const now = clock.now();
-    const attemptRow = {
-      id: newSortableId("att", now),
-      messageId,
-      attempt,
-      statusCode: fields.statusCode ?? null,
-      latencyMs: fields.latencyMs ?? null,
-      responseSnippet: fields.responseSnippet ?? null,
-      error: fields.error ?? null,
-      nextAttemptAt: fields.nextAttemptAt ?? null,
-      createdAt: now,
-    };
-    const messageRow = { id: messageId, status, attempt, deliveredAt: deliveredAt ?? null, updatedAt: now };
-    // Retries read the message back: by then a redelivery may have been asked for anywhere.
-    undelivered.delete(messageId);
-    const write = async (tx: Orm) => {
-      const w = writesOn(tx);
-      await w.insertAttempt.execute(attemptRow);
-      await w.updateMessage.execute(messageRow);
-    };
-    if (defer) return defer(write);
-    return db.tx(write);
-  }
-
-  /**
-   * One delivery attempt of one message. As a job handler it passes `defer`, so the attempt log commits with the job's
-   * outcome; called without, it writes the log itself before returning.
-   */
-  async function deliver(
-    messageId: string,
-    attempt: number,
-    maxAttempts: number,
-    signal: AbortSignal,
-    defer?: (write: DeferredWrite) => void,
-  ): Promise<void> {
-    const message = await loadMessage(messageId);
-    if (!message || message.status === "delivered") return;
-    const now = clock.now();
+    const number = message.attemptCount + 1;
     const secrets = await activeSecrets(message.accountId, now);
     if (secrets.length === 0) secrets.push(await currentSecret(message.accountId));
     const timestamp = Math.floor(now / 1000);
@@ -314,8 +276,11 @@ export function createWebhooks(deps: WebhookDeps) {
       "webhook-timestamp": String(timestamp),
       "webhook-signature": signatureHeader(secrets, message.id, timestamp, message.payload),
     };
-    const last = attempt >= maxAttempts;
-    const scheduled = last ? null : retryDelay(attempt, random);
+    // Where this attempt stands in the current retry schedule (a redelivery starts a new one).
+    const position = number - message.retryBase;
+    const last = position >= MAX_ATTEMPTS;
+    const scheduled = last ? null : retryDelay(position, random);
+    const outcome = (fields: AttemptFields, status: Outcome["status"]): Outcome => ({ message, attempt: number, fields, status, at: clock.now() });
     const started = performance.now();
     let res;
     try {
@@ -336,44 +301,176 @@ export function createWebhooks(deps: WebhookDeps) {
       const latencyMs = Math.round(performance.now() - started);
       const blocked = e instanceof OutboundError && ["blocked_address", "scheme", "invalid_url"].includes(e.code);
       const error = e instanceof OutboundError ? `${e.code}: ${e.message}` : (e as Error).message;
-      const final = blocked || last;
-      if (final) logger.warn("webhook delivery gave up", { message_id: message.id, attempt, error });
-      await record(
-        defer,
-        message.id,
-        attempt,
-        { latencyMs, error, nextAttemptAt: final ? null : clock.now() + scheduled! },
-        final ? "failed" : "retrying",
-      );
-      if (final) throw new PermanentFailure(error);
-      throw new RetryAfter(scheduled!, error);
+      if (blocked || last) {
+        logger.warn("webhook delivery gave up", { message_id: message.id, attempt: number, error });
+        return outcome({ latencyMs, error }, "failed");
+      }
+      return outcome({ latencyMs, error, nextAttemptAt: clock.now() + scheduled! }, "retrying");
     }
     const latencyMs = Math.round(performance.now() - started);
     const snippet = utf8.decode(res.body);
     const status = res.status;
-    if (status >= 200 && status < 300) {
-      await record(defer, message.id, attempt, { statusCode: status, latencyMs, responseSnippet: snippet }, "delivered", clock.now());
-      return;
-    }
+    if (status >= 200 && status < 300) return outcome({ statusCode: status, latencyMs, responseSnippet: snippet }, "delivered");
     // 410 Gone: the receiver says this endpoint is gone for good.
     if (status === 410 || last) {
-      logger.warn("webhook delivery gave up", { message_id: message.id, attempt, status });
-      await record(defer, message.id, attempt, { statusCode: status, latencyMs, responseSnippet: snippet, error: `HTTP ${status}` }, "failed");
-      throw new PermanentFailure(`receiver answered ${status}`);
+      logger.warn("webhook delivery gave up", { message_id: message.id, attempt: number, status });
+      return outcome({ statusCode: status, latencyMs, responseSnippet: snippet, error: `HTTP ${status}` }, "failed");
     }
     let delay = scheduled!;
     if (status === 429 || status >= 500) {
       const asked = parseRetryAfter(res.headers.get("retry-after"), clock.now());
       if (asked !== null) delay = Math.max(delay, Math.min(asked, MAX_RETRY_AFTER_MS));
     }
-    await record(
-      defer,
-      message.id,
-      attempt,
-      { statusCode: status, latencyMs, responseSnippet: snippet, error: `HTTP ${status}`, nextAttemptAt: clock.now() + delay },
-      "retrying",
+    return outcome({ statusCode: status, latencyMs, responseSnippet: snippet, error: `HTTP ${status}`, nextAttemptAt: clock.now() + delay }, "retrying");
+  }
+
+  /** Logs each attempt and moves its message on, in one transaction. */
+  async function record(outcomes: Outcome[]): Promise<void> {
+    // Lost in a power cut, these only mean the attempts are made again, which at-least-once delivery allows.
+    await db.tx(
+      async (tx) => {
+        const w = writesOn(tx);
+        for (const o of outcomes) {
+          await w.insertAttempt.execute({
+            id: newSortableId("att", o.at),
+            messageId: o.message.id,
+            attempt: o.attempt,
+            statusCode: o.fields.statusCode ?? null,
+            latencyMs: o.fields.latencyMs ?? null,
+            responseSnippet: o.fields.responseSnippet ?? null,
+            error: o.fields.error ?? null,
+            nextAttemptAt: o.fields.nextAttemptAt ?? null,
+            createdAt: o.at,
+          });
+          await w.updateMessage.execute({
+            id: o.message.id,
+            seen: o.message.updatedAt,
+            status: o.status,
+            nextAttemptAt: o.status === "retrying" ? o.fields.nextAttemptAt! : null,
+            deliveredAt: o.status === "delivered" ? o.at : null,
+            updatedAt: o.at,
+          });
+        }
+      },
+      { durable: false },
     );
-    throw new RetryAfter(delay, `receiver answered ${status}`);
+  }
+
+  /**
+   * Writes outcomes as they come in, a batch per transaction: whatever finished while the previous batch was being
+   * written goes into the next, so the commit's cost is shared the busier delivery gets.
+   */
+  function recorder() {
+    let queued: Outcome[] = [];
+    let writing: Promise<void> = Promise.resolve();
+    let failure: unknown = null;
+    let kicked = false;
+    const kick = () => {
+      kicked = false;
+      if (queued.length === 0) return;
+      const batch = queued;
+      queued = [];
+      writing = writing.then(() => (failure ? undefined : record(batch))).catch((e) => void (failure ??= e));
+    };
+    return {
+      add(o: Outcome) {
+        queued.push(o);
+        if (queued.length >= PAGE) kick();
+        else if (!kicked) {
+          kicked = true;
+          setImmediate(kick);
+        }
+      },
+      /** Resolves once everything added is written; rejects if any of it could not be. */
+      async flush() {
+        kick();
+        await writing;
+        if (failure) throw failure;
+      },
+    };
+  }
+
+  /**
+   * The delivery job: sends the account's due messages, oldest due first, up to ACCOUNT_IN_FLIGHT at a time, until a
+   * walk over them finds none left (or DRAIN_MS is up), logging every attempt. One runs per account at a time,
+   * across every instance (its concurrency key), so no message is in two deliveries at once; a message emitted
+   * meanwhile gets a queued job of its own (debounce key), which runs after this one.
+   */
+  async function drain(accountId: string, signal: AbortSignal): Promise<void> {
+    const until = clock.now() + DRAIN_MS;
+    const out = recorder();
+    const running = new Set<Promise<void>>();
+    const send = (message: MessageRow) => {
+      const done: Promise<void> = attempt(message, signal)
+        .then((o) => out.add(o))
+        .catch((e) => {
+          // Aborted (shutdown, lost lease, timeout): not recorded, so the message is sent again by whoever runs next.
+          if (!signal.aborted) logger.error("webhook attempt failed unexpectedly", { message_id: message.id, err: e });
+        })
+        .finally(() => running.delete(done));
+      running.add(done);
+    };
+    const stopped = () => signal.aborted || clock.now() >= until;
+    try {
+      for (;;) {
+        // One walk over the due messages. Each is read once per walk: a message's place only moves when its outcome
+        // is written, and a walk ends by waiting for every outcome to be.
+        let cursor = { at: -1, after: "" };
+        let sent = 0;
+        for (;;) {
+          if (stopped()) return;
+          const page = await duePage.execute({ account: accountId, now: clock.now(), ...cursor });
+          for (const message of page) {
+            while (running.size >= ACCOUNT_IN_FLIGHT) await Promise.race(running);
+            if (stopped()) return;
+            send(message);
+            sent++;
+          }
+          if (page.length < PAGE) break;
+          const last = page[page.length - 1]!;
+          cursor = { at: last.nextAttemptAt!, after: last.id };
+        }
+        await Promise.all(running);
+        await out.flush();
+        if (sent === 0) return;
+      }
+    } finally {
+      await Promise.all(running);
+      await out.flush();
+    }
+  }
+
+  jobs.register<{ accountId?: string; messageId?: string }>(
+    WEBHOOK_JOB,
+    async (job) => {
+      // Jobs queued by earlier versions name one message; its account's job delivers it with the rest.
+      const accountId = job.payload.accountId ?? (await accountOf(job.payload.messageId));
+      if (!accountId) return;
+      await drain(accountId, job.signal);
+      if (job.signal.aborted) return;
+      // With the outcome, in one transaction: the run for the next retry that falls due (or for what is left when
+      // DRAIN_MS ran out). A message emitted meanwhile already has a job queued, and this one merges into it.
+      job.deferWrite(async (tx) => {
+        const [next] = await tx
+          .select({ at: min(webhookMessages.nextAttemptAt) })
+          .from(webhookMessages)
+          .where(and(eq(webhookMessages.accountId, accountId), isNotNull(webhookMessages.nextAttemptAt)));
+        if (next?.at != null) await schedule(tx, accountId, Number(next.at));
+      });
+    },
+    {
+      concurrency: ACCOUNTS_AT_ONCE,
+      keyConcurrency: 1,
+      maxAttempts: DELIVERY_JOB_ATTEMPTS,
+      leaseMs: 60_000,
+      timeoutMs: DRAIN_MS + deps.outbound.timeoutMs + 30_000,
+    },
+  );
+
+  async function accountOf(messageId: string | undefined): Promise<string | null> {
+    if (!messageId) return null;
+    const [row] = await db.read.select({ accountId: webhookMessages.accountId }).from(webhookMessages).where(eq(webhookMessages.id, messageId)).limit(1);
+    return row?.accountId ?? null;
   }
 
   async function attemptsFor(ids: string[]): Promise<Map<string, AttemptRow[]>> {
@@ -391,12 +488,6 @@ export function createWebhooks(deps: WebhookDeps) {
     }
     return out;
   }
-
-  jobs.register<{ messageId: string }>(
-    WEBHOOK_JOB,
-    (job) => deliver(job.payload.messageId, job.attempt, job.maxAttempts, job.signal, job.deferWrite),
-    { concurrency: 32, keyConcurrency: 8, maxAttempts: MAX_ATTEMPTS, leaseMs: 60_000, timeoutMs: deps.outbound.timeoutMs + 15_000 },
-  );
 
   return {
     emit,
@@ -436,13 +527,18 @@ export function createWebhooks(deps: WebhookDeps) {
     async redeliver(accountId: string, id: string) {
       await db.tx(async (tx) => {
         const [row] = await tx
-          .select({ id: webhookMessages.id })
+          .select({ attemptCount: webhookMessages.attemptCount, updatedAt: webhookMessages.updatedAt })
           .from(webhookMessages)
           .where(and(eq(webhookMessages.accountId, accountId), eq(webhookMessages.id, id)))
           .limit(1);
         if (!row) throw errors.notFound("webhook message");
-        await tx.update(webhookMessages).set({ status: "pending", updatedAt: clock.now() }).where(eq(webhookMessages.id, id));
-        await jobs.enqueue(tx, WEBHOOK_JOB, { messageId: id }, { maxAttempts: MAX_ATTEMPTS, concurrencyKey: `webhook:${accountId}` });
+        const now = clock.now();
+        await tx
+          .update(webhookMessages)
+          // updated_at always moves, so an attempt under way now can tell that a redelivery came after it.
+          .set({ status: "pending", nextAttemptAt: now, retryBase: row.attemptCount, updatedAt: Math.max(now, (row.updatedAt ?? 0) + 1) })
+          .where(eq(webhookMessages.id, id));
+        await schedule(tx, accountId);
       });
       return this.get(accountId, id);
     },
@@ -453,7 +549,25 @@ export function createWebhooks(deps: WebhookDeps) {
       return messageJson(row, []);
     },
 
-    deliver,
+    /**
+     * Queues a delivery job for every account with messages waiting, due at its earliest: run when a worker starts,
+     * so messages from before an upgrade, or whose job gave up, are never stranded.
+     */
+    async resume(): Promise<number> {
+      const waiting = await db.read
+        .select({ accountId: webhookMessages.accountId, at: min(webhookMessages.nextAttemptAt) })
+        .from(webhookMessages)
+        .where(isNotNull(webhookMessages.nextAttemptAt))
+        .groupBy(webhookMessages.accountId);
+      if (waiting.length === 0) return 0;
+      await db.tx(async (tx) => {
+        for (const w of waiting) await schedule(tx, w.accountId, Number(w.at));
+      });
+      return waiting.length;
+    },
+
+    /** Runs an account's delivery job in place (as the job engine would), for tests and tools. */
+    drain,
   };
 }
 
