@@ -248,6 +248,67 @@ describe.each(drivers)("job store on %s", (driver) => {
     expect(later.id).not.toBe(first.id);
   });
 
+  test("a debounce key held by a queued job returns that job, due at the earlier of the two times", async () => {
+    const { db, clock, engine } = await setup(driver);
+    const e = engine();
+    const ran: string[] = [];
+    e.register<{ n: string }>("sweep", (job) => void ran.push(job.payload.n), { concurrency: 4 });
+    const now = clock.now();
+    const first = await enqueue(e, db, "sweep", { n: "first" }, { debounceKey: "acct", runAt: now + 60 * SECOND });
+    const later = await enqueue(e, db, "sweep", { n: "later" }, { debounceKey: "acct", runAt: now + 120 * SECOND });
+    expect(later).toEqual({ id: first.id, deduped: true });
+    expect((await e.getJob(first.id))!.runAt).toBe(now + 60 * SECOND);
+    const mixed = await db.tx((tx) =>
+      e.enqueueMany(tx, [
+        { kind: "sweep", payload: { n: "plain" } },
+        { kind: "sweep", payload: { n: "sooner" }, debounceKey: "acct" },
+        { kind: "sweep", payload: { n: "other" }, debounceKey: "other", runAt: now + 60 * SECOND },
+      ]),
+    );
+    expect(mixed[0]!.deduped).toBe(false);
+    expect(mixed[1]).toEqual({ id: first.id, deduped: true });
+    expect(mixed[2]!.deduped).toBe(false);
+    // Moved up to now, payload kept; the other key's job is still scheduled for later.
+    expect((await e.getJob(first.id))!.runAt).toBe(now);
+    expect(await e.tick()).toBe(2);
+    await e.drain();
+    expect(ran.sort()).toEqual(["first", "plain"]);
+    expect((await e.listJobs({ status: "queued" })).map((j) => j.id)).toEqual([mixed[2]!.id]);
+  });
+
+  test("a running job does not absorb its debounce key: the next enqueue queues a run after it, and a hand-back fits beside it", async () => {
+    const { db, engine } = await setup(driver);
+    const e = engine();
+    const release = gate();
+    let runs = 0;
+    e.register("sweep", async () => {
+      runs++;
+      await release.wait;
+    }, { keyConcurrency: 1, concurrency: 2 });
+    const first = await enqueue(e, db, "sweep", {}, { debounceKey: "acct", concurrencyKey: "acct" });
+    expect(await e.tick()).toBe(1);
+    const second = await enqueue(e, db, "sweep", {}, { debounceKey: "acct", concurrencyKey: "acct" });
+    expect(second.deduped).toBe(false);
+    const third = await enqueue(e, db, "sweep", {}, { debounceKey: "acct", concurrencyKey: "acct" });
+    expect(third).toEqual({ id: second.id, deduped: true });
+    // The key's limit holds the queued one back while the first runs.
+    expect(await e.tick()).toBe(0);
+    // Shutdown hands the running job back to the queue beside the queued one: no key conflict.
+    const stopping = e.stop({ deadlineMs: 0 });
+    release.open();
+    expect(await stopping).toEqual({ finished: 0, released: 1 });
+    const queued = (await e.listJobs({ status: "queued" })).map((j) => j.id).sort();
+    expect(queued).toEqual([first.id, second.id].sort());
+    expect(runs).toBe(1);
+  });
+
+  test("a job takes a dedupe key or a debounce key, not both", async () => {
+    const { db, engine } = await setup(driver);
+    const e = engine();
+    e.register("sweep", () => {});
+    await expect(enqueue(e, db, "sweep", {}, { dedupeKey: "a", debounceKey: "a" })).rejects.toThrow(/not both/);
+  });
+
   test("jobs sharing a concurrency key are limited across engines", async () => {
     const { db, clock, engine, openHandle } = await setup(driver);
     const a = engine({ owner: "a" });
