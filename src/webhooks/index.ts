@@ -17,6 +17,7 @@ import type { Clock } from "../db/clock";
 import { iso, newId } from "../db/ids";
 import type { webhookAttempts, webhookMessages } from "../db/schema";
 import { createPager, type PageQuery } from "../db/pagination";
+import { jsonRows, runRaw, type RawStatement } from "../db/dialect";
 import { errors } from "../http/errors";
 import type { Logger } from "../config/log";
 import { OutboundError, outboundFetch } from "../net";
@@ -44,6 +45,36 @@ const DRAIN_MS = 30_000;
 const DELIVERY_JOB_ATTEMPTS = 25;
 const MAX_RETRY_AFTER_MS = 24 * 3600 * 1000;
 const utf8 = new TextDecoder();
+
+// An attempt's outcome, batch by batch: rows travel as one JSON parameter, so each statement has one fixed text.
+// [id, message_id, attempt, status_code, latency_ms, response_snippet, error, next_attempt_at, created_at]
+const INSERT_ATTEMPTS: RawStatement = {
+  sqlite: `INSERT INTO webhook_attempts (id, message_id, attempt, status_code, latency_ms, response_snippet, error, next_attempt_at, created_at)
+    SELECT value->>0, value->>1, value->>2, value->>3, value->>4, value->>5, value->>6, value->>7, value->>8 FROM json_each(?1)`,
+  postgres: `INSERT INTO webhook_attempts (id, message_id, attempt, status_code, latency_ms, response_snippet, error, next_attempt_at, created_at)
+    SELECT v->>0, v->>1, (v->>2)::int, (v->>3)::int, (v->>4)::int, v->>5, v->>6, (v->>7)::bigint, (v->>8)::bigint
+    FROM jsonb_array_elements($1::jsonb) AS v`,
+};
+// [id, updated_at as the attempt read it, status, next_attempt_at, delivered_at, now]. A redelivery asked for while
+// the attempt was under way moved updated_at: the outcome then leaves the message as the redelivery set it (due
+// again) and only counts the attempt.
+const UPDATE_MESSAGES: RawStatement = {
+  sqlite: `UPDATE webhook_messages SET attempt_count = attempt_count + 1,
+      status = CASE WHEN updated_at IS d.value->>1 THEN d.value->>2 ELSE status END,
+      next_attempt_at = CASE WHEN updated_at IS d.value->>1 THEN d.value->>3 ELSE next_attempt_at END,
+      delivered_at = CASE WHEN updated_at IS d.value->>1 THEN d.value->>4 ELSE delivered_at END,
+      updated_at = CASE WHEN updated_at IS d.value->>1 THEN d.value->>5 ELSE updated_at END
+    FROM json_each(?1) AS d WHERE webhook_messages.id = d.value->>0`,
+  postgres: `UPDATE webhook_messages AS m SET attempt_count = m.attempt_count + 1,
+      status = CASE WHEN m.updated_at IS NOT DISTINCT FROM d.seen THEN d.status ELSE m.status END,
+      next_attempt_at = CASE WHEN m.updated_at IS NOT DISTINCT FROM d.seen THEN d.next_at ELSE m.next_attempt_at END,
+      delivered_at = CASE WHEN m.updated_at IS NOT DISTINCT FROM d.seen THEN d.delivered_at ELSE m.delivered_at END,
+      updated_at = CASE WHEN m.updated_at IS NOT DISTINCT FROM d.seen THEN d.now ELSE m.updated_at END
+    FROM (SELECT v->>0 AS id, (v->>1)::bigint AS seen, v->>2 AS status, (v->>3)::bigint AS next_at,
+        (v->>4)::bigint AS delivered_at, (v->>5)::bigint AS now
+      FROM jsonb_array_elements($1::jsonb) AS v) AS d
+    WHERE m.id = d.id`,
+};
 
 export type WebhookDeps = {
   db: Db;
@@ -156,49 +187,6 @@ export function createWebhooks(deps: WebhookDeps) {
     const out: string[] = [];
     for (const r of rows) if (r.expiresAt === null || r.expiresAt > now) out.push(r.secret);
     return out;
-  }
-
-  // The writer handle lives as long as the database, so its statements are prepared on first use and kept.
-  const writeStatements = new WeakMap<Orm, ReturnType<typeof prepareWrites>>();
-  function prepareWrites(tx: Orm) {
-    // A redelivery asked for while an attempt was under way moves updated_at; the attempt's outcome then leaves the
-    // message as the redelivery set it (due again), and only counts the attempt.
-    const unchanged = sql`${webhookMessages.updatedAt} IS NOT DISTINCT FROM ${p("seen")}`;
-    const unlessRedelivered = (column: typeof webhookMessages.status | typeof webhookMessages.nextAttemptAt | typeof webhookMessages.deliveredAt | typeof webhookMessages.updatedAt, value: string) =>
-      sql`CASE WHEN ${unchanged} THEN ${p(value)} ELSE ${column} END`;
-    return {
-      insertAttempt: tx
-        .insert(webhookAttempts)
-        .values({
-          id: p("id"),
-          messageId: p("messageId"),
-          attempt: p("attempt"),
-          statusCode: p("statusCode"),
-          latencyMs: p("latencyMs"),
-          responseSnippet: p("responseSnippet"),
-          error: p("error"),
-          nextAttemptAt: p("nextAttemptAt"),
-          createdAt: p("createdAt"),
-        })
-        .prepare(),
-      updateMessage: tx
-        .update(webhookMessages)
-        // set() only takes placeholders wrapped in sql fragments.
-        .set({
-          attemptCount: sql`${webhookMessages.attemptCount} + 1`,
-          status: unlessRedelivered(webhookMessages.status, "status"),
-          nextAttemptAt: unlessRedelivered(webhookMessages.nextAttemptAt, "nextAttemptAt"),
-          deliveredAt: unlessRedelivered(webhookMessages.deliveredAt, "deliveredAt"),
-          updatedAt: unlessRedelivered(webhookMessages.updatedAt, "updatedAt"),
-        })
-        .where(eq(webhookMessages.id, p("id")))
-        .prepare(),
-    };
-  }
-  function writesOn(tx: Orm) {
-    let w = writeStatements.get(tx);
-    if (!w) writeStatements.set(tx, (w = prepareWrites(tx)));
-    return w;
   }
 
   async function currentSecret(accountId: string): Promise<string> {
@@ -324,70 +312,71 @@ export function createWebhooks(deps: WebhookDeps) {
     return outcome({ statusCode: status, latencyMs, responseSnippet: snippet, error: `HTTP ${status}`, nextAttemptAt: clock.now() + delay }, "retrying");
   }
 
-  /** Logs each attempt and moves its message on, in one transaction. */
+  /** Logs each attempt and moves its message on, in one transaction of two statements whatever the batch's size. */
   async function record(outcomes: Outcome[]): Promise<void> {
+    const attempts = jsonRows(
+      db.dialect,
+      outcomes.map((o) => [
+        newSortableId("att", o.at),
+        o.message.id,
+        o.attempt,
+        o.fields.statusCode ?? null,
+        o.fields.latencyMs ?? null,
+        o.fields.responseSnippet ?? null,
+        o.fields.error ?? null,
+        o.fields.nextAttemptAt ?? null,
+        o.at,
+      ]),
+    );
+    const messages = jsonRows(
+      db.dialect,
+      outcomes.map((o) => [
+        o.message.id,
+        o.message.updatedAt,
+        o.status,
+        o.status === "retrying" ? o.fields.nextAttemptAt! : null,
+        o.status === "delivered" ? o.at : null,
+        o.at,
+      ]),
+    );
     // Lost in a power cut, these only mean the attempts are made again, which at-least-once delivery allows.
     await db.tx(
       async (tx) => {
-        const w = writesOn(tx);
-        for (const o of outcomes) {
-          await w.insertAttempt.execute({
-            id: newSortableId("att", o.at),
-            messageId: o.message.id,
-            attempt: o.attempt,
-            statusCode: o.fields.statusCode ?? null,
-            latencyMs: o.fields.latencyMs ?? null,
-            responseSnippet: o.fields.responseSnippet ?? null,
-            error: o.fields.error ?? null,
-            nextAttemptAt: o.fields.nextAttemptAt ?? null,
-            createdAt: o.at,
-          });
-          await w.updateMessage.execute({
-            id: o.message.id,
-            seen: o.message.updatedAt,
-            status: o.status,
-            nextAttemptAt: o.status === "retrying" ? o.fields.nextAttemptAt! : null,
-            deliveredAt: o.status === "delivered" ? o.at : null,
-            updatedAt: o.at,
-          });
-        }
+        await runRaw(tx, db.dialect, INSERT_ATTEMPTS, [attempts]);
+        await runRaw(tx, db.dialect, UPDATE_MESSAGES, [messages]);
       },
       { durable: false },
     );
   }
 
   /**
-   * Writes outcomes as they come in, a batch per transaction: whatever finished while the previous batch was being
-   * written goes into the next, so the commit's cost is shared the busier delivery gets.
+   * Writes outcomes as they come in, every account's together, a batch per transaction: whatever finished while the
+   * previous batch was being written goes into the next, so the busier delivery gets, the more one commit carries.
    */
-  function recorder() {
-    let queued: Outcome[] = [];
-    let writing: Promise<void> = Promise.resolve();
-    let failure: unknown = null;
-    let kicked = false;
-    const kick = () => {
-      kicked = false;
-      if (queued.length === 0) return;
+  let queued: Outcome[] = [];
+  let queuedWritten: Promise<void> | null = null;
+  let writing: Promise<unknown> = Promise.resolve();
+  /** Queues one outcome; the promise settles once its batch is written (or could not be). */
+  function recordLater(o: Outcome): Promise<void> {
+    queued.push(o);
+    if (!queuedWritten) {
       const batch = queued;
-      queued = [];
-      writing = writing.then(() => (failure ? undefined : record(batch))).catch((e) => void (failure ??= e));
-    };
-    return {
-      add(o: Outcome) {
-        queued.push(o);
-        if (queued.length >= PAGE) kick();
-        else if (!kicked) {
-          kicked = true;
-          setImmediate(kick);
-        }
-      },
-      /** Resolves once everything added is written; rejects if any of it could not be. */
-      async flush() {
-        kick();
-        await writing;
-        if (failure) throw failure;
-      },
-    };
+      queuedWritten = new Promise<void>((resolve, reject) => {
+        // Starts once the previous batch is written and this turn's outcomes are in.
+        setImmediate(() => {
+          writing = writing.then(() => {
+            if (queued === batch) {
+              queued = [];
+              queuedWritten = null;
+            }
+            return record(batch).then(resolve, reject);
+          });
+        });
+      });
+      // The drain that added it awaits it; this keeps an early failure from counting as unhandled meanwhile.
+      queuedWritten.catch(() => {});
+    }
+    return queuedWritten;
   }
 
   /**
@@ -398,11 +387,20 @@ export function createWebhooks(deps: WebhookDeps) {
    */
   async function drain(accountId: string, signal: AbortSignal): Promise<void> {
     const until = clock.now() + DRAIN_MS;
-    const out = recorder();
+    // The batches this job's outcomes went into: a walk ends only once they are written.
+    let written: Promise<void>[] = [];
+    const flush = async () => {
+      const all = written;
+      written = [];
+      await Promise.all(all);
+    };
     const running = new Set<Promise<void>>();
     const send = (message: MessageRow) => {
       const done: Promise<void> = attempt(message, signal)
-        .then((o) => out.add(o))
+        .then((o) => {
+          const batch = recordLater(o);
+          if (written[written.length - 1] !== batch) written.push(batch);
+        })
         .catch((e) => {
           // Aborted (shutdown, lost lease, timeout): not recorded, so the message is sent again by whoever runs next.
           if (!signal.aborted) logger.error("webhook attempt failed unexpectedly", { message_id: message.id, err: e });
@@ -431,12 +429,12 @@ export function createWebhooks(deps: WebhookDeps) {
           cursor = { at: last.nextAttemptAt!, after: last.id };
         }
         await Promise.all(running);
-        await out.flush();
+        await flush();
         if (sent === 0) return;
       }
     } finally {
       await Promise.all(running);
-      await out.flush();
+      await flush();
     }
   }
 
