@@ -394,9 +394,13 @@ export function createWebhooks(deps: WebhookDeps) {
       written = [];
       await Promise.all(all);
     };
-    const running = new Set<Promise<void>>();
+    // Deliveries in flight, and the drain loop waiting for one of them to end (it is the only waiter).
+    let inFlight = 0;
+    let waiting: (() => void) | null = null;
+    const ended = () => new Promise<void>((resolve) => (waiting = resolve));
     const send = (message: MessageRow) => {
-      const done: Promise<void> = attempt(message, signal)
+      inFlight++;
+      attempt(message, signal)
         .then((o) => {
           const batch = recordLater(o);
           if (written[written.length - 1] !== batch) written.push(batch);
@@ -405,8 +409,15 @@ export function createWebhooks(deps: WebhookDeps) {
           // Aborted (shutdown, lost lease, timeout): not recorded, so the message is sent again by whoever runs next.
           if (!signal.aborted) logger.error("webhook attempt failed unexpectedly", { message_id: message.id, err: e });
         })
-        .finally(() => running.delete(done));
-      running.add(done);
+        .finally(() => {
+          inFlight--;
+          const wake = waiting;
+          waiting = null;
+          wake?.();
+        });
+    };
+    const settled = async () => {
+      while (inFlight > 0) await ended();
     };
     const stopped = () => signal.aborted || clock.now() >= until;
     try {
@@ -419,7 +430,7 @@ export function createWebhooks(deps: WebhookDeps) {
           if (stopped()) return;
           const page = await duePage.execute({ account: accountId, now: clock.now(), ...cursor });
           for (const message of page) {
-            while (running.size >= ACCOUNT_IN_FLIGHT) await Promise.race(running);
+            while (inFlight >= ACCOUNT_IN_FLIGHT) await ended();
             if (stopped()) return;
             send(message);
             sent++;
@@ -428,12 +439,12 @@ export function createWebhooks(deps: WebhookDeps) {
           const last = page[page.length - 1]!;
           cursor = { at: last.nextAttemptAt!, after: last.id };
         }
-        await Promise.all(running);
+        await settled();
         await flush();
         if (sent === 0) return;
       }
     } finally {
-      await Promise.all(running);
+      await settled();
       await flush();
     }
   }

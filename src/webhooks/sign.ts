@@ -1,5 +1,5 @@
 // Standard Webhooks signatures: `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed by a `whsec_` secret.
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes, timingSafeEqual } from "node:crypto";
 
 export function newSecret(): string {
   return `whsec_${randomBytes(32).toString("base64")}`;
@@ -24,7 +24,8 @@ function cachedKey(secret: string): Buffer {
 }
 
 export function sign(secret: string, id: string, timestampSeconds: number, body: string): string {
-  const mac = createHmac("sha256", cachedKey(secret)).update(`${id}.${timestampSeconds}.${body}`).digest("base64");
+  // Bun's own HMAC: about a third cheaper than node:crypto's createHmac, and every delivery signs.
+  const mac = new Bun.CryptoHasher("sha256", cachedKey(secret)).update(`${id}.${timestampSeconds}.${body}`).digest("base64");
   return `v1,${mac}`;
 }
 
