@@ -445,6 +445,30 @@ describe("delivery jobs (one per account)", () => {
     }
   });
 
+  test("shutdown winds the account's job down: sends under way are recorded, the rest wait for the next run", async () => {
+    const { acct } = await setup();
+    const r = heldReceiver(50);
+    try {
+      for (let i = 0; i < 30; i++) await ping(acct.token, r.url);
+      t.service.jobs.start();
+      await waitFor("the first deliveries", () => r.ids.length >= 8);
+      const stopped = await t.service.jobs.stop({ deadlineMs: 10_000 });
+      // It returned of itself, well before the deadline; nothing had to be handed back.
+      expect(stopped).toEqual({ finished: 1, released: 0 });
+      const sent = new Set(r.ids);
+      expect(sent.size).toBe(r.ids.length);
+      expect(sent.size).toBeLessThan(30);
+      const list = await t.json("GET", "/v1/webhooks/deliveries?limit=100", { token: acct.token });
+      expect(list.body.data).toHaveLength(30);
+      for (const m of list.body.data) expect([m.id, m.status]).toEqual([m.id, sent.has(m.id) ? "delivered" : "pending"]);
+      const next = await t.service.jobs.listJobs({ status: "queued", kind: "webhook.deliver" });
+      expect(next).toHaveLength(1);
+      expect(next[0]!.runAt).toBeLessThanOrEqual(t.clock.now());
+    } finally {
+      r.close();
+    }
+  });
+
   test("a message whose delivery job is gone is sent once the worker resumes", async () => {
     const { acct } = await setup();
     const r = receiver([() => new Response("ok")]);

@@ -43,6 +43,11 @@ export type JobContext<P = unknown> = {
   maxAttempts: number;
   /** Aborts on shutdown, timeout, or a lost lease; the attempt's result is ignored from then on. */
   signal: AbortSignal;
+  /**
+   * Aborts as soon as the engine begins a graceful shutdown, while `signal` still waits for the deadline. A job that
+   * works through many small units (an account's webhooks) stops taking more, finishes those under way and returns.
+   */
+  shutdown: AbortSignal;
   /** Extends the lease now (the engine also renews every leaseMs/3 on its own); throws JobAborted if the lease was lost. */
   heartbeat(): Promise<void>;
   /**
@@ -249,6 +254,8 @@ export class JobEngine {
   /** The final round has run: nothing queued from now on would ever be written. */
   private closed = false;
   private wakeSleeper: (() => void) | null = null;
+  /** Aborted when shutdown begins (JobContext.shutdown). */
+  private readonly shuttingDown = new AbortController();
   private readonly leaseOverride: number | null;
   /** Ends the subscription to other instances' enqueue notices (PostgreSQL). */
   private unlisten: Promise<(() => Promise<void>) | null> | null = null;
@@ -800,6 +807,7 @@ export class JobEngine {
       attempt: entry.attempt,
       maxAttempts: job.maxAttempts,
       signal: entry.controller.signal,
+      shutdown: this.shuttingDown.signal,
       heartbeat: () => this.heartbeat(entry),
       deferWrite: (write) => this.deferWrite(entry, write),
       // Built on first use: most handlers never log, and at tens of thousands of jobs a second the child adds up.
@@ -915,6 +923,7 @@ export class JobEngine {
 
   private async shutdown(deadlineMs: number): Promise<StopResult> {
     this.stopping = true;
+    this.shuttingDown.abort(new JobAborted("shutdown", "the job engine is shutting down"));
     this.wake();
     const unlisten = await this.unlisten;
     if (unlisten) await unlisten().catch(() => undefined);

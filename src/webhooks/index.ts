@@ -383,9 +383,10 @@ export function createWebhooks(deps: WebhookDeps) {
    * The delivery job: sends the account's due messages, oldest due first, up to ACCOUNT_IN_FLIGHT at a time, until a
    * walk over them finds none left (or DRAIN_MS is up), logging every attempt. One runs per account at a time,
    * across every instance (its concurrency key), so no message is in two deliveries at once; a message emitted
-   * meanwhile gets a queued job of its own (debounce key), which runs after this one.
+   * meanwhile gets a queued job of its own (debounce key), which runs after this one. On shutdown it stops taking
+   * messages and returns once those under way are recorded; the next run, here or elsewhere, sends the rest.
    */
-  async function drain(accountId: string, signal: AbortSignal): Promise<void> {
+  async function drain(accountId: string, signal: AbortSignal, shutdown?: AbortSignal): Promise<void> {
     const until = clock.now() + DRAIN_MS;
     // The batches this job's outcomes went into: a walk ends only once they are written.
     let written: Promise<void>[] = [];
@@ -419,7 +420,8 @@ export function createWebhooks(deps: WebhookDeps) {
     const settled = async () => {
       while (inFlight > 0) await ended();
     };
-    const stopped = () => signal.aborted || clock.now() >= until;
+    // On shutdown it stops taking messages at once, and what is under way is still recorded.
+    const stopped = () => signal.aborted || shutdown?.aborted === true || clock.now() >= until;
     try {
       for (;;) {
         // One walk over the due messages. Each is read once per walk: a message's place only moves when its outcome
@@ -455,10 +457,11 @@ export function createWebhooks(deps: WebhookDeps) {
       // Jobs queued by earlier versions name one message; its account's job delivers it with the rest.
       const accountId = job.payload.accountId ?? (await accountOf(job.payload.messageId));
       if (!accountId) return;
-      await drain(accountId, job.signal);
+      await drain(accountId, job.signal, job.shutdown);
       if (job.signal.aborted) return;
       // With the outcome, in one transaction: the run for the next retry that falls due (or for what is left when
-      // DRAIN_MS ran out). A message emitted meanwhile already has a job queued, and this one merges into it.
+      // DRAIN_MS ran out or the engine is shutting down). A message emitted meanwhile already has a job queued, and
+      // this one merges into it.
       job.deferWrite(async (tx) => {
         const [next] = await tx
           .select({ at: min(webhookMessages.nextAttemptAt) })
