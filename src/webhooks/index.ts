@@ -37,8 +37,10 @@ const RESPONSE_SNIPPET_BYTES = 2048;
 const ACCOUNT_IN_FLIGHT = 8;
 /** Accounts whose messages one instance delivers at once (each with up to ACCOUNT_IN_FLIGHT in flight). */
 const ACCOUNTS_AT_ONCE = 32;
-/** Due messages read at a time, and the most outcomes written in one transaction. */
+/** Due messages read at a time. */
 const PAGE = 64;
+/** The most outcomes written in one transaction. */
+const MAX_BATCH = 512;
 /** A delivery job hands over to a fresh one after this long, so other accounts get a turn at its slot. */
 const DRAIN_MS = 30_000;
 /** A delivery job fails only when the database does; it then retries with backoff for a long while. */
@@ -359,24 +361,33 @@ export function createWebhooks(deps: WebhookDeps) {
   /** Queues one outcome; the promise settles once its batch is written (or could not be). */
   function recordLater(o: Outcome): Promise<void> {
     queued.push(o);
-    if (!queuedWritten) {
-      const batch = queued;
-      queuedWritten = new Promise<void>((resolve, reject) => {
-        // Starts once the previous batch is written and this turn's outcomes are in.
-        setImmediate(() => {
-          writing = writing.then(() => {
-            if (queued === batch) {
-              queued = [];
-              queuedWritten = null;
-            }
-            return record(batch).then(resolve, reject);
-          });
+    const written = queuedWritten ?? startBatch();
+    // A full batch is left to its write; the next outcome starts another.
+    if (queued.length >= MAX_BATCH) {
+      queued = [];
+      queuedWritten = null;
+    }
+    return written;
+  }
+  /** Opens the batch `queued` is now; it is written once the previous batch is and this turn's outcomes are in. */
+  function startBatch(): Promise<void> {
+    const batch = queued;
+    const written = new Promise<void>((resolve, reject) => {
+      setImmediate(() => {
+        writing = writing.then(() => {
+          // Closed to newcomers from here on (unless it already was, full).
+          if (queued === batch) {
+            queued = [];
+            queuedWritten = null;
+          }
+          return record(batch).then(resolve, reject);
         });
       });
-      // The drain that added it awaits it; this keeps an early failure from counting as unhandled meanwhile.
-      queuedWritten.catch(() => {});
-    }
-    return queuedWritten;
+    });
+    // The drain that added to it awaits it; this keeps an early failure from counting as unhandled meanwhile.
+    written.catch(() => {});
+    queuedWritten = written;
+    return written;
   }
 
   /**
@@ -467,7 +478,8 @@ export function createWebhooks(deps: WebhookDeps) {
           .select({ at: min(webhookMessages.nextAttemptAt) })
           .from(webhookMessages)
           .where(and(eq(webhookMessages.accountId, accountId), isNotNull(webhookMessages.nextAttemptAt)));
-        if (next?.at != null) await schedule(tx, accountId, Number(next.at));
+        // Not before now: a successor due at its oldest message would be claimed ahead of accounts waiting longer.
+        if (next?.at != null) await schedule(tx, accountId, Math.max(Number(next.at), clock.now()));
       });
     },
     {
