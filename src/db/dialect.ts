@@ -36,9 +36,18 @@ export function jsonRows(dialect: Dialect, rows: unknown[][]): unknown {
 /** One statement in each dialect's words, for hot paths where one fixed text per batch beats a statement per row. */
 export type RawStatement = Record<Dialect, string>;
 
-// bun:sqlite's own query() cache stops after 20 texts per connection, so compiled statements are kept here, per
-// connection; the set of texts is fixed and small.
+// bun:sqlite's own query() cache stops after 20 texts per connection (every module shares it), so statements run
+// hundreds of times a second are kept here, per connection; the set of texts is fixed and small.
 const compiledSqlite = new WeakMap<Database, Map<string, Statement>>();
+
+/** `text` compiled on `client`, once per connection. */
+export function compiledStatement(client: Database, text: string): Statement {
+  let byText = compiledSqlite.get(client);
+  if (!byText) compiledSqlite.set(client, (byText = new Map()));
+  let s = byText.get(text);
+  if (!s) byText.set(text, (s = client.prepare(text)));
+  return s;
+}
 
 /**
  * Runs `statement` on `ex` (a transaction or db.read) with positional parameters (?1… on SQLite, $1… on PostgreSQL)
@@ -48,9 +57,5 @@ export async function runRaw<T = unknown>(ex: Orm, dialect: Dialect, statement: 
   const text = statement[dialect];
   if (dialect === "postgres") return (await pgClientOf(ex).unsafe(text, params)) as T[];
   const client = (ex as unknown as { $client: Database }).$client;
-  let byText = compiledSqlite.get(client);
-  if (!byText) compiledSqlite.set(client, (byText = new Map()));
-  let s = byText.get(text);
-  if (!s) byText.set(text, (s = client.prepare(text)));
-  return s.all(...(params as SQLQueryBindings[])) as T[];
+  return compiledStatement(client, text).all(...(params as SQLQueryBindings[])) as T[];
 }

@@ -8,6 +8,7 @@
 // Every statement has a fixed text (rows travel as one JSON parameter) and is compiled once per connection: the
 // scheduler runs these hundreds of times a second, and compiling them anew each time cost more than running them.
 import type { Database, SQLQueryBindings, Statement } from "bun:sqlite";
+import { compiledStatement } from "../db/dialect";
 import {
   splitDebounced,
   TransactionLost,
@@ -76,22 +77,13 @@ export function compareClaimOrder(a: JobRecord, b: JobRecord): number {
 /** A statement text and its parameters, ready for `Statement.all`. */
 export type Query = { text: string; params: SQLQueryBindings[] };
 
-// bun:sqlite's own query() cache stops caching after 20 texts per connection (other modules use it too), so the job
-// store keeps its statements itself. The set of texts is fixed and small, so the maps never grow past a few dozen.
-const compiled = new WeakMap<Database, Map<string, Statement>>();
-
 /** The bun:sqlite connection behind a drizzle handle (drizzle's `$client`, missing from its declared type). */
 function clientOf(ex: Executor): Database {
   return (ex as unknown as { $client: Database }).$client;
 }
 
 function statement(ex: Executor, text: string): Statement {
-  const client = clientOf(ex);
-  let byText = compiled.get(client);
-  if (!byText) compiled.set(client, (byText = new Map()));
-  let s = byText.get(text);
-  if (!s) byText.set(text, (s = client.prepare(text)));
-  return s;
+  return compiledStatement(clientOf(ex), text);
 }
 
 function all<T>(ex: Executor, q: Query): T[] {
