@@ -222,25 +222,46 @@ export function createWebhooks(deps: WebhookDeps) {
     });
   }
 
+  // Statements on a transaction handle are prepared once per handle (SQLite's writer lives as long as the database):
+  // built anew for every event, the insert cost several times what running it does.
+  const inserts = new WeakMap<Orm, ReturnType<typeof prepareInsert>>();
+  function prepareInsert(tx: Orm) {
+    return tx
+      .insert(webhookMessages)
+      .values({
+        id: p("id"),
+        accountId: p("accountId"),
+        event: p("event"),
+        url: p("url"),
+        videoId: p("videoId"),
+        payload: p("payload"),
+        status: "pending",
+        nextAttemptAt: p("now"),
+        createdAt: p("now"),
+      })
+      .returning()
+      .prepare();
+  }
+  function insertOn(tx: Orm) {
+    let s = inserts.get(tx);
+    if (!s) inserts.set(tx, (s = prepareInsert(tx)));
+    return s;
+  }
+
   async function emit(tx: Orm, input: Emit): Promise<MessageRow> {
     const now = clock.now();
     // Time-ordered, so a burst of messages is later updated (and its attempts logged) a few pages at a time.
     const id = newSortableId("msg", now);
     const payload = JSON.stringify({ id, event: input.event, created_at: iso(now), data: input.data });
-    const [row] = await tx
-      .insert(webhookMessages)
-      .values({
-        id,
-        accountId: input.accountId,
-        event: input.event,
-        url: input.url,
-        videoId: input.videoId ?? null,
-        payload,
-        status: "pending",
-        nextAttemptAt: now,
-        createdAt: now,
-      })
-      .returning();
+    const [row] = await insertOn(tx).execute({
+      id,
+      accountId: input.accountId,
+      event: input.event,
+      url: input.url,
+      videoId: input.videoId ?? null,
+      payload,
+      now,
+    });
     await schedule(tx, input.accountId);
     return row;
   }
