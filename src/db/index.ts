@@ -170,8 +170,9 @@ type Work = {
 
 /**
  * The single SQLite writer, with group commit: transactions that queue up while one group runs are run together in
- * the next BEGIN IMMEDIATE … COMMIT, each under its own savepoint, so one fsync covers them all. A callback that throws
- * rolls back only its savepoint. Callers see ordinary one-transaction semantics; callbacks must not nest `tx`.
+ * the next BEGIN IMMEDIATE … COMMIT, each under its own savepoint (a lone one runs without), so one fsync covers them
+ * all. A callback that throws rolls back only its own writes. Callers see ordinary one-transaction semantics;
+ * callbacks must not nest `tx`.
  */
 class GroupWriter {
   private queue: Work[] = [];
@@ -227,19 +228,27 @@ class GroupWriter {
       return;
     }
     const outcomes: ({ ok: true; value: unknown; hooks: (() => void)[] } | { ok: false; error: unknown })[] = [];
+    // A group of one needs no savepoint (its failure rolls the whole transaction back), and a savepoint is not free: it
+    // copies every page it first touches into the statement journal.
+    const alone = group.length === 1;
     for (const work of group) {
       const hooks: (() => void)[] = [];
       this.current = hooks;
-      client.exec("SAVEPOINT work");
+      if (!alone) client.exec("SAVEPOINT work");
       try {
         const value = await work.fn!(this.orm);
-        client.exec("RELEASE work");
+        if (!alone) client.exec("RELEASE work");
         outcomes.push({ ok: true, value, hooks });
       } catch (error) {
         this.current = null;
         if (!client.inTransaction) {
           // SQLite rolled the whole transaction back (I/O error, disk full): nothing in this group was kept.
           for (const w of group) w.reject(error);
+          return;
+        }
+        if (alone) {
+          client.exec("ROLLBACK");
+          work.reject(error);
           return;
         }
         client.exec("ROLLBACK TO work");
