@@ -179,16 +179,20 @@ export function createWebhooks(deps: WebhookDeps) {
     .orderBy(desc(webhookSecrets.createdAt))
     .prepare();
 
-  /** The secrets that sign a delivery at `now`, newest first. */
-  async function activeSecrets(accountId: string, now: number): Promise<string[]> {
-    // Cached until anything commits (a rotation does), so a burst of deliveries reads an account's secrets once. The
-    // expiry is checked here rather than in the cached query: a rotated-out secret must stop signing on time even if
-    // nothing commits meanwhile.
-    // drizzle's execute() returns a thenable, not a Promise: awaiting it inside makes the cache keep the rows.
-    const rows = await db.cached(`webhook-secrets:${accountId}`, async () => await unexpiredSecrets.execute({ account: accountId, now }));
+  /** An account's secrets that have not expired, newest first, as a delivery job holds them for a page of messages. */
+  type Keys = { secret: string; expiresAt: number | null }[];
+
+  /**
+   * The secrets that sign a delivery at `now`, newest first; an account without one gets one. The expiry is checked
+   * per delivery, so a rotated-out secret stops signing on time even in the middle of a page.
+   */
+  async function signingSecrets(accountId: string, keys: Keys, now: number): Promise<string[]> {
     const out: string[] = [];
-    for (const r of rows) if (r.expiresAt === null || r.expiresAt > now) out.push(r.secret);
-    return out;
+    for (const k of keys) if (k.expiresAt === null || k.expiresAt > now) out.push(k.secret);
+    if (out.length > 0) return out;
+    const secret = await currentSecret(accountId);
+    keys.unshift({ secret, expiresAt: null });
+    return [secret];
   }
 
   async function currentSecret(accountId: string): Promise<string> {
@@ -274,11 +278,10 @@ export function createWebhooks(deps: WebhookDeps) {
    * Sends one message once and says what became of it (nothing is written here). Throws only when `signal` aborted
    * the attempt, whose outcome then does not count.
    */
-  async function attempt(message: MessageRow, signal: AbortSignal): Promise<Outcome> {
+  async function attempt(message: MessageRow, keys: Keys, signal: AbortSignal): Promise<Outcome> {
     const now = clock.now();
     const number = message.attemptCount + 1;
-    const secrets = await activeSecrets(message.accountId, now);
-    if (secrets.length === 0) secrets.push(await currentSecret(message.accountId));
+    const secrets = await signingSecrets(message.accountId, keys, now);
     const timestamp = Math.floor(now / 1000);
     const headers = {
       "content-type": "application/json",
@@ -431,9 +434,9 @@ export function createWebhooks(deps: WebhookDeps) {
     let inFlight = 0;
     let waiting: (() => void) | null = null;
     const ended = () => new Promise<void>((resolve) => (waiting = resolve));
-    const send = (message: MessageRow) => {
+    const send = (message: MessageRow, keys: Keys) => {
       inFlight++;
-      attempt(message, signal)
+      attempt(message, keys, signal)
         .then((o) => {
           const batch = recordLater(o);
           if (written[written.length - 1] !== batch) written.push(batch);
@@ -462,11 +465,15 @@ export function createWebhooks(deps: WebhookDeps) {
         let sent = 0;
         for (;;) {
           if (stopped()) return;
-          const page = await duePage.execute({ account: accountId, now: clock.now(), ...cursor });
+          const now = clock.now();
+          const page = await duePage.execute({ account: accountId, now, ...cursor });
+          if (page.length === 0) break;
+          // Read with each page, so a rotation reaches the next page's deliveries.
+          const keys: Keys = await unexpiredSecrets.execute({ account: accountId, now });
           for (const message of page) {
             while (inFlight >= ACCOUNT_IN_FLIGHT) await ended();
             if (stopped()) return;
-            send(message);
+            send(message, keys);
             sent++;
           }
           if (page.length < PAGE) break;
