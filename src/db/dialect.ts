@@ -28,14 +28,6 @@ export function idList(dialect: Dialect): IdList {
   return idLists[dialect];
 }
 
-/** Rows for a statement that takes them as one JSON parameter: text for SQLite's json_each, a value Bun sends as jsonb. */
-export function jsonRows(dialect: Dialect, rows: unknown[][]): unknown {
-  return dialect === "sqlite" ? JSON.stringify(rows) : rows;
-}
-
-/** One statement in each dialect's words, for hot paths where one fixed text per batch beats a statement per row. */
-export type RawStatement = Record<Dialect, string>;
-
 // bun:sqlite's own query() cache stops after 20 texts per connection (every module shares it), so statements run
 // hundreds of times a second are kept here, per connection; the set of texts is fixed and small.
 const compiledSqlite = new WeakMap<Database, Map<string, Statement>>();
@@ -50,12 +42,42 @@ export function compiledStatement(client: Database, text: string): Statement {
 }
 
 /**
- * Runs `statement` on `ex` (a transaction or db.read) with positional parameters (?1… on SQLite, $1… on PostgreSQL)
- * and returns its rows. The SQLite text is compiled once per connection; PostgreSQL prepares it on first use.
+ * A write that takes many rows of `width` values at once, for hot paths where one statement per batch beats one per
+ * row. SQLite binds the rows as `VALUES (?, …), …`, the text built by `sqlite` from that list; PostgreSQL takes them
+ * as one jsonb parameter ($1, an array of arrays).
  */
-export async function runRaw<T = unknown>(ex: Orm, dialect: Dialect, statement: RawStatement, params: unknown[]): Promise<T[]> {
-  const text = statement[dialect];
-  if (dialect === "postgres") return (await pgClientOf(ex).unsafe(text, params)) as T[];
+export type RowsStatement = { width: number; sqlite: (values: string) => string; postgres: string };
+
+// SQLite statements come in these row counts, so a batch of any size runs through a handful of fixed texts. Bound
+// values beat rows passed as JSON text: extracting each field again with ->> cost more than the writes themselves.
+const CHUNKS = [64, 16, 4, 1];
+const texts = new WeakMap<RowsStatement, Map<number, string>>();
+
+function sqliteText(statement: RowsStatement, rows: number): string {
+  let bySize = texts.get(statement);
+  if (!bySize) texts.set(statement, (bySize = new Map()));
+  let text = bySize.get(rows);
+  if (!text) {
+    const row = `(${Array(statement.width).fill("?").join(", ")})`;
+    bySize.set(rows, (text = statement.sqlite(Array(rows).fill(row).join(", "))));
+  }
+  return text;
+}
+
+/** Runs `statement` on `ex` (a transaction handle) for every row of `rows`. */
+export async function runRows(ex: Orm, dialect: Dialect, statement: RowsStatement, rows: unknown[][]): Promise<void> {
+  if (rows.length === 0) return;
+  if (dialect === "postgres") {
+    await pgClientOf(ex).unsafe(statement.postgres, [rows]);
+    return;
+  }
   const client = (ex as unknown as { $client: Database }).$client;
-  return compiledStatement(client, text).all(...(params as SQLQueryBindings[])) as T[];
+  let at = 0;
+  for (const size of CHUNKS) {
+    for (; rows.length - at >= size; at += size) {
+      const values: SQLQueryBindings[] = [];
+      for (let i = at; i < at + size; i++) for (const v of rows[i]!) values.push(v as SQLQueryBindings);
+      compiledStatement(client, sqliteText(statement, size)).run(...values);
+    }
+  }
 }

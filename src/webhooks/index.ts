@@ -17,7 +17,7 @@ import type { Clock } from "../db/clock";
 import { iso, newId } from "../db/ids";
 import type { webhookAttempts, webhookMessages } from "../db/schema";
 import { createPager, type PageQuery } from "../db/pagination";
-import { jsonRows, runRaw, type RawStatement } from "../db/dialect";
+import { runRows, type RowsStatement } from "../db/dialect";
 import { errors } from "../http/errors";
 import type { Logger } from "../config/log";
 import { OutboundError, outboundFetch } from "../net";
@@ -48,11 +48,13 @@ const DELIVERY_JOB_ATTEMPTS = 25;
 const MAX_RETRY_AFTER_MS = 24 * 3600 * 1000;
 const utf8 = new TextDecoder();
 
-// An attempt's outcome, batch by batch: rows travel as one JSON parameter, so each statement has one fixed text.
+// An attempt's outcome, batch by batch: one statement per batch, not per row.
 // [id, message_id, attempt, status_code, latency_ms, response_snippet, error, next_attempt_at, created_at]
-const INSERT_ATTEMPTS: RawStatement = {
-  sqlite: `INSERT INTO webhook_attempts (id, message_id, attempt, status_code, latency_ms, response_snippet, error, next_attempt_at, created_at)
-    SELECT value->>0, value->>1, value->>2, value->>3, value->>4, value->>5, value->>6, value->>7, value->>8 FROM json_each(?1)`,
+const INSERT_ATTEMPTS: RowsStatement = {
+  width: 9,
+  sqlite: (values) =>
+    `INSERT INTO webhook_attempts (id, message_id, attempt, status_code, latency_ms, response_snippet, error, next_attempt_at, created_at)
+    VALUES ${values}`,
   postgres: `INSERT INTO webhook_attempts (id, message_id, attempt, status_code, latency_ms, response_snippet, error, next_attempt_at, created_at)
     SELECT v->>0, v->>1, (v->>2)::int, (v->>3)::int, (v->>4)::int, v->>5, v->>6, (v->>7)::bigint, (v->>8)::bigint
     FROM jsonb_array_elements($1::jsonb) AS v`,
@@ -60,13 +62,15 @@ const INSERT_ATTEMPTS: RawStatement = {
 // [id, updated_at as the attempt read it, status, next_attempt_at, delivered_at, now]. A redelivery asked for while
 // the attempt was under way moved updated_at: the outcome then leaves the message as the redelivery set it (due
 // again) and only counts the attempt.
-const UPDATE_MESSAGES: RawStatement = {
-  sqlite: `UPDATE webhook_messages SET attempt_count = attempt_count + 1,
-      status = CASE WHEN updated_at IS d.value->>1 THEN d.value->>2 ELSE status END,
-      next_attempt_at = CASE WHEN updated_at IS d.value->>1 THEN d.value->>3 ELSE next_attempt_at END,
-      delivered_at = CASE WHEN updated_at IS d.value->>1 THEN d.value->>4 ELSE delivered_at END,
-      updated_at = CASE WHEN updated_at IS d.value->>1 THEN d.value->>5 ELSE updated_at END
-    FROM json_each(?1) AS d WHERE webhook_messages.id = d.value->>0`,
+const UPDATE_MESSAGES: RowsStatement = {
+  width: 6,
+  sqlite: (values) => `WITH d(id, seen, status, next_at, delivered_at, now) AS (VALUES ${values})
+    UPDATE webhook_messages SET attempt_count = attempt_count + 1,
+      status = CASE WHEN updated_at IS d.seen THEN d.status ELSE webhook_messages.status END,
+      next_attempt_at = CASE WHEN updated_at IS d.seen THEN d.next_at ELSE webhook_messages.next_attempt_at END,
+      delivered_at = CASE WHEN updated_at IS d.seen THEN d.delivered_at ELSE webhook_messages.delivered_at END,
+      updated_at = CASE WHEN updated_at IS d.seen THEN d.now ELSE updated_at END
+    FROM d WHERE webhook_messages.id = d.id`,
   postgres: `UPDATE webhook_messages AS m SET attempt_count = m.attempt_count + 1,
       status = CASE WHEN m.updated_at IS NOT DISTINCT FROM d.seen THEN d.status ELSE m.status END,
       next_attempt_at = CASE WHEN m.updated_at IS NOT DISTINCT FROM d.seen THEN d.next_at ELSE m.next_attempt_at END,
@@ -340,36 +344,30 @@ export function createWebhooks(deps: WebhookDeps) {
 
   /** Logs each attempt and moves its message on, in one transaction of two statements whatever the batch's size. */
   async function record(outcomes: Outcome[]): Promise<void> {
-    const attempts = jsonRows(
-      db.dialect,
-      outcomes.map((o) => [
-        newSortableId("att", o.at),
-        o.message.id,
-        o.attempt,
-        o.fields.statusCode ?? null,
-        o.fields.latencyMs ?? null,
-        o.fields.responseSnippet ?? null,
-        o.fields.error ?? null,
-        o.fields.nextAttemptAt ?? null,
-        o.at,
-      ]),
-    );
-    const messages = jsonRows(
-      db.dialect,
-      outcomes.map((o) => [
-        o.message.id,
-        o.message.updatedAt,
-        o.status,
-        o.status === "retrying" ? o.fields.nextAttemptAt! : null,
-        o.status === "delivered" ? o.at : null,
-        o.at,
-      ]),
-    );
+    const attempts = outcomes.map((o) => [
+      newSortableId("att", o.at),
+      o.message.id,
+      o.attempt,
+      o.fields.statusCode ?? null,
+      o.fields.latencyMs ?? null,
+      o.fields.responseSnippet ?? null,
+      o.fields.error ?? null,
+      o.fields.nextAttemptAt ?? null,
+      o.at,
+    ]);
+    const messages = outcomes.map((o) => [
+      o.message.id,
+      o.message.updatedAt,
+      o.status,
+      o.status === "retrying" ? o.fields.nextAttemptAt! : null,
+      o.status === "delivered" ? o.at : null,
+      o.at,
+    ]);
     // Lost in a power cut, these only mean the attempts are made again, which at-least-once delivery allows.
     await db.tx(
       async (tx) => {
-        await runRaw(tx, db.dialect, INSERT_ATTEMPTS, [attempts]);
-        await runRaw(tx, db.dialect, UPDATE_MESSAGES, [messages]);
+        await runRows(tx, db.dialect, INSERT_ATTEMPTS, attempts);
+        await runRows(tx, db.dialect, UPDATE_MESSAGES, messages);
       },
       { durable: false },
     );
