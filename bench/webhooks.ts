@@ -88,10 +88,11 @@ async function vitrin(n = N) {
 }
 
 const load = (await Bun.file("/proc/loadavg").text().catch(() => "")).split(" ").slice(0, 3).join(" ");
-// Warm-ups: the receiver and the connection pool, and a tenth of the run through vitrin so its code is compiled as the
-// raw path's is.
+// Warm-ups, the same work on each side: the receiver and the connection pool with raw fetch, and vitrin's code, which
+// the JIT keeps optimising for the first tens of thousands of deliveries (a tenth of a run left the first pair ~25 %
+// slower than the later ones).
 await rawFetch();
-await vitrin(Math.ceil(N / 10));
+await vitrin();
 const pairs: { raw: Awaited<ReturnType<typeof rawFetch>>; ours: Awaited<ReturnType<typeof vitrin>> }[] = [];
 for (let i = 0; i < ROUNDS; i++) pairs.push({ raw: await rawFetch(), ours: await vitrin() });
 receiver.kill();
