@@ -556,6 +556,22 @@ describe("outboundFetch: timeout", () => {
     const already = AbortSignal.abort(reason);
     await expect(outboundFetch(s.url("/"), base({ signal: already })).catch((e) => e)).resolves.toBe(reason);
   });
+  test("one caller signal under several requests: earlier ones done, the ones in flight all abort with its reason", async () => {
+    let slow = false;
+    const s = serve(async () => {
+      if (slow) await Bun.sleep(3000);
+      return new Response("ok");
+    });
+    const controller = new AbortController();
+    for (let i = 0; i < 3; i++) expect((await outboundFetch(s.url("/"), base({ signal: controller.signal }))).status).toBe(200);
+    slow = true;
+    const reason = new Error("job cancelled");
+    const inFlight = [1, 2, 3, 4].map(() => outboundFetch(s.url("/"), base({ signal: controller.signal })).catch((e) => e));
+    setTimeout(() => controller.abort(reason), 100);
+    const started = performance.now();
+    expect(await Promise.all(inFlight)).toEqual([reason, reason, reason, reason]);
+    expect(performance.now() - started).toBeLessThan(1500);
+  });
 });
 
 describe("outboundFetch: TLS keeps the original host name", () => {

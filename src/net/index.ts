@@ -330,6 +330,25 @@ function nextHop(hop: Hop, status: number, from: URL, to: URL): Hop {
   return { method, headers, body };
 }
 
+// Requests in flight under each caller's signal, which one listener aborts together: a listener added and removed per
+// request cost more than the rest of outboundFetch's own work (a webhook delivery job sends thousands under one).
+const followers = new WeakMap<AbortSignal, Set<AbortController>>();
+
+/** Aborts `controller` when `external` aborts, until the returned function is called. */
+function follow(external: AbortSignal, controller: AbortController): () => void {
+  let inFlight = followers.get(external);
+  if (!inFlight) {
+    const set = new Set<AbortController>();
+    followers.set(external, (inFlight = set));
+    external.addEventListener("abort", () => {
+      for (const c of set) c.abort();
+      set.clear();
+    }, { once: true });
+  }
+  inFlight.add(controller);
+  return () => void inFlight.delete(controller);
+}
+
 /**
  * Fetches an untrusted http(s) URL: refuses non-public targets (unless allowPrivateNetworks), pins each hop's
  * connection to the vetted address, re-vets every redirect hop, caps the body and bounds the whole request in time.
@@ -353,8 +372,7 @@ export async function outboundFetch(url: string, opts: OutboundOptions): Promise
     timedOut = true;
     controller.abort();
   }, timeoutMs);
-  const onExternalAbort = () => controller.abort();
-  external?.addEventListener("abort", onExternalAbort, { once: true });
+  const unfollow = external ? follow(external, controller) : null;
   let hop: Hop = { method: (opts.method ?? "GET").toUpperCase(), headers: lowerCaseHeaders(opts.headers), body: opts.body };
   let redirects = 0;
   let settled = false;
@@ -390,7 +408,7 @@ export async function outboundFetch(url: string, opts: OutboundOptions): Promise
     throw fetchFailure(e);
   } finally {
     clearTimeout(timer);
-    external?.removeEventListener("abort", onExternalAbort);
+    unfollow?.();
     // Tears down a connection still open after a failure (a body we stopped reading, a hop we gave up on).
     if (!settled) controller.abort();
   }
