@@ -96,14 +96,49 @@ async function systemResolve(hostname: string): Promise<string[]> {
   return rows.map((r) => r.address);
 }
 
-function bareHostname(target: URL): string {
-  const host = target.hostname;
-  return host.charCodeAt(0) === 91 /* [ */ && host.endsWith("]") ? host.slice(1, -1) : host;
+/**
+ * A URL's parts as outboundFetch reads them, taken once: each of URL's getters crosses into native code, and a
+ * webhook delivery read a dozen of them. Never changed once made, so one serves every request to the same URL.
+ */
+type Target = {
+  readonly url: URL;
+  readonly href: string;
+  readonly protocol: string;
+  readonly hostname: string;
+  /** The host name without an IPv6 literal's brackets. */
+  readonly bare: string;
+  readonly host: string;
+  readonly origin: string;
+  /** Where to connect for each vetted address (see pinnedUrl), worked out once per address. */
+  readonly pinned: Map<string, string>;
+};
+
+function targetOf(url: URL): Target {
+  const hostname = url.hostname;
+  const bare = hostname.charCodeAt(0) === 91 /* [ */ && hostname.endsWith("]") ? hostname.slice(1, -1) : hostname;
+  return { url, href: url.href, protocol: url.protocol, hostname, bare, host: url.host, origin: url.origin, pinned: new Map() };
+}
+
+// The URLs callers hand in, parsed: webhook deliveries go to the same few again and again. Cleared when full.
+const parsedTargets = new Map<string, Target>();
+const MAX_PARSED_TARGETS = 1000;
+
+function parseTarget(url: string): Target {
+  let target = parsedTargets.get(url);
+  if (target) return target;
+  try {
+    target = targetOf(new URL(url));
+  } catch {
+    throw new OutboundError("invalid_url", "The URL cannot be parsed.");
+  }
+  if (parsedTargets.size >= MAX_PARSED_TARGETS) parsedTargets.clear();
+  parsedTargets.set(url, target);
+  return target;
 }
 
 /** Host name as SNI and certificate checks want it: no brackets, no trailing root dot. */
-function tlsName(target: URL): string {
-  return bareHostname(target).replace(/\.$/, "");
+function tlsName(target: Target): string {
+  return target.bare.replace(/\.$/, "");
 }
 
 function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
@@ -124,7 +159,7 @@ function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-function checkScheme(target: URL): void {
+function checkScheme(target: Target): void {
   if (target.protocol !== "http:" && target.protocol !== "https:") {
     throw new OutboundError("scheme", `Only http and https URLs can be fetched, not ${target.protocol.replace(/:$/, "")}.`);
   }
@@ -162,9 +197,9 @@ function admit(hostname: string, host: ResolvedHost, opts: VetOptions): readonly
 }
 
 /** Resolves the hop's host (or takes a fresh cached answer) and vets every address it has, in resolver order. */
-async function vetTarget(target: URL, opts: VetOptions, signal: AbortSignal): Promise<readonly VettedAddress[]> {
+async function vetTarget(target: Target, opts: VetOptions, signal: AbortSignal): Promise<readonly VettedAddress[]> {
   checkScheme(target);
-  const hostname = bareHostname(target);
+  const hostname = target.bare;
   if (!opts.allowPrivateNetworks) checkHostname(hostname);
   const cache = opts.vetCache === undefined ? sharedVetCache : opts.vetCache;
 
@@ -187,12 +222,19 @@ async function vetTarget(target: URL, opts: VetOptions, signal: AbortSignal): Pr
   return admit(hostname, host, opts);
 }
 
-function pinnedUrl(target: URL, address: VettedAddress): string {
+function pinnedUrl(target: Target, address: VettedAddress): string {
+  let pinned = target.pinned.get(address.urlHost);
+  if (pinned !== undefined) return pinned;
+  const url = target.url;
   // An IP literal host is its own vetted address: the URL already says where to connect.
-  if (address.urlHost === target.hostname && !target.hash) return target.href;
-  const auth = target.username || target.password ? `${target.username}:${target.password}@` : "";
-  const port = target.port ? `:${target.port}` : "";
-  return `${target.protocol}//${auth}${address.urlHost}${port}${target.pathname}${target.search}`;
+  if (address.urlHost === target.hostname && !url.hash) pinned = target.href;
+  else {
+    const auth = url.username || url.password ? `${url.username}:${url.password}@` : "";
+    const port = url.port ? `:${url.port}` : "";
+    pinned = `${target.protocol}//${auth}${address.urlHost}${port}${url.pathname}${url.search}`;
+  }
+  target.pinned.set(address.urlHost, pinned);
+  return pinned;
 }
 
 function errorCode(e: unknown): string {
@@ -211,14 +253,14 @@ function fetchFailure(e: unknown): OutboundError {
 type Hop = { method: string; headers: Record<string, string>; body: string | Uint8Array | undefined };
 
 async function sendPinned(
-  target: URL,
+  target: Target,
   addresses: readonly VettedAddress[],
   hop: Hop,
   opts: OutboundOptions,
   signal: AbortSignal,
 ): Promise<{ res: Response; address: string }> {
   const https = target.protocol === "https:";
-  const hostname = bareHostname(target);
+  const hostname = target.bare;
   const tls = https
     ? { ...(isIPLiteral(hostname) ? {} : { serverName: tlsName(target) }), ...(opts.ca ? { ca: opts.ca } : {}) }
     : undefined;
@@ -316,7 +358,7 @@ function lowerCaseHeaders(headers: Record<string, string> | undefined): Record<s
 }
 
 /** The request for the next hop, following what browsers do with method, body and credentials on redirect. */
-function nextHop(hop: Hop, status: number, from: URL, to: URL): Hop {
+function nextHop(hop: Hop, status: number, from: Target, to: Target): Hop {
   const headers = { ...hop.headers };
   let { method, body } = hop;
   if ((status === 303 && method !== "HEAD") || ((status === 301 || status === 302) && method === "POST")) {
@@ -357,12 +399,7 @@ function follow(external: AbortSignal, controller: AbortController): () => void 
 export async function outboundFetch(url: string, opts: OutboundOptions): Promise<OutboundResponse> {
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxRedirects = opts.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
-  let target: URL;
-  try {
-    target = new URL(url);
-  } catch {
-    throw new OutboundError("invalid_url", "The URL cannot be parsed.");
-  }
+  let target = parseTarget(url);
 
   const external = opts.signal;
   if (external?.aborted) throw external.reason;
@@ -386,9 +423,9 @@ export async function outboundFetch(url: string, opts: OutboundOptions): Promise
         if (redirects >= maxRedirects) {
           throw new OutboundError("too_many_redirects", `More than ${maxRedirects} redirects.`);
         }
-        let next: URL;
+        let next: Target;
         try {
-          next = new URL(location, target);
+          next = targetOf(new URL(location, target.url));
         } catch {
           throw new OutboundError("invalid_url", "A redirect's Location cannot be parsed.");
         }
@@ -454,13 +491,7 @@ export async function checkOutboundUrl(url: string, opts: UrlCheckOptions): Prom
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
   try {
-    let target: URL;
-    try {
-      target = new URL(url);
-    } catch {
-      throw new OutboundError("invalid_url", "The URL cannot be parsed.");
-    }
-    await vetTarget(target, opts, controller.signal);
+    await vetTarget(parseTarget(url), opts, controller.signal);
   } catch (e) {
     // Only DNS can be slow here, so running out of time reads as a name that did not resolve.
     const failure = controller.signal.aborted
