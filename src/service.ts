@@ -109,6 +109,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}) {
 
   const metrics = createMetrics();
   metrics.watchJobs(() => jobs.stats());
+  metrics.watchWebhooks(() => webhooks.backlog());
 
   function startWorker() {
     jobs.start();

@@ -469,6 +469,31 @@ describe("delivery jobs (one per account)", () => {
     }
   });
 
+  test("/metrics counts the messages waiting and how long the oldest has been due", async () => {
+    const { acct } = await setup();
+    const r = receiver([() => new Response("down", { status: 503 }), () => new Response("ok")]);
+    try {
+      const metric = async (name: string) => {
+        const text = await (await t.call("GET", "/metrics")).text();
+        return Number(text.match(new RegExp(`^${name} (\\S+)$`, "m"))?.[1]);
+      };
+      await ping(acct.token, r.url);
+      await ping(acct.token, r.url);
+      t.clock.advance(2000);
+      expect(await metric("vitrin_webhook_messages_waiting")).toBe(2);
+      expect(await metric("vitrin_webhook_oldest_due_seconds")).toBe(2);
+      await t.runJobs();
+      // One delivered, one waiting for its retry (not yet due).
+      expect(await metric("vitrin_webhook_messages_waiting")).toBe(1);
+      expect(await metric("vitrin_webhook_oldest_due_seconds")).toBe(0);
+      t.clock.advance(6001);
+      await t.runJobs();
+      expect(await metric("vitrin_webhook_messages_waiting")).toBe(0);
+    } finally {
+      r.close();
+    }
+  });
+
   test("a message whose delivery job is gone is sent once the worker resumes", async () => {
     const { acct } = await setup();
     const r = receiver([() => new Response("ok")]);

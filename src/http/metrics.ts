@@ -5,6 +5,8 @@ export type JobStatsSource = () => Promise<{
   kinds: Record<string, Record<string, number | null> & { oldestQueuedAgeMs: number | null }>;
 }>;
 
+export type WebhookBacklogSource = () => Promise<{ waiting: number; oldestDueMs: number }>;
+
 export function createMetrics() {
   const registry = new Registry();
   // Registering the process metrics reads V8's heap statistics and starts event-loop monitors: done on the first
@@ -64,6 +66,25 @@ export function createMetrics() {
           const stats = await source();
           this.reset();
           for (const [kind, k] of Object.entries(stats.kinds)) if (k.oldestQueuedAgeMs !== null) this.set({ kind }, k.oldestQueuedAgeMs / 1000);
+        },
+      });
+    },
+    /** Webhook messages not yet delivered or given up on: delivery runs one job per account, so job counts hide them. */
+    watchWebhooks(source: WebhookBacklogSource) {
+      new Gauge({
+        name: "vitrin_webhook_messages_waiting",
+        help: "Webhook messages not yet delivered or given up on (due now or waiting for a retry).",
+        registers: [registry],
+        async collect() {
+          this.set((await source()).waiting);
+        },
+      });
+      new Gauge({
+        name: "vitrin_webhook_oldest_due_seconds",
+        help: "How long the longest-overdue webhook message has been due (0 when none is).",
+        registers: [registry],
+        async collect() {
+          this.set((await source()).oldestDueMs / 1000);
         },
       });
     },

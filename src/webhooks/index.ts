@@ -11,7 +11,7 @@
 // The promise to receivers: the same `webhook-id` on every attempt of a message (deduplicate on it), a fresh
 // `webhook-timestamp` per attempt (reject old ones), and a `webhook-signature` that verifies with the secret
 // from GET /v1/webhooks/secret (during a rotation both the old and the new secret sign for 24 h).
-import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, lte, min, or, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, inArray, isNotNull, isNull, lte, min, or, sql } from "drizzle-orm";
 import type { Db, Orm } from "../db";
 import type { Clock } from "../db/clock";
 import { iso, newId } from "../db/ids";
@@ -614,6 +614,16 @@ export function createWebhooks(deps: WebhookDeps) {
         for (const w of waiting) await schedule(tx, w.accountId, Number(w.at));
       });
       return waiting.length;
+    },
+
+    /** Messages not yet delivered or given up on, and how long the longest-overdue one has been due (for metrics). */
+    async backlog(): Promise<{ waiting: number; oldestDueMs: number }> {
+      const [row] = await db.read
+        .select({ waiting: count(), earliest: min(webhookMessages.nextAttemptAt) })
+        .from(webhookMessages)
+        .where(isNotNull(webhookMessages.nextAttemptAt));
+      const earliest = row?.earliest == null ? null : Number(row.earliest);
+      return { waiting: Number(row?.waiting ?? 0), oldestDueMs: earliest === null ? 0 : Math.max(0, clock.now() - earliest) };
     },
 
     /** Runs an account's delivery job in place (as the job engine would), for tests and tools. */
