@@ -335,10 +335,12 @@ describe("delivery jobs (one per account)", () => {
       url: `http://127.0.0.1:${server.port}/hook`,
       ids,
       most: () => most,
-      hold(on: boolean) {
-        hold = on;
+      hold() {
+        hold = true;
       },
-      releaseAll() {
+      /** Answers the held requests and stops holding. */
+      release() {
+        hold = false;
         for (const r of holds.splice(0)) r();
       },
       close: () => server.stop(true),
@@ -349,6 +351,15 @@ describe("delivery jobs (one per account)", () => {
     for (let i = 0; i < 500 && !ok(); i++) await Bun.sleep(10);
     if (!ok()) throw new Error(`timed out waiting for ${what}`);
   };
+
+  /** A ping whose delivery is under way (its account's job claimed, the receiver holding the request). */
+  async function pingHeld(token: string, r: ReturnType<typeof heldReceiver>) {
+    r.hold();
+    const id = await ping(token, r.url);
+    expect(await t.service.jobs.tick()).toBe(1);
+    await waitFor("the first delivery", () => r.ids.length === 1);
+    return id;
+  }
 
   test("a burst to one account is sent by one job, at most 8 at a time, each message once with its attempt logged", async () => {
     const { acct } = await setup();
@@ -377,13 +388,9 @@ describe("delivery jobs (one per account)", () => {
     const { acct } = await setup();
     const r = heldReceiver();
     try {
-      r.hold(true);
-      const first = await ping(acct.token, r.url);
-      expect(await t.service.jobs.tick()).toBe(1);
-      await waitFor("the first delivery", () => r.ids.length === 1);
+      const first = await pingHeld(acct.token, r);
       const second = await ping(acct.token, r.url);
-      r.hold(false);
-      r.releaseAll();
+      r.release();
       await t.runJobs();
       expect([...r.ids].sort()).toEqual([first, second].sort());
       for (const id of [first, second]) {
@@ -398,13 +405,9 @@ describe("delivery jobs (one per account)", () => {
     const { acct } = await setup();
     const r = heldReceiver();
     try {
-      r.hold(true);
-      const id = await ping(acct.token, r.url);
-      expect(await t.service.jobs.tick()).toBe(1);
-      await waitFor("the first delivery", () => r.ids.length === 1);
+      const id = await pingHeld(acct.token, r);
       expect((await t.json("POST", `/v1/webhooks/deliveries/${id}/redeliver`, { token: acct.token })).status).toBe(202);
-      r.hold(false);
-      r.releaseAll();
+      r.release();
       await t.runJobs();
       expect(r.ids).toEqual([id, id]);
       const log = await t.json("GET", `/v1/webhooks/deliveries/${id}`, { token: acct.token });
