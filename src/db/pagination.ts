@@ -1,7 +1,7 @@
 // Cursor pagination shared by every list: newest first by (created_at, id), so rows inserted while a client pages
 // through never cause duplicates or gaps (new rows land before the cursor, never after it).
 // Each list prepares its statements once: building a drizzle query costs several times more than running it.
-import { and, asc, desc, eq, gt, lt, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Orm } from "./index";
 import { errors } from "../http/errors";
@@ -20,6 +20,15 @@ export function parseLimit(raw: number | string | undefined): number {
 }
 
 type Keyed = { id: SQLiteColumn; createdAt: SQLiteColumn };
+
+/**
+ * `(a, b) > (x, y)` (or `<`): a keyset cursor as one row-value comparison, which SQLite and PostgreSQL both turn into
+ * the start of an index range. Spelled `a > x OR (a = x AND b > y)`, SQLite bounds the range by `a >= x` only, and then
+ * walks every row that shares `a` with the cursor: a burst of rows made in one millisecond read quadratically.
+ */
+export function rowCompare(columns: [SQLWrapper, SQLWrapper], op: ">" | "<", values: [SQLWrapper, SQLWrapper]): SQL {
+  return sql`(${columns[0]}, ${columns[1]}) ${sql.raw(op)} (${values[0]}, ${values[1]})`;
+}
 
 /**
  * A prepared pager over `table`, scoped by equality on `scope` columns (e.g. the account id), whose values are
@@ -45,14 +54,14 @@ export function createPager<Row extends { id: string; createdAt: number }>(
     after: orm
       .select()
       .from(table)
-      .where(and(inScope(), or(lt(table.createdAt, at), and(eq(table.createdAt, at), lt(table.id, cid)))))
+      .where(and(inScope(), rowCompare([table.createdAt, table.id], "<", [at, cid])))
       .orderBy(...newestFirst)
       .limit(limit)
       .prepare(),
     before: orm
       .select()
       .from(table)
-      .where(and(inScope(), or(gt(table.createdAt, at), and(eq(table.createdAt, at), gt(table.id, cid)))))
+      .where(and(inScope(), rowCompare([table.createdAt, table.id], ">", [at, cid])))
       .orderBy(asc(table.createdAt), asc(table.id))
       .limit(limit)
       .prepare(),

@@ -16,7 +16,7 @@ import type { Db, Orm } from "../db";
 import type { Clock } from "../db/clock";
 import { iso, newId } from "../db/ids";
 import type { webhookAttempts, webhookMessages } from "../db/schema";
-import { createPager, type PageQuery } from "../db/pagination";
+import { createPager, rowCompare, type PageQuery } from "../db/pagination";
 import { runRows, type RowsStatement } from "../db/dialect";
 import { errors } from "../http/errors";
 import type { Logger } from "../config/log";
@@ -162,10 +162,7 @@ export function createWebhooks(deps: WebhookDeps) {
         eq(webhookMessages.accountId, p("account")),
         isNotNull(webhookMessages.nextAttemptAt),
         lte(webhookMessages.nextAttemptAt, p("now")),
-        or(
-          gt(webhookMessages.nextAttemptAt, p("at")),
-          and(eq(webhookMessages.nextAttemptAt, p("at")), gt(webhookMessages.id, p("after"))),
-        ),
+        rowCompare([webhookMessages.nextAttemptAt, webhookMessages.id], ">", [p("at"), p("after")]),
       ),
     )
     .orderBy(asc(webhookMessages.nextAttemptAt), asc(webhookMessages.id))
