@@ -81,3 +81,17 @@ export async function runRows(ex: Orm, dialect: Dialect, statement: RowsStatemen
     }
   }
 }
+
+/**
+ * A read on a hot path, in each dialect's own SQL (positional parameters: `?1` … on SQLite, `$1` … on PostgreSQL),
+ * run on the driver and returned as arrays in select order: drizzle's per-row mapping cost more than the query.
+ */
+export type ValuesQuery = { sqlite: string; postgres: string };
+
+/** Runs `query` on `ex` (a read handle or a transaction) with `params`. Integers come back as numbers or, on PostgreSQL's bigint, strings. */
+export async function queryValues(ex: Orm, dialect: Dialect, query: ValuesQuery, params: SQLQueryBindings[]): Promise<unknown[][]> {
+  if (dialect === "postgres") return (await pgClientOf(ex).unsafe(query.postgres, params).values()) as unknown[][];
+  const client = (ex as unknown as { $client: Database }).$client;
+  return compiledStatement(client, query.sqlite).values(...params) as unknown[][];
+}
+

@@ -11,13 +11,13 @@
 // The promise to receivers: the same `webhook-id` on every attempt of a message (deduplicate on it), a fresh
 // `webhook-timestamp` per attempt (reject old ones), and a `webhook-signature` that verifies with the secret
 // from GET /v1/webhooks/secret (during a rotation both the old and the new secret sign for 24 h).
-import { and, asc, count, desc, eq, gt, inArray, isNotNull, isNull, lte, min, or, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, inArray, isNotNull, isNull, min, or, sql } from "drizzle-orm";
 import type { Db, Orm } from "../db";
 import type { Clock } from "../db/clock";
 import { iso, newId } from "../db/ids";
 import type { webhookAttempts, webhookMessages } from "../db/schema";
-import { createPager, rowCompare, type PageQuery } from "../db/pagination";
-import { runRows, type RowsStatement } from "../db/dialect";
+import { createPager, type PageQuery } from "../db/pagination";
+import { queryValues, runRows, type RowsStatement, type ValuesQuery } from "../db/dialect";
 import { errors } from "../http/errors";
 import type { Logger } from "../config/log";
 import { OutboundError, outboundFetch } from "../net";
@@ -47,6 +47,33 @@ const DRAIN_MS = 30_000;
 const DELIVERY_JOB_ATTEMPTS = 25;
 const MAX_RETRY_AFTER_MS = 24 * 3600 * 1000;
 const utf8 = new TextDecoder();
+
+// An account's due messages after a cursor (next_attempt_at, id), in the order they fell due (webhook_messages_due_idx).
+// [id, url, payload, attempt_count, retry_base, updated_at, next_attempt_at]
+const DUE_PAGE: ValuesQuery = {
+  sqlite: `SELECT id, url, payload, attempt_count, retry_base, updated_at, next_attempt_at FROM webhook_messages
+    WHERE account_id = ?1 AND next_attempt_at IS NOT NULL AND next_attempt_at <= ?2 AND (next_attempt_at, id) > (?3, ?4)
+    ORDER BY next_attempt_at, id LIMIT ${PAGE}`,
+  postgres: `SELECT id, url, payload, attempt_count, retry_base, updated_at, next_attempt_at FROM webhook_messages
+    WHERE account_id = $1 AND next_attempt_at IS NOT NULL AND next_attempt_at <= $2 AND (next_attempt_at, id) > ($3, $4)
+    ORDER BY next_attempt_at, id LIMIT ${PAGE}`,
+};
+
+/** What a delivery reads of a due message. */
+type DueMessage = Pick<MessageRow, "id" | "accountId" | "url" | "payload" | "attemptCount" | "retryBase" | "updatedAt" | "nextAttemptAt">;
+
+function dueMessage(accountId: string, v: unknown[]): DueMessage {
+  return {
+    id: v[0] as string,
+    accountId,
+    url: v[1] as string,
+    payload: v[2] as string,
+    attemptCount: Number(v[3]),
+    retryBase: Number(v[4]),
+    updatedAt: v[5] == null ? null : Number(v[5]),
+    nextAttemptAt: Number(v[6]),
+  };
+}
 
 // An attempt's outcome, batch by batch: one statement per batch, not per row.
 // [id, message_id, attempt, status_code, latency_ms, response_snippet, error, next_attempt_at, created_at]
@@ -153,21 +180,6 @@ export function createWebhooks(deps: WebhookDeps) {
   const p = sql.placeholder;
 
   // Every delivery job runs these, so they are prepared once.
-  // An account's due messages after a cursor, in the order they fell due (webhook_messages_due_idx).
-  const duePage = db.read
-    .select()
-    .from(webhookMessages)
-    .where(
-      and(
-        eq(webhookMessages.accountId, p("account")),
-        isNotNull(webhookMessages.nextAttemptAt),
-        lte(webhookMessages.nextAttemptAt, p("now")),
-        rowCompare([webhookMessages.nextAttemptAt, webhookMessages.id], ">", [p("at"), p("after")]),
-      ),
-    )
-    .orderBy(asc(webhookMessages.nextAttemptAt), asc(webhookMessages.id))
-    .limit(PAGE)
-    .prepare();
   const unexpiredSecrets = db.read
     .select({ secret: webhookSecrets.secret, expiresAt: webhookSecrets.expiresAt })
     .from(webhookSecrets)
@@ -273,13 +285,13 @@ export function createWebhooks(deps: WebhookDeps) {
 
   type AttemptFields = Partial<Pick<AttemptRow, "statusCode" | "latencyMs" | "responseSnippet" | "error" | "nextAttemptAt">>;
   /** One attempt's result, to be logged and applied to its message. */
-  type Outcome = { message: MessageRow; attempt: number; fields: AttemptFields; status: "delivered" | "retrying" | "failed"; at: number };
+  type Outcome = { message: DueMessage; attempt: number; fields: AttemptFields; status: "delivered" | "retrying" | "failed"; at: number };
 
   /**
    * Sends one message once and says what became of it (nothing is written here). Throws only when `signal` aborted
    * the attempt, whose outcome then does not count.
    */
-  async function attempt(message: MessageRow, keys: Keys, signal: AbortSignal): Promise<Outcome> {
+  async function attempt(message: DueMessage, keys: Keys, signal: AbortSignal): Promise<Outcome> {
     const now = clock.now();
     const number = message.attemptCount + 1;
     const secrets = await signingSecrets(message.accountId, keys, now);
@@ -429,7 +441,7 @@ export function createWebhooks(deps: WebhookDeps) {
     let inFlight = 0;
     let waiting: (() => void) | null = null;
     const ended = () => new Promise<void>((resolve) => (waiting = resolve));
-    const send = (message: MessageRow, keys: Keys) => {
+    const send = (message: DueMessage, keys: Keys) => {
       inFlight++;
       attempt(message, keys, signal)
         .then((o) => {
@@ -461,7 +473,7 @@ export function createWebhooks(deps: WebhookDeps) {
         for (;;) {
           if (stopped()) return;
           const now = clock.now();
-          const page = await duePage.execute({ account: accountId, now, ...cursor });
+          const page = (await queryValues(db.read, db.dialect, DUE_PAGE, [accountId, now, cursor.at, cursor.after])).map((v) => dueMessage(accountId, v));
           if (page.length === 0) break;
           // Read with each page, so a rotation reaches the next page's deliveries.
           const keys: Keys = await unexpiredSecrets.execute({ account: accountId, now });
