@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { readdirSync, writeFileSync } from "node:fs";
 import { Database } from "bun:sqlite";
 import journal from "../drizzle/sqlite/meta/_journal.json";
-import { importedMigrationTags } from "../src/db/migrations";
+import { importedMigrationTags, sqliteMigrations } from "../src/db/migrations";
 import { openDatabase, WalSync, type SyncFile } from "../src/db";
 import { tempDir } from "./helpers";
 
@@ -30,6 +30,35 @@ describe("migrations", () => {
     expect(ra.applied.length + rb.applied.length).toBe(journal.entries.length);
     a.close();
     b.close();
+  });
+
+  test("an upgrade keeps the webhook attempts already logged when it re-keys their table by message", async () => {
+    const path = join(tempDir(), "v.db");
+    // A database as the release before 0003 left it, with one message and its attempt.
+    const old = new Database(path, { create: true });
+    old.exec(`CREATE TABLE "__drizzle_migrations" (id INTEGER PRIMARY KEY, hash text NOT NULL, created_at numeric)`);
+    for (const m of sqliteMigrations().filter((m) => m.tag < "0003")) {
+      for (const statement of m.statements) old.exec(statement);
+      old.query(`INSERT INTO "__drizzle_migrations" (hash, created_at) VALUES (?, ?)`).run(m.hash, m.when);
+    }
+    old.exec(`INSERT INTO accounts (id, name, created_at, updated_at) VALUES ('acct_1', 'a', 1, 1)`);
+    old.exec(`INSERT INTO webhook_messages (id, account_id, event, url, payload, status, attempt_count, created_at)
+      VALUES ('msg_1', 'acct_1', 'ping', 'https://hooks.example/x', '{}', 'delivered', 1, 1)`);
+    old.exec(`INSERT INTO webhook_attempts (id, message_id, attempt, status_code, latency_ms, created_at) VALUES ('att_1', 'msg_1', 1, 200, 12, 2)`);
+    old.close();
+
+    const db = openDatabase(`sqlite:${path}`);
+    expect((await db.migrate()).applied).toEqual(["0003_attempts_by_message"]);
+    const { webhookAttempts } = await import("../src/db/schema");
+    expect(await db.read.select().from(webhookAttempts)).toEqual([
+      { id: "att_1", messageId: "msg_1", attempt: 1, statusCode: 200, latencyMs: 12, responseSnippet: null, error: null, nextAttemptAt: null, createdAt: 2 },
+    ]);
+    await db.close();
+    const after = new Database(path);
+    const { sql } = after.query(`SELECT sql FROM sqlite_master WHERE name = 'webhook_attempts'`).get() as { sql: string };
+    expect(sql).toContain("WITHOUT ROWID");
+    expect(after.query(`SELECT name FROM sqlite_master WHERE name = 'webhook_attempts_message_idx'`).get()).toBe(null);
+    after.close();
   });
 
   test("a rolled-back transaction leaves nothing behind", async () => {
