@@ -240,4 +240,43 @@ describe("durability", () => {
     expect(idle).toBe(true);
     wal.close();
   });
+
+  test("commits nobody waits for share one flush when it falls due, and a flush started earlier covers them", async () => {
+    const flush = heldSync();
+    const file = join(tempDir(), "v.db-wal");
+    writeFileSync(file, "x");
+    const timers: { fn: () => void; ms: number; cancelled: boolean }[] = [];
+    const wal = new WalSync(file, flush.sync, (fn, ms) => {
+      const timer = { fn, ms, cancelled: false };
+      timers.push(timer);
+      return () => (timer.cancelled = true);
+    });
+    wal.soon(100);
+    wal.soon(100);
+    wal.soon(100);
+    // One flush is due, none runs yet.
+    expect(timers.map((t) => t.ms)).toEqual([100]);
+    expect(flush.held).toHaveLength(0);
+    timers[0].fn();
+    expect(flush.held).toHaveLength(1);
+    flush.release();
+
+    // A durable commit's flush starts before the lazy one falls due: it covers them both, and the lazy one is off.
+    wal.soon(100);
+    const done: string[] = [];
+    wal.after(() => done.push("durable"));
+    expect(timers[1].cancelled).toBe(true);
+    flush.release();
+    expect(done).toEqual(["durable"]);
+    expect(flush.held).toHaveLength(0);
+
+    // Shutting down flushes a due one at once.
+    wal.soon(100);
+    const settled = wal.settled();
+    expect(timers[2].cancelled).toBe(true);
+    expect(flush.held).toHaveLength(1);
+    flush.release();
+    await settled;
+    wal.close();
+  });
 });

@@ -33,7 +33,7 @@ export type TxOptions = {
   isolation?: "serializable" | "read committed";
   /**
    * SQLite: false resolves as soon as the transaction has committed (other connections see it), before its WAL frames
-   * reach the disk; they follow within one fsync, in commit order. Only for writes whose loss in a power cut costs
+   * reach the disk; they follow with the next flush, in commit order, at the latest LAZY_FLUSH_MS later. Only for writes whose loss in a power cut costs
    * nothing but a repeat, such as the job engine's bookkeeping: at-least-once delivery already re-runs an attempt whose
    * outcome was not recorded. Default true: the promise resolves, and afterCommit hooks run, once the commit is durable.
    * PostgreSQL ignores it.
@@ -90,6 +90,9 @@ function openSqlite(path: string): Database {
   return client;
 }
 
+/** Runs `fn` after `ms` unless the returned function is called first (setTimeout's shape; tests fire it themselves). */
+export type SetTimer = (fn: () => void, ms: number) => () => void;
+
 /** Flushes a file's data to disk and calls back (fdatasync's shape). */
 export type SyncFile = (fd: number, done: (error: Error | null) => void) => void;
 
@@ -101,6 +104,8 @@ export type SyncFile = (fd: number, done: (error: Error | null) => void) => void
 export class WalSync {
   private fd: number | null = null;
   private running = false;
+  /** Cancels the flush due for commits nobody waits for (soon()), if one is. */
+  private lazy: (() => void) | null = null;
   /** Callbacks of commits made since the running sync started (those need the next one). */
   private waiting: ((error: Error | null) => void)[] = [];
   private idle: (() => void)[] = [];
@@ -108,6 +113,10 @@ export class WalSync {
   constructor(
     private readonly walPath: string | null,
     private readonly sync: SyncFile = fdatasync,
+    private readonly setTimer: SetTimer = (fn, ms) => {
+      const t = setTimeout(fn, ms);
+      return () => clearTimeout(t);
+    },
   ) {}
 
   /** Calls `done` once every commit made so far is on disk (at once for an in-memory database). */
@@ -125,18 +134,40 @@ export class WalSync {
     return new Promise((resolve, reject) => this.after((error) => (error ? reject(error) : resolve())));
   }
 
-  /** Resolves when no sync is running or waiting. */
+  /**
+   * Flushes what is committed now within `ms`, unless a flush that covers it starts first: for commits nobody waits
+   * for, so a stream of them costs a sync every `ms` rather than one after another.
+   */
+  soon(ms: number): void {
+    if (!this.walPath || this.lazy) return;
+    this.lazy = this.setTimer(() => {
+      this.lazy = null;
+      this.after(() => {});
+    }, ms);
+  }
+
+  /** Resolves when no sync is running, waiting or due (a due one starts now). */
   settled(): Promise<void> {
+    if (this.lazy) {
+      this.lazy();
+      this.lazy = null;
+      this.after(() => {});
+    }
     if (!this.running) return Promise.resolve();
     return new Promise((resolve) => this.idle.push(resolve));
   }
 
   close(): void {
+    this.lazy?.();
+    this.lazy = null;
     if (this.fd !== null) closeSync(this.fd);
     this.fd = null;
   }
 
   private start(): void {
+    // This flush covers every commit made so far, those a lazy one was due for too.
+    this.lazy?.();
+    this.lazy = null;
     const batch = this.waiting;
     this.waiting = [];
     this.running = true;
@@ -156,6 +187,9 @@ export class WalSync {
     this.sync(this.fd, (error) => finish(error));
   }
 }
+
+/** How long a commit made with `durable: false` may wait for the flush that puts it on disk. */
+export const LAZY_FLUSH_MS = 100;
 
 type Work = {
   /** Runs inside the group's transaction, under its own savepoint. */
@@ -274,7 +308,12 @@ class GroupWriter {
         work.resolve(outcome.value);
       } else durable.push({ work, value: outcome.value, hooks: outcome.hooks });
     });
-    // Commits nobody waits for are flushed too, so they reach the disk within one sync, not at some later commit.
+    // Commits nobody waits for are flushed too, within LAZY_FLUSH_MS, not at some later commit; a group of only those
+    // does not start a sync of its own, or a stream of them would keep a pool thread syncing without pause.
+    if (durable.length === 0) {
+      this.wal.soon(LAZY_FLUSH_MS);
+      return;
+    }
     this.wal.after((error) => {
       for (const { work, value, hooks } of durable) {
         if (error) {
