@@ -20,17 +20,21 @@ function encode(n: number, width: number): string {
 
 let lastMs = -1;
 let seq = 0;
+// lastMs encoded, worked out once per millisecond rather than once per id.
+let msText = "";
 
 /** 9 chars of epoch ms, 3 of an in-process sequence (monotonic even if the clock steps back), 8 random across processes. */
 export function newSortableId(prefix: string, nowMs: number): string {
   if (nowMs > lastMs) {
     lastMs = nowMs;
     seq = 0;
+    msText = encode(lastMs, 9);
   } else if (++seq >= SEQ_SPAN) {
     lastMs++;
     seq = 0;
+    msText = encode(lastMs, 9);
   }
-  return `${prefix}_${encode(lastMs, 9)}${encode(seq, 3)}${random()}`;
+  return `${prefix}_${msText}${encode(seq, 3)}${random()}`;
 }
 
 export function newJobId(nowMs: number): string {

@@ -11,7 +11,7 @@
 // The promise to receivers: the same `webhook-id` on every attempt of a message (deduplicate on it), a fresh
 // `webhook-timestamp` per attempt (reject old ones), and a `webhook-signature` that verifies with the secret
 // from GET /v1/webhooks/secret (during a rotation both the old and the new secret sign for 24 h).
-import { and, asc, count, desc, eq, gt, inArray, isNotNull, isNull, min, or, sql } from "drizzle-orm";
+import { and, asc, count, eq, inArray, isNotNull, isNull, min, sql } from "drizzle-orm";
 import type { Db, Orm } from "../db";
 import type { Clock } from "../db/clock";
 import { iso, newId } from "../db/ids";
@@ -57,6 +57,14 @@ const DUE_PAGE: ValuesQuery = {
   postgres: `SELECT id, url, payload, attempt_count, retry_base, updated_at, next_attempt_at FROM webhook_messages
     WHERE account_id = $1 AND next_attempt_at IS NOT NULL AND next_attempt_at <= $2 AND (next_attempt_at, id) > ($3, $4)
     ORDER BY next_attempt_at, id LIMIT ${PAGE}`,
+};
+
+// An account's secrets that have not expired at ?2, newest first: [secret, expires_at].
+const UNEXPIRED_SECRETS: ValuesQuery = {
+  sqlite: `SELECT secret, expires_at FROM webhook_secrets WHERE account_id = ?1 AND (expires_at IS NULL OR expires_at > ?2)
+    ORDER BY created_at DESC`,
+  postgres: `SELECT secret, expires_at FROM webhook_secrets WHERE account_id = $1 AND (expires_at IS NULL OR expires_at > $2)
+    ORDER BY created_at DESC`,
 };
 
 /** What a delivery reads of a due message. */
@@ -178,19 +186,6 @@ export function createWebhooks(deps: WebhookDeps) {
   const pageAll = createPager<MessageRow>(db.read, webhookMessages, [webhookMessages.accountId], "webhook message");
   const pageForVideo = createPager<MessageRow>(db.read, webhookMessages, [webhookMessages.accountId, webhookMessages.videoId], "webhook message");
   const p = sql.placeholder;
-
-  // Every delivery job runs these, so they are prepared once.
-  const unexpiredSecrets = db.read
-    .select({ secret: webhookSecrets.secret, expiresAt: webhookSecrets.expiresAt })
-    .from(webhookSecrets)
-    .where(
-      and(
-        eq(webhookSecrets.accountId, p("account")),
-        or(isNull(webhookSecrets.expiresAt), gt(webhookSecrets.expiresAt, p("now"))),
-      ),
-    )
-    .orderBy(desc(webhookSecrets.createdAt))
-    .prepare();
 
   /** An account's secrets that have not expired, newest first, as a delivery job holds them for a page of messages. */
   type Keys = { secret: string; expiresAt: number | null }[];
@@ -476,7 +471,10 @@ export function createWebhooks(deps: WebhookDeps) {
           const page = (await queryValues(db.read, db.dialect, DUE_PAGE, [accountId, now, cursor.at, cursor.after])).map((v) => dueMessage(accountId, v));
           if (page.length === 0) break;
           // Read with each page, so a rotation reaches the next page's deliveries.
-          const keys: Keys = await unexpiredSecrets.execute({ account: accountId, now });
+          const keys: Keys = (await queryValues(db.read, db.dialect, UNEXPIRED_SECRETS, [accountId, now])).map((v) => ({
+            secret: v[0] as string,
+            expiresAt: v[1] == null ? null : Number(v[1]),
+          }));
           for (const message of page) {
             while (inFlight >= ACCOUNT_IN_FLIGHT) await ended();
             if (stopped()) return;
