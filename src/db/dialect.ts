@@ -83,15 +83,19 @@ export async function runRows(ex: Orm, dialect: Dialect, statement: RowsStatemen
 }
 
 /**
- * A read on a hot path, in each dialect's own SQL (positional parameters: `?1` … on SQLite, `$1` … on PostgreSQL),
- * run on the driver and returned as arrays in select order: drizzle's per-row mapping cost more than the query.
+ * A read on a hot path, in SQL both dialects run, with PostgreSQL's positional parameters `$1`, `$2`, … (SQLite gets
+ * them as `?1`, `?2`, …), run on the driver and returned as arrays in select order: drizzle's per-row mapping cost
+ * more than the query. Integers come back as numbers, or as strings from PostgreSQL's bigint columns.
  */
-export type ValuesQuery = { sqlite: string; postgres: string };
-
-/** Runs `query` on `ex` (a read handle or a transaction) with `params`. Integers come back as numbers or, on PostgreSQL's bigint, strings. */
-export async function queryValues(ex: Orm, dialect: Dialect, query: ValuesQuery, params: SQLQueryBindings[]): Promise<unknown[][]> {
-  if (dialect === "postgres") return (await pgClientOf(ex).unsafe(query.postgres, params).values()) as unknown[][];
+export async function queryValues(ex: Orm, dialect: Dialect, text: string, params: SQLQueryBindings[]): Promise<unknown[][]> {
+  if (dialect === "postgres") return (await pgClientOf(ex).unsafe(text, params).values()) as unknown[][];
   const client = (ex as unknown as { $client: Database }).$client;
-  return compiledStatement(client, query.sqlite).values(...params) as unknown[][];
+  return compiledStatement(client, sqliteParameters(text)).values(...params) as unknown[][];
 }
 
+const sqliteTexts = new Map<string, string>();
+function sqliteParameters(text: string): string {
+  let out = sqliteTexts.get(text);
+  if (out === undefined) sqliteTexts.set(text, (out = text.replace(/\$(\d+)/g, "?$1")));
+  return out;
+}

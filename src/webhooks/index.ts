@@ -17,7 +17,7 @@ import type { Clock } from "../db/clock";
 import { iso, newId } from "../db/ids";
 import type { webhookAttempts, webhookMessages } from "../db/schema";
 import { createPager, type PageQuery } from "../db/pagination";
-import { queryValues, runRows, type RowsStatement, type ValuesQuery } from "../db/dialect";
+import { queryValues, runRows, type RowsStatement } from "../db/dialect";
 import { errors } from "../http/errors";
 import type { Logger } from "../config/log";
 import { OutboundError, outboundFetch } from "../net";
@@ -48,24 +48,15 @@ const DELIVERY_JOB_ATTEMPTS = 25;
 const MAX_RETRY_AFTER_MS = 24 * 3600 * 1000;
 const utf8 = new TextDecoder();
 
-// An account's due messages after a cursor (next_attempt_at, id), in the order they fell due (webhook_messages_due_idx).
-// [id, url, payload, attempt_count, retry_base, updated_at, next_attempt_at]
-const DUE_PAGE: ValuesQuery = {
-  sqlite: `SELECT id, url, payload, attempt_count, retry_base, updated_at, next_attempt_at FROM webhook_messages
-    WHERE account_id = ?1 AND next_attempt_at IS NOT NULL AND next_attempt_at <= ?2 AND (next_attempt_at, id) > (?3, ?4)
-    ORDER BY next_attempt_at, id LIMIT ${PAGE}`,
-  postgres: `SELECT id, url, payload, attempt_count, retry_base, updated_at, next_attempt_at FROM webhook_messages
-    WHERE account_id = $1 AND next_attempt_at IS NOT NULL AND next_attempt_at <= $2 AND (next_attempt_at, id) > ($3, $4)
-    ORDER BY next_attempt_at, id LIMIT ${PAGE}`,
-};
+// An account's due messages after a cursor (next_attempt_at, id), in the order they fell due (webhook_messages_due_idx):
+// [id, url, payload, attempt_count, retry_base, updated_at, next_attempt_at].
+const DUE_PAGE = `SELECT id, url, payload, attempt_count, retry_base, updated_at, next_attempt_at FROM webhook_messages
+  WHERE account_id = $1 AND next_attempt_at IS NOT NULL AND next_attempt_at <= $2 AND (next_attempt_at, id) > ($3, $4)
+  ORDER BY next_attempt_at, id LIMIT ${PAGE}`;
 
-// An account's secrets that have not expired at ?2, newest first: [secret, expires_at].
-const UNEXPIRED_SECRETS: ValuesQuery = {
-  sqlite: `SELECT secret, expires_at FROM webhook_secrets WHERE account_id = ?1 AND (expires_at IS NULL OR expires_at > ?2)
-    ORDER BY created_at DESC`,
-  postgres: `SELECT secret, expires_at FROM webhook_secrets WHERE account_id = $1 AND (expires_at IS NULL OR expires_at > $2)
-    ORDER BY created_at DESC`,
-};
+// An account's secrets that have not expired at $2, newest first: [secret, expires_at].
+const UNEXPIRED_SECRETS = `SELECT secret, expires_at FROM webhook_secrets
+  WHERE account_id = $1 AND (expires_at IS NULL OR expires_at > $2) ORDER BY created_at DESC`;
 
 /** What a delivery reads of a due message. */
 type DueMessage = Pick<MessageRow, "id" | "accountId" | "url" | "payload" | "attemptCount" | "retryBase" | "updatedAt" | "nextAttemptAt">;
