@@ -3,9 +3,10 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
+import { SQL } from "bun";
 import { eq } from "drizzle-orm";
 import pgJournal from "../drizzle/pg/meta/_journal.json";
-import { importedPostgresMigrationTags } from "../src/db/migrations";
+import { importedPostgresMigrationTags, postgresMigrations } from "../src/db/migrations";
 import { openDatabase, type Db } from "../src/db";
 import { pgClientOf } from "../src/db/postgres";
 import { createPostgresDatabase, postgresAvailable } from "./helpers";
@@ -47,6 +48,33 @@ describe.skipIf(!postgresAvailable)("PostgreSQL database", () => {
     const [{ n }] = await pgClientOf(watcher.read)`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = ${name}`;
     await Promise.all(reads);
     expect(n).toBe(3);
+  });
+
+  test("an upgrade keeps the webhook attempts already logged when it re-keys their table by message", async () => {
+    const pg = await fresh();
+    // A database as the release before 0002 left it, with one message and its attempt.
+    const old = new SQL({ url: pg.url, max: 1 });
+    await old.unsafe(`CREATE TABLE "__drizzle_migrations" (id serial PRIMARY KEY, hash text NOT NULL, created_at bigint)`);
+    for (const m of postgresMigrations().filter((m) => m.tag < "0002")) {
+      for (const statement of m.statements) await old.unsafe(statement);
+      await old.unsafe(`INSERT INTO "__drizzle_migrations" (hash, created_at) VALUES ($1, $2)`, [m.hash, m.when]);
+    }
+    await old.unsafe(`INSERT INTO accounts (id, name, created_at, updated_at) VALUES ('acct_1', 'a', 1, 1)`);
+    await old.unsafe(`INSERT INTO webhook_messages (id, account_id, event, url, payload, status, attempt_count, created_at)
+      VALUES ('msg_1', 'acct_1', 'ping', 'https://hooks.example/x', '{}', 'delivered', 1, 1)`);
+    await old.unsafe(`INSERT INTO webhook_attempts (id, message_id, attempt, status_code, latency_ms, created_at) VALUES ('att_1', 'msg_1', 1, 200, 12, 2)`);
+    await old.close();
+
+    const db = pg.open();
+    expect((await db.migrate()).applied).toEqual(["0002_attempts_by_message"]);
+    const { webhookAttempts } = db.schema;
+    expect(await db.read.select().from(webhookAttempts)).toEqual([
+      { id: "att_1", messageId: "msg_1", attempt: 1, statusCode: 200, latencyMs: 12, responseSnippet: null, error: null, nextAttemptAt: null, createdAt: 2 },
+    ]);
+    const [key] = await pgClientOf(db.read).unsafe(
+      `SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conrelid = 'webhook_attempts'::regclass AND contype = 'p'`,
+    );
+    expect(key.def).toBe("PRIMARY KEY (message_id, id)");
   });
 
   test("instances migrating at once apply each migration exactly once", async () => {
