@@ -33,9 +33,9 @@ export type TxOptions = {
   isolation?: "serializable" | "read committed";
   /**
    * SQLite: false resolves as soon as the transaction has committed (other connections see it), before its WAL frames
-   * reach the disk; they follow with the next flush, in commit order, at the latest LAZY_FLUSH_MS later. Only for writes whose loss in a power cut costs
-   * nothing but a repeat, such as the job engine's bookkeeping: at-least-once delivery already re-runs an attempt whose
-   * outcome was not recorded. Default true: the promise resolves, and afterCommit hooks run, once the commit is durable.
+   * reach the disk; they follow with the next flush, in commit order, at the latest LAZY_FLUSH_MS later. Only for
+   * writes whose loss in a power cut costs nothing but a repeat, such as the job engine's bookkeeping: at-least-once
+   * delivery already re-runs an attempt whose outcome was not recorded. Default true: the promise resolves, and afterCommit hooks run, once the commit is durable.
    * PostgreSQL ignores it.
    */
   durable?: boolean;
