@@ -135,6 +135,28 @@ describe("failures", () => {
     expect(left).toEqual([]);
   }, 60_000);
 
+  test("ffmpeg dies with the instance that started it, even one that is SIGKILLed", async () => {
+    const workDir = mkdtempSync(join(tmpdir(), "vitrin-orphan-"));
+    const child = Bun.spawn([process.execPath, join(import.meta.dir, "support", "ffmpeg-child.ts"), workDir], { stdout: "pipe", stderr: "inherit" });
+    const reader = child.stdout.getReader();
+    let out = "";
+    while (!out.includes("started")) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      out += new TextDecoder().decode(value);
+    }
+    expect(out).toContain("started");
+    // The output file is named on ffmpeg's command line only, not on the child's.
+    const output = join(workDir, "long.mp4");
+    expect(processesUsing(output).length).toBe(1);
+    child.kill("SIGKILL");
+    await child.exited;
+    // The kernel sends ffmpeg its SIGKILL as the parent goes; give it a moment to be reaped.
+    for (let i = 0; i < 100 && processesUsing(output).length > 0; i++) await Bun.sleep(50);
+    expect(processesUsing(output)).toEqual([]);
+    rmSync(workDir, { recursive: true, force: true });
+  }, 30_000);
+
   test("an already aborted signal never starts ffmpeg", async () => {
     const ctrl = new AbortController();
     ctrl.abort();

@@ -1,4 +1,5 @@
-// Running ffmpeg and ffprobe: argument arrays (never a shell), its own process group, progress, timeout and abort.
+// Running ffmpeg and ffprobe: argument arrays (never a shell), its own process group, progress, timeout and abort, and
+// no ffmpeg outliving the instance that started it.
 import { existsSync } from "node:fs";
 
 export type RunOptions = {
@@ -39,10 +40,22 @@ function killGroup(pid: number): void {
   }
 }
 
+// util-linux's setpriv, where there is one: `setpriv --pdeathsig KILL -- ffmpeg …` execs ffmpeg (same pid) with the
+// kernel told to SIGKILL it when the thread that started it dies, so an instance that is itself SIGKILLed (or
+// OOM-killed) leaves no encode running on for minutes. Linux only; elsewhere, or without setpriv, ffmpeg runs as is.
+let deathSignalPrefix: string[] | undefined;
+function parentDeathPrefix(): string[] {
+  if (deathSignalPrefix === undefined) {
+    const setpriv = process.platform === "linux" ? Bun.which("setpriv") : null;
+    deathSignalPrefix = setpriv ? [setpriv, "--pdeathsig", "KILL", "--"] : [];
+  }
+  return deathSignalPrefix;
+}
+
 /** Runs ffmpeg with `-progress pipe:1` already among `args`; resolves when it exits 0, throws a RenderError otherwise. */
 export async function runFfmpeg(ffmpeg: string, args: string[], o: RunOptions): Promise<void> {
   if (o.signal?.aborted) throw new RenderError("the render was cancelled before ffmpeg started", "aborted");
-  const proc = Bun.spawn([ffmpeg, ...args], { stdin: "ignore", stdout: "pipe", stderr: "pipe", detached: true });
+  const proc = Bun.spawn([...parentDeathPrefix(), ffmpeg, ...args], { stdin: "ignore", stdout: "pipe", stderr: "pipe", detached: true });
   let stopped: "timeout" | "aborted" | null = null;
   const stop = (why: "timeout" | "aborted") => {
     if (stopped) return;
