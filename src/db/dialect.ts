@@ -28,6 +28,11 @@ export function idList(dialect: Dialect): IdList {
   return idLists[dialect];
 }
 
+/** The bun:sqlite connection behind a drizzle handle (drizzle's `$client`, missing from its declared type). */
+export function sqliteClientOf(orm: unknown): Database {
+  return (orm as { $client: Database }).$client;
+}
+
 // bun:sqlite's own query() cache stops after 20 texts per connection (every module shares it), so statements run
 // hundreds of times a second are kept here, per connection; the set of texts is fixed and small.
 const compiledSqlite = new WeakMap<Database, Map<string, Statement>>();
@@ -71,7 +76,7 @@ export async function runRows(ex: Orm, dialect: Dialect, statement: RowsStatemen
     await pgClientOf(ex).unsafe(statement.postgres, [rows]);
     return;
   }
-  const client = (ex as unknown as { $client: Database }).$client;
+  const client = sqliteClientOf(ex);
   let at = 0;
   for (const size of CHUNKS) {
     for (; rows.length - at >= size; at += size) {
@@ -89,7 +94,7 @@ export async function runRows(ex: Orm, dialect: Dialect, statement: RowsStatemen
  */
 export async function queryValues(ex: Orm, dialect: Dialect, text: string, params: SQLQueryBindings[]): Promise<unknown[][]> {
   if (dialect === "postgres") return (await pgClientOf(ex).unsafe(text, params).values()) as unknown[][];
-  const client = (ex as unknown as { $client: Database }).$client;
+  const client = sqliteClientOf(ex);
   return compiledStatement(client, sqliteParameters(text)).values(...params) as unknown[][];
 }
 

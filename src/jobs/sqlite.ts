@@ -7,8 +7,8 @@
 //
 // Every statement has a fixed text (rows travel as one JSON parameter) and is compiled once per connection: the
 // scheduler runs these hundreds of times a second, and compiling them anew each time cost more than running them.
-import type { Database, SQLQueryBindings, Statement } from "bun:sqlite";
-import { compiledStatement } from "../db/dialect";
+import type { SQLQueryBindings, Statement } from "bun:sqlite";
+import { compiledStatement, sqliteClientOf } from "../db/dialect";
 import {
   splitDebounced,
   TransactionLost,
@@ -77,13 +77,8 @@ export function compareClaimOrder(a: JobRecord, b: JobRecord): number {
 /** A statement text and its parameters, ready for `Statement.all`. */
 export type Query = { text: string; params: SQLQueryBindings[] };
 
-/** The bun:sqlite connection behind a drizzle handle (drizzle's `$client`, missing from its declared type). */
-function clientOf(ex: Executor): Database {
-  return (ex as unknown as { $client: Database }).$client;
-}
-
 function statement(ex: Executor, text: string): Statement {
-  return compiledStatement(clientOf(ex), text);
+  return compiledStatement(sqliteClientOf(ex), text);
 }
 
 function all<T>(ex: Executor, q: Query): T[] {
@@ -296,7 +291,7 @@ export class SqliteJobStore implements JobStore {
   }
 
   async savepoint<T>(tx: Executor, fn: () => Promise<T> | T): Promise<T> {
-    const client = clientOf(tx);
+    const client = sqliteClientOf(tx);
     // Outside a transaction SAVEPOINT would begin one, and its statements would commit on their own.
     if (!client.inTransaction) throw new TransactionLost();
     statement(tx, "SAVEPOINT job_writes").run();
