@@ -7,6 +7,18 @@ export type JobStatsSource = () => Promise<{
 
 export type WebhookBacklogSource = () => Promise<{ waiting: number; oldestDueMs: number }>;
 
+/**
+ * `source`, read once for all the gauges fed by it: a scrape collects every gauge at once, so they share the read in
+ * flight instead of querying the database one time each.
+ */
+function sharedRead<T>(source: () => Promise<T>): () => Promise<T> {
+  let inFlight: Promise<T> | null = null;
+  return () =>
+    (inFlight ??= source().finally(() => {
+      inFlight = null;
+    }));
+}
+
 export function createMetrics() {
   const registry = new Registry();
   // Registering the process metrics reads V8's heap statistics and starts event-loop monitors: done on the first
@@ -41,7 +53,8 @@ export function createMetrics() {
       timer.observe(seconds);
     },
     /** Job queue depth by kind and status, and the oldest waiting job's age, read from the job table on scrape. */
-    watchJobs(source: JobStatsSource) {
+    watchJobs(jobStats: JobStatsSource) {
+      const source = sharedRead(jobStats);
       new Gauge({
         name: "vitrin_jobs",
         help: "Jobs in the job table by kind and status.",
@@ -70,7 +83,8 @@ export function createMetrics() {
       });
     },
     /** Webhook messages not yet delivered or given up on: delivery runs one job per account, so job counts hide them. */
-    watchWebhooks(source: WebhookBacklogSource) {
+    watchWebhooks(backlog: WebhookBacklogSource) {
+      const source = sharedRead(backlog);
       new Gauge({
         name: "vitrin_webhook_messages_waiting",
         help: "Webhook messages not yet delivered or given up on (due now or waiting for a retry).",
