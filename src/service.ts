@@ -70,7 +70,14 @@ export async function createService(config: Config, opts: ServiceOptions = {}) {
   const image = { allowPrivateNetworks: config.allowPrivateNetworks, timeoutMs: config.fetchTimeoutMs, resolve: opts.resolve };
   const products = createProducts({ db, clock, storage: plugins.storage, jobs, logger, image });
   const dekupe = createDekupe({ db, clock, storage: plugins.storage, removal: plugins.backgroundRemoval, jobs, logger });
-  jobs.register<DekupeJobPayload>(DEKUPE_JOB, (job) => dekupe.run(job.payload, job.signal), { concurrency: 1, maxAttempts: 3 });
+  jobs.register<DekupeJobPayload>(DEKUPE_JOB, (job) => dekupe.run(job.payload, job.signal), {
+    concurrency: 1,
+    maxAttempts: 3,
+    onDead: (tx, job) => {
+      const productId = (job.payload as Partial<DekupeJobPayload> | undefined)?.productId;
+      if (typeof productId === "string") return dekupe.onDead(tx, productId, job.error);
+    },
+  });
   const outbound = { allowPrivateNetworks: config.allowPrivateNetworks, resolve: opts.resolve };
   const webhooks = createWebhooks({
     db,
@@ -105,6 +112,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}) {
     checkUrl,
     renderScale: opts.renderScale,
     renderTimeoutMs: config.renderTimeoutMs,
+    dekupeWaitMs: config.dekupeWaitMs,
   });
 
   const metrics = createMetrics();

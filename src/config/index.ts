@@ -46,6 +46,7 @@ export type Config = {
   s3Urls: "presigned" | "public";
   s3UrlTtlSeconds: number;
   renderTimeoutMs: number;
+  dekupeWaitMs: number;
   ffmpegPath: string | null;
   ffprobePath: string | null;
   renderThreads: number;
@@ -424,6 +425,13 @@ const settings: Setting[] = [
     default: "600000",
     doc: "Wall-clock limit for one video render; past it ffmpeg is killed and the video fails with a refund.",
     parse: integer(100, 86_400_000),
+  },
+  {
+    env: "VITRIN_DEKUPE_WAIT_MS",
+    key: "dekupeWaitMs",
+    default: "1800000",
+    doc: "How long a video waits for its product's cut-out (counted from the video's request); past it the video fails with a refund instead of waiting on a cut-out that will not come.",
+    parse: integer(1000, 86_400_000),
   },
   {
     env: "VITRIN_FFMPEG_PATH",

@@ -18,6 +18,7 @@ import type { Clock } from "../db/clock";
 import { backoffDelay, defaultBackoff, type Backoff } from "./backoff";
 import { JobAborted, PermanentFailure, RetryAfter } from "./errors";
 import { newJobId } from "./ids";
+import { settleDeaths, type DeadHook, type Death } from "./dead";
 import { SqliteJobStore } from "./sqlite";
 import { PostgresJobStore } from "./postgres";
 import {
@@ -83,6 +84,8 @@ export type KindOptions = {
   timeoutMs?: number;
   /** Delay before the next attempt. Default: exponential from 1 s, ×2, capped at 1 h, minus up to 50 % jitter. */
   backoff?: Backoff;
+  /** Settles the job's owner in the transaction that marks the job dead (see DeadHook). */
+  onDead?: DeadHook;
 };
 
 export type EnqueueOptions = {
@@ -137,6 +140,10 @@ export type JobEngineOptions = {
   store?: JobStore;
 };
 
+function rescuedDeath(r: RescuedJob): Death {
+  return { id: r.id, kind: r.kind, payload: r.payload, attempts: r.attempts, error: r.lastError };
+}
+
 /** What one scheduler round did (tick() reports only `claimed`). */
 type RoundResult = { claimed: number; settled: number; rescued: number; pruned: number };
 export type StopResult = { finished: number; released: number };
@@ -163,6 +170,7 @@ type KindState = {
   leaseMs: number;
   timeoutMs: number;
   backoff: Backoff;
+  onDead?: DeadHook;
   /** Slots in use here, including attempts that timed out but whose handler has not returned yet. */
   running: number;
   /**
@@ -296,6 +304,7 @@ export class JobEngine {
       leaseMs: positiveInt(`${kind}.leaseMs`, this.leaseOverride ?? opts.leaseMs ?? 30_000),
       timeoutMs: positiveInt(`${kind}.timeoutMs`, opts.timeoutMs ?? 15 * 60_000, 0),
       backoff: opts.backoff ?? defaultBackoff,
+      onDead: opts.onDead,
       running: 0,
       exhaustedUntil: 0,
       claimableEpoch: 0,
@@ -405,7 +414,11 @@ export class JobEngine {
   maintain(): Promise<MaintenanceResult> {
     return this.serial(async () => {
       const now = this.clock.now();
-      const rescued = await this.write((tx) => this.store.rescueExpired(tx, now));
+      const rescued = await this.write(async (tx) => {
+        const found = await this.store.rescueExpired(tx, now);
+        await this.settleDeaths(tx, found.filter((r) => r.status === "dead").map(rescuedDeath));
+        return found;
+      });
       this.reportRescued(rescued);
       const pruned = await this.prune(now);
       this.nextMaintenanceAt = now + this.maintenanceMs;
@@ -620,6 +633,7 @@ export class JobEngine {
           if (settlement) settlements.push(settlement);
         }
         const held = settlements.length ? await this.store.settle(tx, this.owner, now, settlements) : [];
+        await this.settleDeaths(tx, [...rescued.filter((r) => r.status === "dead").map(rescuedDeath), ...this.deathsOf(batch, settlements, held)]);
         const renewed = new Map<Inflight, boolean>();
         if (due.length) {
           // Leases run from now, not from when the round began waiting for the lock.
@@ -723,6 +737,25 @@ export class JobEngine {
       }
     }
     return failed;
+  }
+
+  /** The settlements that killed their job and were recorded (the lease was still held), with what the hook needs. */
+  private deathsOf(batch: Pending[], settlements: Settlement[], held: string[]): Death[] {
+    const deadIds = new Set(settlements.filter((s) => s.outcome === "dead").map((s) => s.id));
+    if (deadIds.size === 0) return [];
+    const recorded = new Set(held);
+    const deaths: Death[] = [];
+    for (const s of settlements) {
+      if (s.outcome !== "dead" || !recorded.has(s.id)) continue;
+      const job = batch.find((p) => p.entry?.job.id === s.id)?.entry?.job;
+      if (job) deaths.push({ id: job.id, kind: job.kind, payload: job.payload, attempts: s.attempt, error: s.error });
+    }
+    return deaths;
+  }
+
+  private settleDeaths(tx: Orm, deaths: Death[]): Promise<number> {
+    if (deaths.length === 0) return Promise.resolve(0);
+    return settleDeaths(this.store, tx, deaths, (kind) => this.kinds.get(kind)?.onDead, this.logger);
   }
 
   /** Attempts whose last renewal is a third of a lease old: renewing then leaves two thirds as slack for a slow round. */

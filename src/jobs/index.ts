@@ -16,6 +16,7 @@ export {
   type StopResult,
 } from "./engine";
 export { JobAborted, PermanentFailure, RetryAfter } from "./errors";
+export type { DeadHook, DeadJob } from "./dead";
 export { backoffDelay, defaultBackoff, exponentialBackoff, type Backoff, type BackoffFn, type ExponentialBackoffOptions } from "./backoff";
 export { SqliteJobStore } from "./sqlite";
 export { PostgresJobStore } from "./postgres";

@@ -198,7 +198,7 @@ const RESCUE = `UPDATE jobs SET
     last_error = 'lease expired: worker ' || coalesce(lease_owner, '?') || ' stopped heartbeating during attempt ' || attempts,
     lease_owner = NULL, lease_expires_at = NULL, updated_at = $1::bigint
   WHERE status = 'running' AND lease_expires_at < $1::bigint
-  RETURNING id, kind, status, attempts, last_error`;
+  RETURNING id, kind, status, attempts, last_error, payload`;
 
 const PRUNE = `DELETE FROM jobs WHERE id IN (
     SELECT id FROM jobs WHERE finished_at < $1::bigint AND status = $2 LIMIT $3 FOR UPDATE SKIP LOCKED
@@ -320,8 +320,9 @@ export class PostgresJobStore implements JobStore {
 
   async rescueExpired(tx: Executor, now: number): Promise<RescuedJob[]> {
     if (!(await this.maintenanceTurn(tx))) return [];
-    const rows = await run<{ id: string; kind: string; status: "queued" | "dead"; attempts: number; last_error: string }>(tx, RESCUE, [now]);
-    return rows.map((r) => ({ id: r.id, kind: r.kind, status: r.status, attempts: r.attempts, lastError: r.last_error }));
+    type Rescued = { id: string; kind: string; status: "queued" | "dead"; attempts: number; last_error: string; payload: string };
+    const rows = await run<Rescued>(tx, RESCUE, [now]);
+    return rows.map((r) => ({ id: r.id, kind: r.kind, status: r.status, attempts: r.attempts, lastError: r.last_error, payload: r.payload }));
   }
 
   async prune(tx: Executor, status: "succeeded" | "dead", finishedBefore: number, limit: number): Promise<number> {

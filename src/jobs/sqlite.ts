@@ -196,7 +196,7 @@ const RESCUE = `UPDATE jobs SET
     last_error = 'lease expired: worker ' || coalesce(lease_owner, '?') || ' stopped heartbeating during attempt ' || attempts,
     lease_owner = NULL, lease_expires_at = NULL, updated_at = ?1
   WHERE status = 'running' AND lease_expires_at < ?1
-  RETURNING id, kind, status, attempts, last_error AS lastError`;
+  RETURNING id, kind, status, attempts, last_error AS lastError, payload`;
 
 const PRUNE = `DELETE FROM jobs WHERE id IN (
     SELECT id FROM jobs WHERE finished_at < ?1 AND status = ?2 LIMIT ?3

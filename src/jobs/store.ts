@@ -68,7 +68,15 @@ export type Settlement =
 
 export type LeaseRenewal = { id: string; attempt: number; leaseExpiresAt: number };
 
-export type RescuedJob = { id: string; kind: string; status: "queued" | "dead"; attempts: number; lastError: string };
+export type RescuedJob = {
+  id: string;
+  kind: string;
+  status: "queued" | "dead";
+  attempts: number;
+  lastError: string;
+  /** The stored JSON text, for the kind's onDead hook. */
+  payload: string;
+};
 
 export type JobFilter = { status?: JobStatus; kind?: string; limit?: number };
 

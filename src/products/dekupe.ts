@@ -1,6 +1,6 @@
 // Dekupe (background removal) for products: the job that makes the cut-out, and preview, retry and revert.
 import { and, eq } from "drizzle-orm";
-import type { Db } from "../db";
+import type { Db, Orm } from "../db";
 import type { Clock } from "../db/clock";
 import { newId } from "../db/ids";
 import { errors } from "../http/errors";
@@ -126,6 +126,18 @@ export function createDekupe(deps: DekupeDeps) {
       }
       const row = await load(payload.productId);
       if (row && row.dekupeStatus === "processing") await markFailed(row, "The image kept changing while it was being cleaned.");
+    },
+
+    /**
+     * The dekupe job went dead (every attempt failed, or each died with its instance): the cut-out is marked failed in
+     * the same transaction, so the product stops saying "processing" and a video waiting on it goes ahead with the photo.
+     */
+    async onDead(tx: Orm, productId: string, error: string): Promise<void> {
+      const at = clock.now();
+      await tx
+        .update(products)
+        .set({ dekupeStatus: "failed", dekupeError: `Background removal did not finish: ${error}`, dekupeUpdatedAt: at, updatedAt: at })
+        .where(and(eq(products.id, productId), eq(products.dekupeStatus, "processing")));
     },
 
     async preview(accountId: string, id: string) {

@@ -48,6 +48,8 @@ export type VideoDeps = {
   /** 1 renders at full size; tests render smaller through the same code. */
   renderScale?: number;
   renderTimeoutMs: number;
+  /** How long a video waits for its product's cut-out before it fails (and is refunded). */
+  dekupeWaitMs: number;
 };
 
 export function videoJson(row: VideoRow, storage: StoragePlugin) {
@@ -123,31 +125,33 @@ export function createVideos(deps: VideoDeps) {
     return { template, prompt, language, credits: template.info.credits, available: account.credits };
   }
 
-  /** Marks a video failed, refunds its credits and tells the caller; idempotent. */
-  async function fail(videoId: string, code: string, message: string) {
+  /** Marks a video failed, refunds its credits and tells the caller, in the caller's transaction; idempotent. */
+  async function failIn(tx: Orm, videoId: string, code: string, message: string): Promise<boolean> {
     const at = clock.now();
-    await db.tx(async (tx) => {
-      const row = await load(tx, videoId);
-      if (!row || row.status === "completed" || row.status === "failed") return;
-      const [failed] = await tx
-        .update(videos)
-        .set({ status: "failed", errorCode: code, errorMessage: message, failedAt: at, creditsUsed: 0, updatedAt: at })
-        .where(eq(videos.id, videoId))
-        .returning();
-      await billing.bookEntry(tx, {
-        accountId: row.accountId,
-        amount: row.credits,
-        type: "refund",
-        description: `Refund for video ${row.id} (${code})`,
-        platform: "system",
-        reference: `video:${row.id}:refund`,
-        at,
-      });
-      if (row.webhookUrl) {
-        await webhooks.emit(tx, { accountId: row.accountId, event: "video.failed", url: row.webhookUrl, data: videoJson(failed, storage), videoId: row.id });
-      }
+    const row = await load(tx, videoId);
+    if (!row || row.status === "completed" || row.status === "failed") return false;
+    const [failed] = await tx
+      .update(videos)
+      .set({ status: "failed", errorCode: code, errorMessage: message, failedAt: at, creditsUsed: 0, updatedAt: at })
+      .where(eq(videos.id, videoId))
+      .returning();
+    await billing.bookEntry(tx, {
+      accountId: row.accountId,
+      amount: row.credits,
+      type: "refund",
+      description: `Refund for video ${row.id} (${code})`,
+      platform: "system",
+      reference: `video:${row.id}:refund`,
+      at,
     });
-    logger.warn("video failed", { video: videoId, code, error: message });
+    if (row.webhookUrl) {
+      await webhooks.emit(tx, { accountId: row.accountId, event: "video.failed", url: row.webhookUrl, data: videoJson(failed, storage), videoId: row.id });
+    }
+    return true;
+  }
+
+  async function fail(videoId: string, code: string, message: string) {
+    if (await db.tx((tx) => failIn(tx, videoId, code, message))) logger.warn("video failed", { video: videoId, code, error: message });
   }
 
   /** Progress goes to the database at most every 5 points or second, in order, without holding up ffmpeg. */
@@ -178,6 +182,11 @@ export function createVideos(deps: VideoDeps) {
     const [product] = await db.read.select().from(products).where(eq(products.id, video.productId)).limit(1);
     if (!product) return fail(video.id, "product_missing", "The product was deleted before its video was made.");
     if (product.dekupeStatus === "processing") {
+      // A cut-out that has not come in time will not: the video fails and is refunded rather than waiting forever.
+      if (clock.now() - video.createdAt >= deps.dekupeWaitMs) {
+        const minutes = Math.round(deps.dekupeWaitMs / 60_000);
+        return fail(video.id, "dekupe_timeout", `The product's cut-out was not ready within ${minutes} min of the video's request.`);
+      }
       // Wait for the cut-out without spending attempts: a fresh job looks again shortly.
       await db.tx((tx) => jobs.enqueue(tx, RENDER_JOB, { videoId }, { runAt: clock.now() + DEKUPE_WAIT_MS, concurrencyKey: video.accountId }));
       return;
@@ -289,6 +298,14 @@ export function createVideos(deps: VideoDeps) {
     maxAttempts: 3,
     leaseMs: 60_000,
     timeoutMs: deps.renderTimeoutMs,
+    // Its last attempt failed, timed out or died with its instance: the video fails and its credits come back.
+    onDead: async (tx, job) => {
+      const videoId = (job.payload as { videoId?: unknown } | undefined)?.videoId;
+      if (typeof videoId !== "string") return;
+      if (await failIn(tx, videoId, "render_failed", `The video could not be rendered after ${job.attempts} attempts: ${job.error}`)) {
+        logger.warn("video failed: its render job is dead", { video: videoId, job: job.id, error: job.error });
+      }
+    },
   });
 
   return {
