@@ -65,11 +65,27 @@ export async function createService(config: Config, opts: ServiceOptions = {}) {
     throw e;
   }
 
-  const jobs = new JobEngine({ db, clock, logger: logger.child({ component: "jobs" }), pollMs: config.pollMs, leaseMs: config.jobLeaseMs });
+  const metrics = createMetrics();
+  const jobs = new JobEngine({
+    db,
+    clock,
+    logger: logger.child({ component: "jobs" }),
+    pollMs: config.pollMs,
+    leaseMs: config.jobLeaseMs,
+    observeDeath: metrics.observeJobDeath,
+  });
   const accounts = createAccounts(db, clock);
   const image = { allowPrivateNetworks: config.allowPrivateNetworks, timeoutMs: config.fetchTimeoutMs, resolve: opts.resolve };
   const products = createProducts({ db, clock, storage: plugins.storage, jobs, logger, image });
-  const dekupe = createDekupe({ db, clock, storage: plugins.storage, removal: plugins.backgroundRemoval, jobs, logger });
+  const dekupe = createDekupe({
+    db,
+    clock,
+    storage: plugins.storage,
+    removal: plugins.backgroundRemoval,
+    jobs,
+    logger,
+    observe: metrics.observeDekupe,
+  });
   jobs.register<DekupeJobPayload>(DEKUPE_JOB, (job) => dekupe.run(job.payload, job.signal), {
     concurrency: 1,
     maxAttempts: 3,
@@ -85,6 +101,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}) {
     logger: logger.child({ component: "webhooks" }),
     jobs,
     outbound: { ...outbound, timeoutMs: config.webhookTimeoutMs },
+    observeAttempt: metrics.observeWebhookAttempt,
   });
   /** The same address rules as image ingest, applied when a webhook URL is given (422 if refused). */
   const checkUrl = (url: string, field = "url") => checkOutboundUrl(url, { ...outbound, field });
@@ -112,10 +129,10 @@ export async function createService(config: Config, opts: ServiceOptions = {}) {
     checkUrl,
     renderScale: opts.renderScale,
     renderTimeoutMs: config.renderTimeoutMs,
+    observeRender: metrics.observeRender,
     dekupeWaitMs: config.dekupeWaitMs,
   });
 
-  const metrics = createMetrics();
   metrics.watchJobs(() => jobs.stats());
   metrics.watchWebhooks(() => webhooks.backlog());
 

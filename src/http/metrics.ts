@@ -1,5 +1,6 @@
 // Prometheus metrics for one service instance (its own registry, so several instances in one test process stay apart).
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { workMetrics } from "./work-metrics";
 
 export type JobStatsSource = () => Promise<{
   kinds: Record<string, Record<string, number | null> & { oldestQueuedAgeMs: number | null }>;
@@ -42,6 +43,7 @@ export function createMetrics() {
   const timers = new Map<string, { observe(v: number): void }>();
   return {
     registry,
+    ...workMetrics(registry),
     observeRequest(method: string, route: string, status: number, seconds: number) {
       const key = `${method} ${route}`;
       const ckey = `${key} ${status}`;

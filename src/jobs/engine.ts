@@ -138,6 +138,8 @@ export type JobEngineOptions = {
   random?: () => number;
   /** Storage implementation; chosen from db.dialect when omitted. */
   store?: JobStore;
+  /** Told the kind of each job that went dead, once its death is committed (metrics). */
+  observeDeath?: (kind: string) => void;
 };
 
 function rescuedDeath(r: RescuedJob): Death {
@@ -241,6 +243,7 @@ export class JobEngine {
   private readonly retainDeadMs: number;
   private readonly gatherMs: number;
   private readonly random: () => number;
+  private readonly observeDeath: ((kind: string) => void) | undefined;
 
   private readonly kinds = new Map<string, KindState>();
   private readonly inflight = new Set<Inflight>();
@@ -280,6 +283,7 @@ export class JobEngine {
     this.retainDeadMs = positiveInt("retainDeadMs", opts.retainDeadMs ?? 30 * DAY, 0);
     this.gatherMs = positiveInt("gatherMs", opts.gatherMs ?? 1, 0);
     this.random = opts.random ?? Math.random;
+    this.observeDeath = opts.observeDeath;
     this.store = opts.store ?? JobEngine.storeFor(opts.db);
     this.leaseOverride = opts.leaseMs == null ? null : positiveInt("leaseMs", opts.leaseMs);
   }
@@ -420,6 +424,7 @@ export class JobEngine {
         return found;
       });
       this.reportRescued(rescued);
+      this.observeDeaths(rescued.filter((r) => r.status === "dead"));
       const pruned = await this.prune(now);
       this.nextMaintenanceAt = now + this.maintenanceMs;
       return {
@@ -614,6 +619,7 @@ export class JobEngine {
       held: string[];
       renewed: Map<Inflight, boolean>;
       claimed: JobRecord[];
+      deaths: Death[];
     };
     try {
       outcome = await this.write(async (tx) => {
@@ -633,7 +639,8 @@ export class JobEngine {
           if (settlement) settlements.push(settlement);
         }
         const held = settlements.length ? await this.store.settle(tx, this.owner, now, settlements) : [];
-        await this.settleDeaths(tx, [...rescued.filter((r) => r.status === "dead").map(rescuedDeath), ...this.deathsOf(batch, settlements, held)]);
+        const deaths = [...rescued.filter((r) => r.status === "dead").map(rescuedDeath), ...this.deathsOf(batch, settlements, held)];
+        await this.settleDeaths(tx, deaths);
         const renewed = new Map<Inflight, boolean>();
         if (due.length) {
           // Leases run from now, not from when the round began waiting for the lock.
@@ -642,7 +649,7 @@ export class JobEngine {
           for (const e of due) renewed.set(e, ok.has(e.job.id));
         }
         const claimed = requests.length ? await this.store.claim(tx, this.owner, now, requests) : [];
-        return { now, rescued, settlements, writeErrors, held, renewed, claimed };
+        return { now, rescued, settlements, writeErrors, held, renewed, claimed, deaths };
       });
     } catch (err) {
       // Nothing was written: keep the outcomes and writes for the next round; unsettled jobs stay leased meanwhile.
@@ -654,6 +661,7 @@ export class JobEngine {
     const { now, settlements } = outcome;
     if (maintain) this.nextMaintenanceAt = now + this.maintenanceMs;
     this.reportRescued(outcome.rescued);
+    this.observeDeaths(outcome.deaths);
     result.rescued = outcome.rescued.length;
 
     for (const { pending, error, settlement } of outcome.writeErrors) {
@@ -751,6 +759,10 @@ export class JobEngine {
       if (job) deaths.push({ id: job.id, kind: job.kind, payload: job.payload, attempts: s.attempt, error: s.error });
     }
     return deaths;
+  }
+
+  private observeDeaths(deaths: { kind: string }[]): void {
+    if (this.observeDeath) for (const d of deaths) this.observeDeath(d.kind);
   }
 
   private settleDeaths(tx: Orm, deaths: Death[]): Promise<number> {

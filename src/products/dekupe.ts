@@ -15,6 +15,8 @@ export type DekupeDeps = {
   removal: BackgroundRemovalPlugin;
   jobs: JobQueue;
   logger: Logger;
+  /** Told each attempt's outcome and how long it took from the job's start (metrics). */
+  observe?: (outcome: "ready" | "failed", seconds: number) => void;
 };
 
 export type DekupeJobPayload = { productId: string };
@@ -44,7 +46,7 @@ export function createDekupe(deps: DekupeDeps) {
     const started = clock.now();
     const file = await storage.get(row.originalKey);
     if (!file) {
-      await markFailed(row, "The original image is missing from storage.");
+      await markFailed(row, "The original image is missing from storage.", started);
       return true;
     }
     const source = new Uint8Array(await file.body.arrayBuffer());
@@ -54,7 +56,7 @@ export function createDekupe(deps: DekupeDeps) {
       cut = await removal.remove({ image: source, attempt: row.dekupeAttempts, signal });
     } catch (e) {
       if (signal.aborted) throw e;
-      await markFailed(row, `Background removal failed: ${(e as Error).message}`);
+      await markFailed(row, `Background removal failed: ${(e as Error).message}`, started);
       return true;
     }
     const cutoutMs = Math.round(performance.now() - t0);
@@ -93,14 +95,16 @@ export function createDekupe(deps: DekupeDeps) {
       await deleteKeys([cutoutKey, maskKey]);
       return outcome !== "changed";
     }
+    deps.observe?.("ready", (clock.now() - started) / 1000);
     // The previous attempt's files are no longer referenced by the row.
     const previous = [row.dekupePreviewKey, row.dekupeMaskKey].filter((k) => k !== row.originalKey);
     await deleteKeys(previous);
     return true;
   }
 
-  async function markFailed(row: ProductRow, message: string) {
+  async function markFailed(row: ProductRow, message: string, started?: number) {
     const at = clock.now();
+    if (started !== undefined) deps.observe?.("failed", (at - started) / 1000);
     await db.tx((tx) =>
       tx
         .update(products)

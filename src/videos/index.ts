@@ -50,6 +50,8 @@ export type VideoDeps = {
   renderTimeoutMs: number;
   /** How long a video waits for its product's cut-out before it fails (and is refunded). */
   dekupeWaitMs: number;
+  /** Told each render attempt's outcome and how long it took (metrics). */
+  observeRender?: (template: string, outcome: "completed" | "failed", seconds: number) => void;
 };
 
 export function videoJson(row: VideoRow, storage: StoragePlugin) {
@@ -202,6 +204,8 @@ export function createVideos(deps: VideoDeps) {
     await Bun.write(join(scratch, ".keep"), "");
     const workDir = await mkdtemp(join(scratch, `render-${videoId}-`));
     const progress = progressWriter(videoId);
+    const renderStarted = performance.now();
+    const observe = (outcome: "completed" | "failed") => deps.observeRender?.(video.templateId, outcome, (performance.now() - renderStarted) / 1000);
     try {
       const image = await storage.get(product.imageKey);
       if (!image) throw new RenderFailure("product_image_missing", "The product's image is missing from storage.");
@@ -275,10 +279,11 @@ export function createVideos(deps: VideoDeps) {
       if (!stored) {
         await storage.delete(videoKey);
         await storage.delete(thumbnailKey);
-      }
+      } else observe("completed");
     } catch (e) {
       const reason = signal.reason;
       if (signal.aborted && reason instanceof JobAborted && reason.why !== "timeout") throw e; // shutdown or lost lease: run again later
+      observe("failed");
       if (signal.aborted && reason instanceof JobAborted && reason.why === "timeout") {
         await fail(videoId, "render_timeout", `The render took longer than ${Math.round(deps.renderTimeoutMs / 1000)} s and was stopped.`);
       } else if (e instanceof RenderFailure) {

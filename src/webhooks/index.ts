@@ -115,6 +115,8 @@ export type WebhookDeps = {
   jobs: JobEngine;
   outbound: { allowPrivateNetworks: boolean; timeoutMs: number; resolve?: (host: string) => Promise<string[]> };
   random?: () => number;
+  /** Told each attempt's outcome once it is recorded (metrics). */
+  observeAttempt?: (outcome: "delivered" | "retrying" | "failed") => void;
 };
 
 export type MessageRow = typeof webhookMessages.$inferSelect;
@@ -366,6 +368,7 @@ export function createWebhooks(deps: WebhookDeps) {
       },
       { durable: false },
     );
+    if (deps.observeAttempt) for (const o of outcomes) deps.observeAttempt(o.status);
   }
 
   /**
