@@ -10,6 +10,7 @@ import type { Clock } from "../db/clock";
 import { newId } from "../db/ids";
 import type { Plugins, ReadyReport } from "../plugins";
 import { ApiError, errors, isApiError, type FieldProblem } from "./errors";
+import { readBodyText } from "./body";
 import type { Metrics } from "./metrics";
 
 export type RequestMeta = {
@@ -107,12 +108,10 @@ export function createHttpApp(ctx: HttpContext) {
       }
     })
     .onParse({ as: "global" }, async ({ request, contentType }) => {
-      const declared = Number(request.headers.get("content-length") ?? "0");
-      if (declared > maxBody) throw errors.bodyTooLarge(maxBody);
-      const text = await request.text();
-      if (text.length > maxBody) throw errors.bodyTooLarge(maxBody);
-      // Payment providers sign the exact bytes they send: their webhook route gets the raw text.
-      if (pathOf(request.url).startsWith("/v1/payments/")) return text;
+      // Payment providers sign the exact bytes they send: their webhook route gets the raw text, unscanned.
+      const raw = pathOf(request.url).startsWith("/v1/payments/");
+      const text = await readBodyText(request, { maxBytes: maxBody, json: !raw });
+      if (raw) return text;
       if (text.trim() === "") return {};
       const type = (contentType ?? "").split(";")[0].trim().toLowerCase();
       if (type !== "application/json" && !type.endsWith("+json")) {

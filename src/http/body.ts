@@ -1,0 +1,89 @@
+// Reading request bodies safely: the byte cap is enforced while the stream is read (Content-Length or chunked), and
+// JSON nesting is measured by a linear scan of the bytes before anything recursive (JSON.parse, schema checks) runs.
+import { errors } from "./errors";
+
+/** Deepest JSON nesting (arrays and objects together) a request body may have. */
+export const MAX_JSON_DEPTH = 64;
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_ARRAY = 0x5b;
+const CLOSE_ARRAY = 0x5d;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
+
+/**
+ * Tracks JSON nesting over bytes fed in any chunking. It works on raw UTF-8: every byte of a multi-byte character is
+ * 0x80 or above, so the structural characters and quotes can never be part of one. Only depth is judged here; the
+ * rest of the syntax is JSON.parse's job.
+ */
+export class JsonDepthScanner {
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
+
+  constructor(private readonly maxDepth = MAX_JSON_DEPTH) {}
+
+  /** Feeds the next bytes; false as soon as the nesting goes deeper than the maximum. */
+  feed(bytes: Uint8Array): boolean {
+    let { depth, inString, escaped } = this;
+    const max = this.maxDepth;
+    for (let i = 0; i < bytes.length; i++) {
+      const b = bytes[i];
+      if (inString) {
+        if (escaped) escaped = false;
+        else if (b === BACKSLASH) escaped = true;
+        else if (b === QUOTE) inString = false;
+      } else if (b === QUOTE) {
+        inString = true;
+      } else if (b === OPEN_ARRAY || b === OPEN_OBJECT) {
+        if (++depth > max) return false;
+      } else if (b === CLOSE_ARRAY || b === CLOSE_OBJECT) {
+        // Unbalanced closers are a syntax error JSON.parse will report; they must not buy extra depth meanwhile.
+        if (depth > 0) depth--;
+      }
+    }
+    this.depth = depth;
+    this.inString = inString;
+    this.escaped = escaped;
+    return true;
+  }
+}
+
+export type ReadBodyOptions = {
+  maxBytes: number;
+  /** Scan for JSON nesting while reading (off for bodies kept as raw text, such as signed payment webhooks). */
+  json: boolean;
+};
+
+/**
+ * The request body as text, read chunk by chunk: 413 the moment it passes `maxBytes`, 400 the moment its JSON nests
+ * deeper than MAX_JSON_DEPTH; either way the stream is cancelled, so the rest is never buffered.
+ */
+export async function readBodyText(request: Request, opts: ReadBodyOptions): Promise<string> {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > opts.maxBytes) throw errors.bodyTooLarge(opts.maxBytes);
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const scanner = opts.json ? new JsonDepthScanner() : null;
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      if (total > opts.maxBytes) throw errors.bodyTooLarge(opts.maxBytes);
+      if (scanner && !scanner.feed(value)) {
+        throw errors.badRequest(`The request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels.`);
+      }
+      chunks.push(value);
+    }
+  } catch (e) {
+    // Tell the sender to stop; nothing more of this body will be read.
+    reader.cancel().catch(() => undefined);
+    throw e;
+  }
+  if (chunks.length === 1) return new TextDecoder().decode(chunks[0]);
+  return new TextDecoder().decode(Buffer.concat(chunks, total));
+}
