@@ -166,7 +166,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}) {
     .use(productRoutes(guard, products, dekupe))
     .use(webhookRoutes(guard, webhooks, accounts, (url) => checkUrl(url)))
     .use(balanceRoutes(guard, billing))
-    .use(videoRoutes(guard, videos, templates, config.publicUrl))
+    .use(videoRoutes(guard, videos, templates, config.publicUrl, { cacheBytes: config.previewCacheBytes, ffmpegPath: config.ffmpegPath }))
     .use(paymentRoutes(config.adminToken, billing, plugins.payment))
     .use(adminRoutes(config.adminToken, accounts))
     .use(jobRoutes(config.adminToken, jobs));

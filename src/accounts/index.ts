@@ -5,6 +5,7 @@ import type { Clock } from "../db/clock";
 import type { accounts } from "../db/schema";
 import { iso, newId } from "../db/ids";
 import { book, transactionJson } from "../billing";
+import { checkAmount, MAX_CREDIT_GRANT } from "../billing/amounts";
 import { errors } from "../http/errors";
 
 export type AccountRow = typeof accounts.$inferSelect;
@@ -76,7 +77,7 @@ export function createAccounts(db: Db, clock: Clock) {
       const language = normalizeLanguage(input.language ?? "en");
       if (!language) throw errors.invalidField("language", "must be a BCP 47 language code such as en, tr or pt-BR");
       const credits = input.credits ?? 0;
-      if (!Number.isSafeInteger(credits) || credits < 0) throw errors.invalidField("credits", "must be a whole number ≥ 0");
+      checkAmount("credits", credits, 0, MAX_CREDIT_GRANT, "credits");
       const at = clock.now();
       return db.tx(async (tx) => {
         const id = newId("acct");
@@ -172,7 +173,8 @@ export function createAccounts(db: Db, clock: Clock) {
 
     /** An operator's credit grant (positive) or correction (negative, never below zero). */
     async grant(accountId: string, amount: number, description?: string) {
-      if (!Number.isSafeInteger(amount) || amount === 0) throw errors.invalidField("amount", "must be a non-zero whole number");
+      checkAmount("amount", amount, -MAX_CREDIT_GRANT, MAX_CREDIT_GRANT, "credits");
+      if (amount === 0) throw errors.invalidField("amount", "must not be zero");
       const at = clock.now();
       const { row } = await db.tx(async (tx) => {
         const [acct] = await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId));

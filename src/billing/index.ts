@@ -1,6 +1,6 @@
 // The credit ledger: every change to an account's credits is one transaction row written in the same database
 // transaction as the balance update, so credits always equal the sum of the account's rows.
-import { and, eq, gte, sql } from "drizzle-orm";
+import { and, eq, gte, lte, sql } from "drizzle-orm";
 import type { Orm, Schema } from "../db";
 import type { transactions } from "../db/schema";
 import { iso, newId } from "../db/ids";
@@ -37,15 +37,19 @@ export async function book(
     const [earlier] = await tx.select().from(transactions).where(eq(transactions.reference, entry.reference)).limit(1);
     if (earlier) return { row: earlier, created: false };
   }
-  // The guard in the WHERE clause makes the check and the update one statement, so no interleaving can overdraw.
+  // The guard in the WHERE clause makes the check and the update one statement, so no interleaving can overdraw,
+  // nor take a balance past the integers a JS number holds exactly (it would read back rounded).
+  const guard =
+    entry.amount < 0 ? gte(accounts.credits, -entry.amount) : lte(accounts.credits, Number.MAX_SAFE_INTEGER - entry.amount);
   const updated = await tx
     .update(accounts)
     .set({ credits: sql`${accounts.credits} + ${entry.amount}`, updatedAt: entry.at })
-    .where(and(eq(accounts.id, entry.accountId), entry.amount < 0 ? gte(accounts.credits, -entry.amount) : undefined))
+    .where(and(eq(accounts.id, entry.accountId), guard))
     .returning({ credits: accounts.credits });
   if (updated.length === 0) {
     const [acct] = await tx.select({ credits: accounts.credits }).from(accounts).where(eq(accounts.id, entry.accountId));
     if (!acct) throw errors.notFound("account");
+    if (entry.amount > 0) throw errors.invalidField("amount", `would take the balance above ${Number.MAX_SAFE_INTEGER} credits`);
     throw errors.insufficientCredits(-entry.amount, acct.credits);
   }
   const [row] = await tx

@@ -25,7 +25,11 @@ export function balanceRoutes(guard: GuardDeps, billing: Billing) {
       {
         body: t.Object(
           {
-            amount: jsonInteger({ minimum: MIN_TOP_UP, description: "Minor currency units; at least 1000 (10.00)." }),
+            amount: jsonInteger({
+              minimum: MIN_TOP_UP,
+              maximum: billing.topUpMax,
+              description: `Minor currency units; at least 1000 (10.00), at most ${billing.topUpMax} (VITRIN_TOP_UP_MAX).`,
+            }),
             currency: t.String({ pattern: "^[a-z]{3}$", description: "Lowercase currency code, e.g. usd." }),
           },
           { additionalProperties: false },

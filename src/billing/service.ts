@@ -14,6 +14,7 @@ import type { JobEngine } from "../jobs";
 import type { PaymentNotice, PaymentOutcome, PaymentPlugin } from "../plugins";
 import type { Webhooks } from "../webhooks";
 import { book, transactionJson, type LedgerEntry, type TransactionRow } from "./index";
+import { checkAmount } from "./amounts";
 
 export const TOP_UP_EXPIRE_JOB = "topup.expire";
 export const MIN_TOP_UP = 1000;
@@ -151,6 +152,8 @@ export function createBilling(deps: BillingDeps) {
   return {
     bookEntry,
     fulfil,
+    /** VITRIN_TOP_UP_MAX, for the route's schema. */
+    topUpMax: config.topUpMax,
 
     async balance(accountId: string) {
       const [row] = await db.read.select().from(accounts).where(eq(accounts.id, accountId)).limit(1);
@@ -164,11 +167,14 @@ export function createBilling(deps: BillingDeps) {
     },
 
     async startTopUp(accountId: string, input: { amount: number; currency: string }) {
+      checkAmount("amount", input.amount, MIN_TOP_UP, config.topUpMax, "minor units");
       if (!config.currencies.includes(input.currency)) {
         throw errors.invalidField("currency", `must be one of ${config.currencies.join(", ")} (lowercase)`);
       }
       const credits = creditsFor(input.amount, input.currency, config.creditRates);
       if (credits < 1) throw errors.invalidField("amount", "is too small to buy a single credit");
+      // A huge rate could still buy more credits than a number holds exactly.
+      if (!Number.isSafeInteger(credits)) throw errors.invalidField("amount", "buys more credits than the ledger can hold");
       const at = clock.now();
       const id = newId("top");
       const expiresAt = at + config.topUpTtlMs;

@@ -33,6 +33,7 @@ export type Config = {
   currencies: string[];
   creditRates: Record<string, number>;
   topUpTtlMs: number;
+  topUpMax: number;
   lowBalanceThreshold: number;
   stripeSecretKey: string | null;
   stripeWebhookSecret: string | null;
@@ -47,6 +48,7 @@ export type Config = {
   s3UrlTtlSeconds: number;
   renderTimeoutMs: number;
   dekupeWaitMs: number;
+  previewCacheBytes: number;
   ffmpegPath: string | null;
   ffprobePath: string | null;
   renderThreads: number;
@@ -321,6 +323,14 @@ const settings: Setting[] = [
     parse: integer(60_000, 30 * 86_400_000),
   },
   {
+    env: "VITRIN_TOP_UP_MAX",
+    key: "topUpMax",
+    default: "99999999",
+    doc: "Largest top-up `amount` in minor units (default 999,999.99 in the major unit, Stripe's own ceiling for usd, eur, gbp and try); larger is a 422.",
+    // At most 10^12: amount × rate stays a safe integer for any sensible rate (startTopUp checks the credits too).
+    parse: integer(1000, 1_000_000_000_000),
+  },
+  {
     env: "VITRIN_LOW_BALANCE_THRESHOLD",
     key: "lowBalanceThreshold",
     default: "10",
@@ -432,6 +442,13 @@ const settings: Setting[] = [
     default: "1800000",
     doc: "How long a video waits for its product's cut-out (counted from the video's request); past it the video fails with a refund instead of waiting on a cut-out that will not come.",
     parse: integer(1000, 86_400_000),
+  },
+  {
+    env: "VITRIN_PREVIEW_CACHE_BYTES",
+    key: "previewCacheBytes",
+    default: "33554432",
+    doc: "Memory kept for template previews (PNG bytes, least recently used dropped first); 32 MiB holds the built-in templates in every language. 0 keeps none.",
+    parse: integer(0, 4 * 1024 * 1024 * 1024),
   },
   {
     env: "VITRIN_FFMPEG_PATH",

@@ -64,6 +64,9 @@ export const errors = {
     ),
   invalidField: (field: string, message: string) =>
     new ApiError(422, "Validation failed", `${field}: ${message}`, { details: [{ field, message }] }),
+  /** A language no template words exist for: the supported ones are listed, so a client can offer them. */
+  unsupportedLanguage: (field: string, message: string, supported: string[]) =>
+    new ApiError(422, "Validation failed", `${field}: ${message}`, { details: [{ field, message }], supported_languages: supported }),
   tooManyRequests: (retryAfterSeconds: number) =>
     new ApiError(
       429,

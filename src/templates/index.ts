@@ -75,6 +75,7 @@ import {
 import { BUILTIN_STRINGS, LANGUAGES, baseLanguage } from "./i18n";
 import { fpsOf, prepareRender } from "./render";
 import { writeSampleProduct, samplePrompt } from "./sample";
+import { PreviewCache } from "./preview-cache";
 import { sum, valueAt, wave } from "./scene";
 import { t } from "elysia";
 
@@ -87,6 +88,7 @@ export { prepareRender, renderSize, withDefaults, type RenderInput, type RenderJ
 export { renderTextImage, cleanText, type TextStyle, type TextImage } from "./text";
 export { ensureFonts, FONT_FILES, type FontRole } from "./fonts";
 export { writeSampleProduct, samplePrompt, type SampleProduct } from "./sample";
+export { PreviewCache, DEFAULT_PREVIEW_CACHE_BYTES } from "./preview-cache";
 
 export type TemplateInfo = {
   id: string;
@@ -248,7 +250,8 @@ export async function loadTemplates(dirs?: string[]): Promise<TemplateRegistry> 
 }
 
 let defaultRegistry: Promise<TemplateRegistry> | null = null;
-const previews = new Map<string, Promise<Uint8Array>>();
+/** Previews made without a cache of their own (a service passes its own, sized by VITRIN_PREVIEW_CACHE_BYTES). */
+const sharedPreviews = new PreviewCache();
 
 /** The registry of the repository's templates, loaded once. */
 export function defaultTemplates(): Promise<TemplateRegistry> {
@@ -261,24 +264,18 @@ export function defaultTemplates(): Promise<TemplateRegistry> {
 
 /**
  * A PNG of the template's poster frame, at half size, made with the bundled sample product (its name and
- * description in the language) through the same scene the renderer uses. Cached in memory per template and language.
+ * description in the language) through the same scene the renderer uses. Cached per template and base language in
+ * a byte-bounded LRU; callers facing the network check the language first (only supported ones make keys).
  */
 export async function previewImage(
   templateId: string,
-  opts?: { language?: string; registry?: TemplateRegistry; ffmpegPath?: string; scale?: number },
+  opts?: { language?: string; registry?: TemplateRegistry; ffmpegPath?: string; scale?: number; cache?: PreviewCache },
 ): Promise<Uint8Array> {
   const language = baseLanguage(opts?.language ?? "en");
   const scale = opts?.scale ?? 0.5;
   const key = `${templateId}\u0000${language}\u0000${scale}`;
-  let hit = previews.get(key);
-  if (!hit) {
-    hit = makePreview(templateId, language, scale, opts?.registry, opts?.ffmpegPath).catch((e) => {
-      previews.delete(key);
-      throw e;
-    });
-    previews.set(key, hit);
-  }
-  return hit;
+  const cache = opts?.cache ?? sharedPreviews;
+  return cache.getOrMake(key, () => makePreview(templateId, language, scale, opts?.registry, opts?.ffmpegPath));
 }
 
 async function makePreview(templateId: string, language: string, scale: number, registry?: TemplateRegistry, ffmpegPath?: string): Promise<Uint8Array> {

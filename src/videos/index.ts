@@ -16,7 +16,7 @@ import { JobAborted, type JobEngine } from "../jobs";
 import type { RendererPlugin, StoragePlugin } from "../plugins";
 import type { Webhooks } from "../webhooks";
 import type { Billing } from "../billing/service";
-import { normalizeLanguage } from "../accounts";
+import { templateLanguage } from "./language";
 import type { TemplateRegistry } from "../templates";
 
 export const RENDER_JOB = "video.render";
@@ -121,8 +121,7 @@ export function createVideos(deps: VideoDeps) {
       const details: FieldProblem[] = checked.problems.map((p) => ({ field: p.field ? `user_prompt.${p.field}` : "user_prompt", message: p.message }));
       throw errors.validation(details);
     }
-    const language = input.language === undefined ? account.language : normalizeLanguage(input.language);
-    if (!language) throw errors.invalidField("language", "must be a BCP 47 language code such as en, tr or ar");
+    const language = templateLanguage(template, input.language ?? account.language, { fromAccount: input.language === undefined });
     if (input.webhook_url !== undefined) await deps.checkUrl(input.webhook_url, "webhook_url");
     return { template, prompt, language, credits: template.info.credits, available: account.credits };
   }

@@ -4,8 +4,12 @@ import { idParams, pageQuery } from "../http/schema";
 import { accountGuard, type GuardDeps } from "../http/guard";
 import { errors } from "../http/errors";
 import type { TemplateRegistry, LoadedTemplate } from "../templates";
-import { previewImage } from "../templates";
+import { previewImage, PreviewCache } from "../templates";
 import type { Videos } from "./index";
+import { templateLanguage } from "./language";
+
+/** How previews are made and kept: VITRIN_PREVIEW_CACHE_BYTES and the ffmpeg of the settings. */
+export type PreviewOptions = { cacheBytes?: number; ffmpegPath?: string | null };
 
 
 const videoBody = t.Object(
@@ -39,7 +43,9 @@ export function templateJson(template: LoadedTemplate, publicUrl: string) {
   };
 }
 
-export function videoRoutes(guard: GuardDeps, videos: Videos, templates: TemplateRegistry, publicUrl: string) {
+export function videoRoutes(guard: GuardDeps, videos: Videos, templates: TemplateRegistry, publicUrl: string, preview: PreviewOptions = {}) {
+  // One cache per service, bounded in bytes; only supported languages reach it, so its keys are few anyway.
+  const previews = new PreviewCache(preview.cacheBytes);
   return new Elysia({ prefix: "/v1", normalize: false })
     .use(accountGuard(guard))
     .post(
@@ -78,13 +84,20 @@ export function videoRoutes(guard: GuardDeps, videos: Videos, templates: Templat
     .get(
       "/templates/:id/preview",
       async ({ params, query }) => {
-        if (!templates.get(params.id)) throw errors.notFound("template");
-        const png = await previewImage(params.id, { language: query.language });
+        const template = templates.get(params.id);
+        if (!template) throw errors.notFound("template");
+        const language = templateLanguage(template, query.language ?? "en");
+        const png = await previewImage(params.id, {
+          language,
+          registry: templates,
+          ffmpegPath: preview.ffmpegPath ?? undefined,
+          cache: previews,
+        });
         return new Response(png, { headers: { "content-type": "image/png", "cache-control": "public, max-age=3600" } });
       },
       {
         params: idParams,
-        query: t.Object({ language: t.Optional(t.String({ maxLength: 35 })) }),
+        query: t.Object({ language: t.Optional(t.String({ maxLength: 35, description: "BCP 47 language (default en); one of the template's languages." })) }),
         detail: { tags: ["Templates"], summary: "A preview frame of the template (PNG)" },
       },
     );
