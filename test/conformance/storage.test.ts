@@ -1,0 +1,64 @@
+// The storage kit run against every storage plugin: local disk, S3 (presigned and public links) on a real s3rver,
+// and the example folder plugin storage-memory.
+import { afterAll, beforeAll, expect } from "bun:test";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createLocalStorage } from "../../plugins/storage-local";
+import { createS3Storage } from "../../plugins/storage-s3";
+import { startS3Server, type S3Server } from "../support/s3";
+import { examplePlugin } from "./example-plugins";
+import { storageConformance } from "./storage";
+
+let s3: S3Server;
+beforeAll(async () => {
+  s3 = await startS3Server();
+});
+afterAll(async () => {
+  await s3?.close();
+});
+
+storageConformance(
+  "local",
+  async () => {
+    const storage = createLocalStorage(mkdtempSync(join(tmpdir(), "vitrin-storage-")), "http://cdn.test/files");
+    await storage.init?.();
+    return storage;
+  },
+  { expectUrl: (url, key) => expect(url).toBe(`http://cdn.test/files/${key}`), serves: true },
+);
+
+storageConformance(
+  "s3 with presigned links",
+  async () => {
+    const storage = createS3Storage(s3.options(await s3.newBucket()));
+    await storage.init?.();
+    return storage;
+  },
+  {
+    expectUrl(url, key) {
+      const u = new URL(url);
+      expect(`${u.origin}${u.pathname}`).toMatch(new RegExp(`^${s3.endpoint}/bucket-[0-9-]+/${key}$`));
+      expect(u.searchParams.get("X-Amz-Signature")).toMatch(/^[0-9a-f]{64}$/);
+      expect(u.searchParams.get("X-Amz-Expires")).toBe("3600");
+    },
+    fetchable: true,
+  },
+);
+
+storageConformance(
+  "s3 with public links",
+  async () => {
+    const bucket = await s3.newBucket();
+    // s3rver serves unsigned GETs, so it stands in for a publicly readable bucket (or a CDN in front of one).
+    const storage = createS3Storage(s3.options(bucket, { publicUrl: `${s3.endpoint}/${bucket}` }));
+    await storage.init?.();
+    return storage;
+  },
+  { expectUrl: (url, key) => expect(url).toMatch(new RegExp(`^${s3.endpoint}/bucket-[0-9-]+/${key}$`)), fetchable: true },
+);
+
+storageConformance("example folder plugin storage-memory", () => examplePlugin("storage", "memory"), {
+  expectUrl: (url, key) => expect(url).toBe(`http://vitrin.test/files/${key}`),
+  serves: true,
+});
