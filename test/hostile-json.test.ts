@@ -2,6 +2,7 @@
 // (with or without Content-Length), and a flood of hostile bodies neither stalls /healthz nor grows the process.
 import { afterEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { JsonDepthScanner } from "../src/http/body";
 import { startService, type TestService } from "./helpers";
 
 let t: TestService;
@@ -74,6 +75,45 @@ describe("nesting", () => {
     expect(JSON.parse(raw).url).toBe("x\\");
     const res = await send("PUT", "/v1/webhooks/endpoint", a.token, raw);
     expect(res.status).toBe(400);
+  });
+});
+
+describe("the depth scanner", () => {
+  /** The plain byte-at-a-time reading of the same rule: the deepest nesting outside strings. */
+  function referenceDepth(text: string): number {
+    let depth = 0;
+    let deepest = 0;
+    let inString = false;
+    for (let i = 0; i < text.length; i++) {
+      const c = text[i];
+      if (inString) {
+        if (c === "\\") i++;
+        else if (c === '"') inString = false;
+      } else if (c === '"') inString = true;
+      else if (c === "[" || c === "{") deepest = Math.max(deepest, ++depth);
+      else if ((c === "]" || c === "}") && depth > 0) depth--;
+    }
+    return deepest;
+  }
+
+  test("agrees with a byte-at-a-time reference however the body is split into chunks", () => {
+    // A small seeded generator, so a failure can be replayed.
+    let seed = 7;
+    const random = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n);
+    const alphabet = ['"', "\\", "[", "]", "{", "}", "a", ":", ",", "é"];
+    for (let round = 0; round < 2000; round++) {
+      const text = Array.from({ length: 1 + random(200) }, () => alphabet[random(alphabet.length)]).join("");
+      const bytes = new TextEncoder().encode(text);
+      const max = 1 + random(8);
+      const scanner = new JsonDepthScanner(max);
+      let ok = true;
+      for (let at = 0; at < bytes.length && ok; ) {
+        const size = 1 + random(12);
+        ok = scanner.feed(bytes.subarray(at, at + size));
+        at += size;
+      }
+      expect([text, max, ok]).toEqual([text, max, referenceDepth(text) <= max]);
+    }
   });
 });
 

@@ -11,6 +11,9 @@ const OPEN_ARRAY = 0x5b;
 const CLOSE_ARRAY = 0x5d;
 const OPEN_OBJECT = 0x7b;
 const CLOSE_OBJECT = 0x7d;
+/** "Not in this chunk", as a position that sorts after every real one. */
+const NONE = Number.MAX_SAFE_INTEGER;
+const orNone = (position: number) => (position === -1 ? NONE : position);
 
 /**
  * Tracks JSON nesting over bytes fed in any chunking. It works on raw UTF-8: every byte of a multi-byte character is
@@ -28,13 +31,32 @@ export class JsonDepthScanner {
   feed(bytes: Uint8Array): boolean {
     let { depth, inString, escaped } = this;
     const max = this.maxDepth;
+    // Inside strings the scan jumps from one quote or backslash to the next with the native indexOf; both positions
+    // only move forward, so a chunk costs one pass however its strings are built.
+    let nextQuote = -1;
+    let nextBackslash = -1;
     for (let i = 0; i < bytes.length; i++) {
-      const b = bytes[i];
       if (inString) {
-        if (escaped) escaped = false;
-        else if (b === BACKSLASH) escaped = true;
-        else if (b === QUOTE) inString = false;
-      } else if (b === QUOTE) {
+        if (escaped) {
+          escaped = false;
+          continue;
+        }
+        // A position behind i is stale and looked up again; NONE stays: there is none left in this chunk.
+        if (nextQuote !== NONE && nextQuote < i) nextQuote = orNone(bytes.indexOf(QUOTE, i));
+        if (nextBackslash !== NONE && nextBackslash < i) nextBackslash = orNone(bytes.indexOf(BACKSLASH, i));
+        if (nextBackslash < nextQuote) {
+          i = nextBackslash;
+          escaped = true;
+        } else if (nextQuote !== NONE) {
+          i = nextQuote;
+          inString = false;
+        } else {
+          break; // the string goes on past this chunk
+        }
+        continue;
+      }
+      const b = bytes[i];
+      if (b === QUOTE) {
         inString = true;
       } else if (b === OPEN_ARRAY || b === OPEN_OBJECT) {
         if (++depth > max) return false;
