@@ -1,7 +1,7 @@
 // HTTP routes for balance, top-ups and transactions, the payment providers' webhook and the payer-facing pages,
 // and the operator's confirmation of manual top-ups.
 import { Elysia, t } from "elysia";
-import { accountGuard, adminGuard, type GuardDeps } from "../http/guard";
+import { accountGuard, adminGuard, type AdminGuardDeps, type GuardDeps } from "../http/guard";
 import { errors } from "../http/errors";
 import { idParams, jsonInteger, pageQuery } from "../http/schema";
 import { PaymentSignatureError, type PaymentPlugin } from "../plugins";
@@ -47,7 +47,7 @@ export function balanceRoutes(guard: GuardDeps, billing: Billing) {
     });
 }
 
-export function paymentRoutes(adminToken: string | null, billing: Billing, payment: PaymentPlugin) {
+export function paymentRoutes(admin: AdminGuardDeps, billing: Billing, payment: PaymentPlugin) {
   const provider = t.Object({ provider: t.String({ maxLength: 50 }) });
   const topUpQuery = t.Object({ top_up: t.String({ maxLength: 100 }) }, { additionalProperties: true });
   return new Elysia({ normalize: false })
@@ -93,7 +93,7 @@ export function paymentRoutes(adminToken: string | null, billing: Billing, payme
     )
     .use(
       new Elysia({ prefix: "/v1/admin", normalize: false })
-        .use(adminGuard({ adminToken }))
+        .use(adminGuard(admin))
         .post("/top-ups/:id/complete", ({ params }) => billing.completeManually(params.id), {
           params: idParams,
           detail: { tags: ["Admin"], summary: "Mark a manual top-up paid (books its credits exactly once)" },

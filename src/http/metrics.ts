@@ -38,12 +38,22 @@ export function createMetrics() {
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
+  const authFailures = new Counter({
+    name: "vitrin_auth_failures_total",
+    help: "Failed authentications by guard (account, admin) and reason (missing: no bearer token; invalid: a wrong one).",
+    labelNames: ["guard", "reason"] as const,
+    registers: [registry],
+  });
+  // Every series exists from the start at 0, so a rate() over a fresh instance is defined.
+  for (const guard of ["account", "admin"]) for (const reason of ["missing", "invalid"]) authFailures.inc({ guard, reason }, 0);
   // Label sets are few (routes × statuses), so their children are looked up once and kept.
   const counters = new Map<string, { inc(): void }>();
   const timers = new Map<string, { observe(v: number): void }>();
   return {
     registry,
     ...workMetrics(registry),
+    /** Counts one failed authentication (the guards call it through their AuthGate). */
+    authFailure: (guard: "account" | "admin", reason: "missing" | "invalid") => authFailures.inc({ guard, reason }),
     observeRequest(method: string, route: string, status: number, seconds: number) {
       const key = `${method} ${route}`;
       const ckey = `${key} ${status}`;

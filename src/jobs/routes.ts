@@ -1,6 +1,6 @@
 // Admin routes for the job table: list jobs (e.g. the dead ones) and re-drive a dead job.
 import { Elysia, t } from "elysia";
-import { adminGuard } from "../http/guard";
+import { adminGuard, type AdminGuardDeps } from "../http/guard";
 import { errors } from "../http/errors";
 import { iso } from "../db/ids";
 import { JOB_STATUSES, type JobEngine, type JobRecord } from "./index";
@@ -25,9 +25,9 @@ export function jobJson(job: JobRecord) {
   };
 }
 
-export function jobRoutes(adminToken: string | null, jobs: JobEngine) {
+export function jobRoutes(admin: AdminGuardDeps, jobs: JobEngine) {
   return new Elysia({ prefix: "/v1/admin/jobs", normalize: false })
-    .use(adminGuard({ adminToken }))
+    .use(adminGuard(admin))
     .get(
       "/",
       async ({ query }) => ({
