@@ -5,13 +5,13 @@
 // BEGIN IMMEDIATE … COMMIT when they pile up), so concurrent requests never interleave statements inside one
 // another's transactions, and other processes wait on the file lock.
 // Route and domain code only ever sees `Db`; a `postgres://` URL selects the PostgreSQL implementation (postgres.ts).
-import { Database } from "bun:sqlite";
-import { closeSync, fdatasync, mkdirSync, openSync } from "node:fs";
-import { dirname } from "node:path";
+import type { Database } from "bun:sqlite";
+import { closeSync, fdatasync, openSync } from "node:fs";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import * as schema from "./schema";
 import { sqliteMigrations } from "./migrations";
 import { openPostgres } from "./postgres";
+import { beginImmediate, DEFAULT_BUSY_TIMEOUT_MS, MIGRATION_LOCK_WAIT_MS, openSqlite } from "./sqlite-lock";
 
 export { schema };
 /**
@@ -75,19 +75,6 @@ export function sqlitePathFromUrl(url: string): string {
   if (!url.startsWith("sqlite:")) throw new Error(`not a sqlite URL: ${url}`);
   const path = url.slice("sqlite:".length).replace(/^\/\/(?=\/)/, "");
   return path;
-}
-
-function openSqlite(path: string): Database {
-  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
-  const client = new Database(path, { create: true, strict: true });
-  client.exec("PRAGMA journal_mode = WAL");
-  client.exec("PRAGMA busy_timeout = 5000");
-  client.exec("PRAGMA foreign_keys = ON");
-  // NORMAL: SQLite itself syncs the WAL only at checkpoints. The writer makes each commit durable with an fdatasync of
-  // the WAL on a pool thread (WalSync) before anyone is told of it, so a commit acknowledged survives a power cut, and
-  // the event loop is not held up for the disk meanwhile.
-  client.exec("PRAGMA synchronous = NORMAL");
-  return client;
 }
 
 /** Runs `fn` after `ms` unless the returned function is called first (setTimeout's shape; tests fire it themselves). */
@@ -219,6 +206,8 @@ class GroupWriter {
     private readonly orm: Orm,
     private readonly onCommit: () => void,
     private readonly wal: WalSync,
+    /** How long a group waits for another process's write lock before its work fails with SQLITE_BUSY. */
+    private readonly lockWaitMs: number,
     private readonly maxGroup = 512,
   ) {}
 
@@ -256,7 +245,7 @@ class GroupWriter {
   private async runGroup(group: Work[]) {
     const { client } = this;
     try {
-      client.exec("BEGIN IMMEDIATE");
+      await beginImmediate(client, this.lockWaitMs);
     } catch (e) {
       for (const w of group) w.reject(e);
       return;
@@ -336,6 +325,8 @@ export type OpenOptions = {
   syncFile?: SyncFile;
   /** PostgreSQL: connections this process may open (VITRIN_DATABASE_POOL). Default 10. */
   poolSize?: number;
+  /** SQLite: how long a write waits for another process's write lock (VITRIN_DATABASE_BUSY_TIMEOUT_MS). Default 1 s. */
+  busyTimeoutMs?: number;
 };
 
 export function openDatabase(url: string, options: OpenOptions = {}): Db {
@@ -345,8 +336,11 @@ export function openDatabase(url: string, options: OpenOptions = {}): Db {
 
 function openSqliteDb(url: string, options: OpenOptions): Db {
   const path = sqlitePathFromUrl(url);
-  const writerClient = openSqlite(path);
-  const readerClient = path === ":memory:" ? writerClient : openSqlite(path);
+  const busyMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+  const writerClient = openSqlite(path, busyMs);
+  // The writer waits for the lock in beginImmediate, between event-loop turns, never in SQLite's thread-blocking wait.
+  writerClient.exec("PRAGMA busy_timeout = 0");
+  const readerClient = path === ":memory:" ? writerClient : openSqlite(path, busyMs);
   const writer = drizzle({ client: writerClient, schema });
   const reader = drizzle({ client: readerClient, schema });
   let closed = false;
@@ -355,7 +349,7 @@ function openSqliteDb(url: string, options: OpenOptions): Db {
     path === ":memory:" ? null : readerClient.prepare("PRAGMA data_version"),
   );
   const wal = new WalSync(path === ":memory:" ? null : `${path}-wal`, options.syncFile);
-  const groupWriter = new GroupWriter(writerClient, writer, () => cache.invalidate(), wal);
+  const groupWriter = new GroupWriter(writerClient, writer, () => cache.invalidate(), wal, busyMs);
 
   return {
     dialect: "sqlite",
@@ -384,7 +378,7 @@ function openSqliteDb(url: string, options: OpenOptions): Db {
       }
     },
     migrate() {
-      return groupWriter.submit({ exclusive: () => ({ applied: applySqliteMigrations(writerClient) }) });
+      return groupWriter.submit({ exclusive: async () => ({ applied: await applySqliteMigrations(writerClient) }) });
     },
     async close() {
       if (closed) return;
@@ -465,13 +459,13 @@ class ReadCache {
 }
 
 /** Applies pending migrations under BEGIN IMMEDIATE so two processes starting at once cannot both apply one. */
-function applySqliteMigrations(client: Database): string[] {
-  client.exec(
-    `CREATE TABLE IF NOT EXISTS "__drizzle_migrations" (id INTEGER PRIMARY KEY, hash text NOT NULL, created_at numeric)`,
-  );
+async function applySqliteMigrations(client: Database): Promise<string[]> {
   const applied: string[] = [];
-  client.exec("BEGIN IMMEDIATE");
+  await beginImmediate(client, MIGRATION_LOCK_WAIT_MS);
   try {
+    client.exec(
+      `CREATE TABLE IF NOT EXISTS "__drizzle_migrations" (id INTEGER PRIMARY KEY, hash text NOT NULL, created_at numeric)`,
+    );
     const last = client.query(`SELECT created_at FROM "__drizzle_migrations" ORDER BY created_at DESC LIMIT 1`).get() as
       | { created_at: number }
       | null;

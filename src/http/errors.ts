@@ -80,6 +80,24 @@ export const errors = {
       request_id: requestId,
     }),
   unavailable: (message = "The service is not ready or is shutting down.") => new ApiError(503, "Unavailable", message),
+  /** The database's write lock stayed taken (another process, a CLI command) for longer than a request may wait. */
+  databaseBusy: (retryAfterSeconds = 1) =>
+    new ApiError(
+      503,
+      "Unavailable",
+      `The database is busy with another process's write; nothing was changed. Retry in ${retryAfterSeconds} s.`,
+      { retry_after: retryAfterSeconds },
+      { "retry-after": String(retryAfterSeconds) },
+    ),
+  /** The disk (or the database server's) is full: nothing of the request was kept, a retry works once space is freed. */
+  insufficientStorage: (retryAfterSeconds = 60) =>
+    new ApiError(
+      507,
+      "Insufficient storage",
+      "The server has no disk space left to store this; nothing was kept. Retry once the operator has freed space.",
+      { retry_after: retryAfterSeconds },
+      { "retry-after": String(retryAfterSeconds) },
+    ),
 };
 
 export function isApiError(e: unknown): e is ApiError {

@@ -10,6 +10,7 @@ import type { Clock } from "../db/clock";
 import { newId } from "../db/ids";
 import type { Plugins, ReadyReport } from "../plugins";
 import { ApiError, errors, isApiError, type FieldProblem } from "./errors";
+import { faultError, logFault } from "./faults";
 import { readBodyText } from "./body";
 import type { Metrics } from "./metrics";
 
@@ -87,6 +88,12 @@ export function toApiError(code: string | number, error: unknown, requestId: str
   }
   if (code === "PARSE") return errors.badRequest("The request body is not valid JSON.");
   if (code === "NOT_FOUND") return errors.notFound("route");
+  // A locked database or a full disk is no bug: 503 or 507 with Retry-After, logged at most every few seconds.
+  const fault = faultError(error);
+  if (fault) {
+    logFault(logger, fault, requestId, error);
+    return fault;
+  }
   logger.error("unhandled error", { request_id: requestId, err: error });
   return errors.internal(requestId);
 }

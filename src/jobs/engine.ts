@@ -19,6 +19,7 @@ import { backoffDelay, defaultBackoff, type Backoff } from "./backoff";
 import { JobAborted, PermanentFailure, RetryAfter } from "./errors";
 import { newJobId } from "./ids";
 import { settleDeaths, type DeadHook, type Death } from "./dead";
+import { RoundBackoff } from "./round-backoff";
 import { SqliteJobStore } from "./sqlite";
 import { PostgresJobStore } from "./postgres";
 import {
@@ -268,6 +269,8 @@ export class JobEngine {
   /** Aborted when shutdown begins (JobContext.shutdown). */
   private readonly shuttingDown = new AbortController();
   private readonly leaseOverride: number | null;
+  /** Rounds that failed to write (full disk, locked database) make the next ones wait, and are logged sparingly. */
+  readonly roundBackoff: RoundBackoff;
   /** Ends the subscription to other instances' enqueue notices (PostgreSQL). */
   private unlisten: Promise<(() => Promise<void>) | null> | null = null;
 
@@ -286,6 +289,7 @@ export class JobEngine {
     this.observeDeath = opts.observeDeath;
     this.store = opts.store ?? JobEngine.storeFor(opts.db);
     this.leaseOverride = opts.leaseMs == null ? null : positiveInt("leaseMs", opts.leaseMs);
+    this.roundBackoff = new RoundBackoff(this.clock, this.logger);
   }
 
   /** The one place the engine looks at the dialect. */
@@ -559,7 +563,8 @@ export class JobEngine {
     for (const e of this.inflight) {
       if (!e.settled) next = Math.min(next, e.lastBeat + Math.floor(e.kind.leaseMs / 3), e.deadline);
     }
-    return Math.max(0, next - now);
+    // While rounds fail, nothing before the back-off ends can be done anyway (stop() still wakes the loop at once).
+    return Math.max(0, Math.max(next, this.roundBackoff.retryAt) - now);
   }
 
   /** Rounds never overlap within an engine: slot counts and the pending list belong to one round at a time. */
@@ -602,6 +607,7 @@ export class JobEngine {
     // Timeouts run on the engine's clock, checked every round (the loop sleeps no longer than the next deadline).
     const start = this.clock.now();
     for (const e of this.inflight) if (!e.settled && start >= e.deadline) this.timeOut(e);
+    if (active && this.roundBackoff.waitMs(start) > 0) return result;
     const batch = this.pending;
     this.pending = [];
     for (const k of this.kinds.values()) k.returned = 0;
@@ -654,9 +660,10 @@ export class JobEngine {
     } catch (err) {
       // Nothing was written: keep the outcomes and writes for the next round; unsettled jobs stay leased meanwhile.
       this.pending = batch.concat(this.pending);
-      this.logger.error("job round failed", { err });
+      this.roundBackoff.failed(err);
       return result;
     }
+    this.roundBackoff.succeeded();
 
     const { now, settlements } = outcome;
     if (maintain) this.nextMaintenanceAt = now + this.maintenanceMs;
