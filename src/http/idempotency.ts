@@ -1,11 +1,16 @@
 // Idempotency-Key support for POST: the first response for a key is stored for 24 h and replayed for the same
-// request; the same key with another request is a 409, as is a key whose first request is still running.
-import { and, eq, lt } from "drizzle-orm";
+// request; the same key with another request is a 409, as is a key whose first request is still running. A request
+// holds its key on a short lease, so a holder that died (crash, SIGKILL) frees the key within seconds, not a day.
+import { and, eq, lt, sql } from "drizzle-orm";
 import type { Db } from "../db";
 import type { Clock } from "../db/clock";
 import { errors } from "./errors";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+/** How long a running request holds its key unless told otherwise (VITRIN_IDEMPOTENCY_LEASE_MS). */
+export const DEFAULT_IDEMPOTENCY_LEASE_MS = 30_000;
+/** Rows deleted per purge transaction, so a large backlog never holds the write lock for long. */
+const PURGE_CHUNK = 1000;
 
 export type IdempotencyStart = { replay: false } | { replay: true; status: number; body: string };
 
@@ -17,15 +22,31 @@ export function validKey(key: string): boolean {
   return key.length >= 1 && key.length <= 255 && /^[\x21-\x7e]+$/.test(key);
 }
 
-export function createIdempotency(db: Db, clock: Clock) {
+export function createIdempotency(db: Db, clock: Clock, opts: { leaseMs?: number } = {}) {
   const { idempotencyKeys } = db.schema;
+  const leaseMs = opts.leaseMs ?? DEFAULT_IDEMPOTENCY_LEASE_MS;
   const where = (accountId: string, key: string) => and(eq(idempotencyKeys.accountId, accountId), eq(idempotencyKeys.key, key));
+  // The created_at of each key this process holds: finishing or freeing a key is fenced on it, so a holder that
+  // outlived its lease cannot overwrite or delete the row of the request that took the key over.
+  const held = new Map<string, number>();
+  const heldBy = (accountId: string, key: string) => `${accountId}\u0000${key}`;
+  const fenced = (accountId: string, key: string) => {
+    const since = held.get(heldBy(accountId, key));
+    held.delete(heldBy(accountId, key));
+    return since === undefined ? where(accountId, key) : and(where(accountId, key), eq(idempotencyKeys.createdAt, since));
+  };
+
   return {
+    leaseMs,
+
     async start(accountId: string, key: string, hash: string): Promise<IdempotencyStart> {
       const now = clock.now();
-      return db.tx(async (tx) => {
+      const outcome = await db.tx(async (tx) => {
         const [existing] = await tx.select().from(idempotencyKeys).where(where(accountId, key)).limit(1);
-        if (existing && existing.expiresAt > now) {
+        // A request still "processing" past its lease died before it could answer: its key is free again. Measured
+        // from created_at, so keys left by versions that held them for 24 h are freed too.
+        const live = existing && (existing.state === "done" ? existing.expiresAt > now : existing.createdAt + leaseMs > now);
+        if (existing && live) {
           if (existing.requestHash !== hash) {
             throw errors.conflict("This Idempotency-Key was already used with a different request.", { idempotency_key: key });
           }
@@ -34,7 +55,7 @@ export function createIdempotency(db: Db, clock: Clock) {
               idempotency_key: key,
             });
           }
-          return { replay: true, status: existing.responseStatus ?? 200, body: existing.responseBody ?? "" };
+          return { replay: true as const, status: existing.responseStatus ?? 200, body: existing.responseBody ?? "" };
         }
         if (existing) await tx.delete(idempotencyKeys).where(where(accountId, key));
         await tx.insert(idempotencyKeys).values({
@@ -43,31 +64,56 @@ export function createIdempotency(db: Db, clock: Clock) {
           requestHash: hash,
           state: "processing",
           createdAt: now,
-          expiresAt: now + IDEMPOTENCY_TTL_MS,
+          // Until the answer is stored this is the lease's end, so the purge also clears keys whose holder died.
+          expiresAt: now + leaseMs,
         });
-        return { replay: false };
+        return { replay: false as const };
       });
+      if (!outcome.replay) held.set(heldBy(accountId, key), now);
+      return outcome;
     },
 
     async finish(accountId: string, key: string, status: number, body: string): Promise<void> {
+      const match = fenced(accountId, key);
       await db.tx((tx) =>
         tx
           .update(idempotencyKeys)
-          .set({ state: "done", responseStatus: status, responseBody: body })
-          .where(where(accountId, key)),
+          .set({
+            state: "done",
+            responseStatus: status,
+            responseBody: body,
+            expiresAt: sql`${idempotencyKeys.createdAt} + ${IDEMPOTENCY_TTL_MS}`,
+          })
+          .where(match),
       );
     },
 
     /** Forgets a key whose request failed on our side, so the client may retry with it. */
     async abandon(accountId: string, key: string): Promise<void> {
-      await db.tx((tx) => tx.delete(idempotencyKeys).where(where(accountId, key)));
+      const match = fenced(accountId, key);
+      await db.tx((tx) => tx.delete(idempotencyKeys).where(match));
     },
 
+    /** Deletes keys past their 24 h (and keys whose holder died), in small transactions; returns how many. */
     async prune(): Promise<number> {
-      const rows = await db.tx((tx) =>
-        tx.delete(idempotencyKeys).where(lt(idempotencyKeys.expiresAt, clock.now())).returning({ key: idempotencyKeys.key }),
-      );
-      return rows.length;
+      const now = clock.now();
+      const k = idempotencyKeys;
+      let total = 0;
+      for (;;) {
+        const rows = await db.tx((tx) =>
+          tx
+            .delete(k)
+            .where(
+              and(
+                lt(k.expiresAt, now),
+                sql`(${k.accountId}, ${k.key}) IN (SELECT account_id, key FROM idempotency_keys WHERE expires_at < ${now} LIMIT ${PURGE_CHUNK})`,
+              ),
+            )
+            .returning({ key: k.key }),
+        );
+        total += rows.length;
+        if (rows.length < PURGE_CHUNK) return total;
+      }
     },
   };
 }

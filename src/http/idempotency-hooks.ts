@@ -1,0 +1,77 @@
+// The Idempotency-Key hooks every guarded POST shares (account routes and the operator's admin routes): reserve the
+// key before the handler runs (or replay the stored answer), store the answer after it, free the key on our failures.
+import type { Logger } from "../config/log";
+import { errors } from "./errors";
+import { requestHash, validKey, type Idempotency } from "./idempotency";
+import type { RequestMeta } from "./index";
+
+export type IdempotencyDeps = { idempotency: Idempotency; meta: WeakMap<Request, RequestMeta> };
+
+/** Whose keys these are: an account id, or this for the operator (account ids all start with `acct_`). */
+export const ADMIN_IDEMPOTENCY_SCOPE = "admin";
+
+/**
+ * onBeforeHandle: for a POST with an Idempotency-Key, replays the stored answer, or reserves the key for this request
+ * (a 409 while another request holds it). Runs after validation, so a request the schema rejects never takes a key.
+ */
+export async function reserveIdempotencyKey(
+  deps: IdempotencyDeps,
+  scope: string,
+  ctx: { request: Request; body: unknown; path: string },
+): Promise<Response | undefined> {
+  const { request } = ctx;
+  if (request.method !== "POST") return;
+  const key = request.headers.get("idempotency-key");
+  if (key === null) return;
+  if (!validKey(key)) throw errors.badRequest("Idempotency-Key must be 1 to 255 visible ASCII characters.");
+  const started = await deps.idempotency.start(scope, key, requestHash(request.method, ctx.path, ctx.body));
+  if (started.replay) {
+    return new Response(started.body, {
+      status: started.status,
+      headers: {
+        "content-type": "application/json; charset=utf-8",
+        "idempotent-replayed": "true",
+        "x-request-id": deps.meta.get(request)?.id ?? "",
+      },
+    });
+  }
+  const m = deps.meta.get(request);
+  if (m) m.idempotency = { accountId: scope, key };
+}
+
+/** onAfterHandle: stores the handler's answer for the key this request reserved. */
+export async function storeIdempotentAnswer(
+  deps: IdempotencyDeps,
+  ctx: { request: Request; responseValue: unknown; set: { status?: number | string } },
+): Promise<void> {
+  const m = deps.meta.get(ctx.request);
+  if (!m?.idempotency) return;
+  const status = typeof ctx.set.status === "number" ? ctx.set.status : 200;
+  await deps.idempotency.finish(m.idempotency.accountId, m.idempotency.key, status, JSON.stringify(ctx.responseValue ?? null));
+  m.idempotency = undefined;
+}
+
+/**
+ * The onError path: answers about the request itself are stored, our own failures (5xx) free the key so the client
+ * can retry. When the database cannot take even that (busy, disk full), the key is left to its lease, which runs out
+ * in seconds, and the request's own error is still the answer.
+ */
+export async function recordIdempotentError(
+  idempotency: Idempotency,
+  logger: Logger,
+  m: RequestMeta,
+  status: number,
+  body: string,
+): Promise<void> {
+  const { accountId, key } = m.idempotency!;
+  m.idempotency = undefined;
+  try {
+    if (status >= 500) await idempotency.abandon(accountId, key);
+    else await idempotency.finish(accountId, key, status, body);
+  } catch (err) {
+    logger.warn("could not record the outcome of an idempotent request; its key frees itself when its lease ends", {
+      request_id: m.id,
+      err,
+    });
+  }
+}
