@@ -1,4 +1,4 @@
-// The vitrin command line: `serve`, `migrate`, `accounts`, `tokens`; the compiled binary takes the same words.
+// The vitrin command line: `serve`, `migrate`, `accounts`, `tokens`, `backup`, `restore`; the compiled binary takes the same words.
 import { parseArgs } from "node:util";
 import { ConfigError, loadConfig, type Config } from "./config";
 import { createLogger } from "./config/log";
@@ -9,6 +9,7 @@ import { isApiError } from "./http/errors";
 import { createService } from "./service";
 import { JobEngine, JOB_STATUSES, type JobStatus } from "./jobs";
 import { jobJson } from "./jobs/routes";
+import { backupCommand, restoreCommand } from "./backup/command";
 
 const usage = `vitrin — self-hosted product videos
 
@@ -29,6 +30,8 @@ Usage:
   vitrin topups complete TOP_UP_ID [--json]
   vitrin ledger check [--json]
   vitrin models install [--json]
+  vitrin backup PATH [--data-dir DIR] [--force] [--json]              one .tar.gz of the database and stored files, while serving
+  vitrin restore PATH [--data-dir DIR] [--force] [--check] [--json]   verify PATH, then restore it into DIR (--check: verify only)
 
 Settings come from VITRIN_* environment variables (see the README); --port, --host and --data-dir override them.`;
 
@@ -80,6 +83,8 @@ export async function run(argv: string[]): Promise<number> {
       description: { type: "string" },
       status: { type: "string" },
       kind: { type: "string" },
+      force: { type: "boolean" },
+      check: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -263,6 +268,15 @@ export async function run(argv: string[]): Promise<number> {
       } finally {
         db.close();
       }
+    }
+    case "backup":
+    case "restore": {
+      if (!sub || rest.length > 0) {
+        console.error(usage);
+        return 2;
+      }
+      const options = { force: values.force === true, check: values.check === true };
+      return command === "backup" ? backupCommand(config, sub, options, out) : restoreCommand(config, sub, options, out);
     }
     default:
       console.error(`unknown command "${command}"\n\n${usage}`);
