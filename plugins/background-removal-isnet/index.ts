@@ -92,6 +92,8 @@ export function createIsnetRemoval(options: IsnetOptions): IsnetRemoval {
     const m = model;
     model = null;
     await m.dispose();
+    // The session's weights and prepacked kernels were freed into malloc's arenas; trimmed, they leave the RSS too.
+    (await import("./native-env")).giveBackMemory();
     logger.info("background-removal model unloaded", { reason });
   }
 

@@ -1,30 +1,7 @@
 // Process-level settings ONNX Runtime needs before it loads (import this module first): telemetry off, and glibc's
 // malloc told to hand large blocks back to the kernel.
-import { dlopen, FFIType } from "bun:ffi";
-
-const LIBC_NAMES: Record<string, string[]> = {
-  linux: ["libc.so.6", "libc.musl-x86_64.so.1", "libc.musl-aarch64.so.1", "libc.so"],
-  darwin: ["libSystem.B.dylib"],
-};
-
-function withLibc<T>(symbols: Parameters<typeof dlopen>[1], use: (fns: Record<string, (...args: unknown[]) => unknown>) => T): T | null {
-  for (const lib of LIBC_NAMES[process.platform] ?? []) {
-    let handle: ReturnType<typeof dlopen> | null = null;
-    try {
-      handle = dlopen(lib, symbols);
-    } catch {
-      continue;
-    }
-    try {
-      return use(handle.symbols as unknown as Record<string, (...args: unknown[]) => unknown>);
-    } catch {
-      return null;
-    } finally {
-      handle.close();
-    }
-  }
-  return null;
-}
+import { FFIType } from "bun:ffi";
+import { giveBackMemory as giveBack, withLibc } from "../../src/native/memory";
 
 /** Sets a variable with libc's setenv(), which Bun's process.env does not do: native code reads it with getenv(). */
 export function setNativeEnv(name: string, value: string): boolean {
@@ -61,9 +38,7 @@ export function pinMmapThreshold(): boolean {
  * RSS went from ~1.27 GB to ~1.16–1.20 GB, for ~15 ms a cut-out. Returns whether malloc_trim was available.
  */
 export function giveBackMemory(): boolean {
-  Bun.gc(true);
-  if (process.platform !== "linux") return false;
-  return withLibc({ malloc_trim: { args: [FFIType.u64], returns: FFIType.i32 } }, (libc) => (libc.malloc_trim(0), true)) ?? false;
+  return giveBack().trimmed;
 }
 
 // transformers.js sets process.env.ORT_DISABLE_TELEMETRY itself, but under Bun that never reaches the getenv() of
