@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { ADMIN_TOKEN } from "./helpers";
 import { ledgerProblems, sendAndCheck } from "./support/fuzz-checks";
 import { accountRoutes, adminRoutes, openRoutes, requestArbitrary, type FuzzPools, type RouteSpec } from "./support/fuzz-requests";
-import { buildWorld, type World } from "./support/fuzz-world";
+import { buildWorld, expectStatus, type World } from "./support/fuzz-world";
 
 const seed = Number(process.env.VITRIN_FUZZ_SEED ?? 20261122);
 // Sized so the file stays well under a minute on two cores; raise it for a longer hunt.
@@ -52,7 +52,7 @@ test(
     world = await buildWorld();
     const w = world;
     // The operator sees every account: both owners' ids are its own, and jobs come from the table.
-    const jobs = (await w.t.json("GET", "/v1/admin/jobs?limit=500", { token: ADMIN_TOKEN })).body.data as { id: string }[];
+    const jobs = (await expectStatus(w.t.json("GET", "/v1/admin/jobs?limit=500", { token: ADMIN_TOKEN }), 200, "jobs")).data as { id: string }[];
     const own: FuzzPools["own"] = {};
     for (const [kind, ids] of [...Object.entries(w.a.ids), ...Object.entries(w.b.ids)]) own[kind as keyof typeof own] = [...(own[kind as keyof typeof own] ?? []), ...ids!];
     own.job = jobs.map((j) => j.id);

@@ -25,7 +25,7 @@ function hookReceiver() {
   return { url: `http://127.0.0.1:${server.port}/hooks`, close: () => server.stop(true) };
 }
 
-async function expectStatus(res: Promise<{ status: number; body: any }>, status: number, what: string) {
+export async function expectStatus(res: Promise<{ status: number; body: any }>, status: number, what: string) {
   const r = await res;
   if (r.status !== status) throw new Error(`fuzz setup: ${what} answered ${r.status} ${JSON.stringify(r.body)}`);
   return r.body;
