@@ -12,6 +12,7 @@ import type { Plugins, ReadyReport } from "../plugins";
 import { ApiError, errors, isApiError, type FieldProblem } from "./errors";
 import { faultError, logFault } from "./faults";
 import { readBodyText } from "./body";
+import { refuseNul } from "./text";
 import type { Metrics } from "./metrics";
 
 export type RequestMeta = {
@@ -129,6 +130,10 @@ export function createHttpApp(ctx: HttpContext) {
       } catch {
         throw errors.badRequest("The request body is not valid JSON.");
       }
+    })
+    // Before validation, so every route is covered; the payment webhook's raw, signed text is the provider's business.
+    .onTransform({ as: "global" }, ({ params, query, body, request }) => {
+      if (!pathOf(request.url).startsWith("/v1/payments/")) refuseNul({ params, query, body });
     })
     .onError({ as: "global" }, async ({ code, error, request }) => {
       const m = meta.get(request);
