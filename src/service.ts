@@ -13,9 +13,15 @@ import { productRoutes } from "./products/routes";
 import { createHttpApp, type RequestMeta } from "./http";
 import { createMetrics } from "./http/metrics";
 import { createRateLimiter } from "./http/ratelimit";
+import { AuthGate } from "./http/auth-gate";
+import { AuthThrottle } from "./http/auth-throttle";
+import { trustedProxyList } from "./http/client-address";
 import { createIdempotency } from "./http/idempotency";
+import { recordIdempotentError } from "./http/idempotency-hooks";
+import { registerIdempotencyPurge } from "./http/idempotency-purge";
 import type { GuardDeps } from "./http/guard";
 import { JobEngine } from "./jobs";
+import { createIdleReclaim } from "./native/idle";
 import { jobRoutes } from "./jobs/routes";
 import { createWebhooks } from "./webhooks";
 import { webhookRoutes } from "./webhooks/routes";
@@ -46,7 +52,7 @@ export type ServiceOptions = {
 export async function createService(config: Config, opts: ServiceOptions = {}) {
   const clock = opts.clock ?? systemClock;
   const logger = opts.logger ?? createLogger(config.logLevel);
-  const db: Db = openDatabase(config.databaseUrl, { poolSize: config.databasePool });
+  const db: Db = openDatabase(config.databaseUrl, { poolSize: config.databasePool, busyTimeoutMs: config.databaseBusyTimeoutMs });
   try {
     await db.migrate();
   } catch (e) {
@@ -65,6 +71,8 @@ export async function createService(config: Config, opts: ServiceOptions = {}) {
     throw e;
   }
 
+  // Cut-outs and renders leave freed native memory mapped; once they stop for a while it goes back (native/idle.ts).
+  const idle = createIdleReclaim({ idleMs: config.idleTrimMs, logger });
   const metrics = createMetrics();
   const jobs = new JobEngine({
     db,
@@ -81,7 +89,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}) {
     db,
     clock,
     storage: plugins.storage,
-    removal: plugins.backgroundRemoval,
+    removal: idle.wrap(plugins.backgroundRemoval, "remove"),
     jobs,
     logger,
     observe: metrics.observeDekupe,
@@ -121,7 +129,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}) {
     config,
     logger: logger.child({ component: "videos" }),
     storage: plugins.storage,
-    renderer: plugins.renderer,
+    renderer: idle.wrap(plugins.renderer, "render"),
     templates,
     jobs,
     webhooks,
@@ -141,11 +149,19 @@ export async function createService(config: Config, opts: ServiceOptions = {}) {
     webhooks.resume().catch((err) => logger.error("could not queue waiting webhook deliveries", { err }));
   }
   const limiter = createRateLimiter(db, config.rateLimitPerMinute, config.rateLimitBurst, clock);
-  const idempotency = createIdempotency(db, clock);
+  const idempotency = createIdempotency(db, clock, { leaseMs: config.idempotencyLeaseMs });
+  const idempotencyPurge = registerIdempotencyPurge({ jobs, db, clock, idempotency });
+  // A write at start: on a full disk or a locked database the service still starts, and the next start queues it.
+  await idempotencyPurge.schedule().catch((err) => logger.warn("could not queue the idempotency key purge", { err }));
   const meta = new WeakMap<Request, RequestMeta>();
   let shuttingDown = false;
 
-  const guard: GuardDeps = { accounts, limiter, idempotency, meta, adminToken: config.adminToken };
+  const auth = new AuthGate(
+    new AuthThrottle({ limit: config.authFailuresPerMinute, clock }),
+    config.trustedProxies.length > 0 ? trustedProxyList(config.trustedProxies) : null,
+    metrics.authFailure,
+  );
+  const guard: GuardDeps = { accounts, limiter, idempotency, meta, adminToken: config.adminToken, auth };
   const app = createHttpApp({
     config,
     clock,
@@ -155,21 +171,15 @@ export async function createService(config: Config, opts: ServiceOptions = {}) {
     meta,
     isShuttingDown: () => shuttingDown,
     readiness: async () => ({ database: { ok: await db.ping() } }),
-    async onIdempotentOutcome(m, status, body) {
-      const { accountId, key } = m.idempotency!;
-      m.idempotency = undefined;
-      // Our own failures free the key so the client can retry; answers about the request itself are kept.
-      if (status >= 500) await idempotency.abandon(accountId, key);
-      else await idempotency.finish(accountId, key, status, body);
-    },
+    onIdempotentOutcome: (m, status, body) => recordIdempotentError(idempotency, logger, m, status, body),
   })
     .use(productRoutes(guard, products, dekupe))
     .use(webhookRoutes(guard, webhooks, accounts, (url) => checkUrl(url)))
     .use(balanceRoutes(guard, billing))
     .use(videoRoutes(guard, videos, templates, config.publicUrl, { cacheBytes: config.previewCacheBytes, ffmpegPath: config.ffmpegPath }))
-    .use(paymentRoutes(config.adminToken, billing, plugins.payment))
-    .use(adminRoutes(config.adminToken, accounts))
-    .use(jobRoutes(config.adminToken, jobs));
+    .use(paymentRoutes(guard, billing, plugins.payment))
+    .use(adminRoutes(guard, accounts))
+    .use(jobRoutes(guard, jobs));
 
   let server: Server<unknown> | null = null;
   const runWorker = opts.worker ?? true;
@@ -192,6 +202,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}) {
     checkUrl,
     idempotency,
     metrics,
+    idle,
     app,
     /** In-process request handling, as tests use it. */
     handle: (request: Request) => app.handle(request),
@@ -239,6 +250,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}) {
           server.stop(true);
         }
         await jobs.stop({ deadlineMs: deadline });
+        idle.close();
         await plugins.close();
         await db.close();
         logger.info("stopped");

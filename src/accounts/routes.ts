@@ -1,14 +1,18 @@
 // The operator's admin API under /v1/admin (accounts, tokens, credit grants), guarded by VITRIN_ADMIN_TOKEN.
 import { Elysia, t } from "elysia";
-import { adminGuard } from "../http/guard";
+import { adminGuard, type AdminGuardDeps } from "../http/guard";
 import { errors } from "../http/errors";
+import { ADMIN_IDEMPOTENCY_SCOPE, reserveIdempotencyKey, storeIdempotentAnswer, type IdempotencyDeps } from "../http/idempotency-hooks";
 import { idParams, jsonInteger } from "../http/schema";
 import { accountJson, type Accounts } from "./index";
 
 
-export function adminRoutes(adminToken: string | null, accounts: Accounts) {
+export function adminRoutes(admin: AdminGuardDeps & IdempotencyDeps, accounts: Accounts) {
   return new Elysia({ prefix: "/v1/admin", normalize: false })
-    .use(adminGuard({ adminToken }))
+    .use(adminGuard(admin))
+    // A retried grant must credit once: the operator's keys share one scope, apart from every account's.
+    .onBeforeHandle((ctx) => reserveIdempotencyKey(admin, ADMIN_IDEMPOTENCY_SCOPE, ctx))
+    .onAfterHandle((ctx) => storeIdempotentAnswer(admin, ctx))
     .post(
       "/accounts",
       async ({ body, set }) => {

@@ -1,5 +1,6 @@
 // Reads and validates every VITRIN_* setting once at start; the README's configuration table is generated from this list.
 import { existsSync } from "node:fs";
+import { isIP } from "node:net";
 import { dirname, resolve } from "node:path";
 import { defaultNativeDir } from "./paths";
 
@@ -12,6 +13,8 @@ export type Config = {
   adminToken: string | null;
   databaseUrl: string;
   databasePool: number;
+  databaseBusyTimeoutMs: number;
+  idempotencyLeaseMs: number;
   allowPrivateNetworks: boolean;
   storage: string;
   backgroundRemoval: string;
@@ -20,6 +23,8 @@ export type Config = {
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
   rateLimitPerMinute: number;
   rateLimitBurst: number;
+  authFailuresPerMinute: number;
+  trustedProxies: string[];
   fetchTimeoutMs: number;
   maxBodyBytes: number;
   shutdownTimeoutMs: number;
@@ -30,6 +35,7 @@ export type Config = {
   dekupeThreads: number;
   dekupeMemoryArena: boolean;
   modelIdleMs: number;
+  idleTrimMs: number;
   currencies: string[];
   creditRates: Record<string, number>;
   topUpTtlMs: number;
@@ -104,6 +110,14 @@ function pluginName(raw: string): string {
   return v;
 }
 
+/** An IPv4/IPv6 address, optionally with a /prefix length that fits its family. */
+function proxyEntry(entry: string): boolean {
+  const [address, bits, extra] = entry.split("/");
+  const family = isIP(address);
+  if (family === 0 || extra !== undefined) return false;
+  return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
+}
+
 function pathList(raw: string): string[] {
   return raw.split(":").map((p) => p.trim()).filter(Boolean).map((p) => resolve(p));
 }
@@ -174,6 +188,20 @@ const settings: Setting[] = [
     parse: integer(1, 1000),
   },
   {
+    env: "VITRIN_DATABASE_BUSY_TIMEOUT_MS",
+    key: "databaseBusyTimeoutMs",
+    default: "1000",
+    doc: "SQLite only: how long a write waits (without blocking other requests) for the database's write lock while another process holds it, such as a CLI command; past it the request gets `503 Unavailable` with `Retry-After`.",
+    parse: integer(0, 60_000),
+  },
+  {
+    env: "VITRIN_IDEMPOTENCY_LEASE_MS",
+    key: "idempotencyLeaseMs",
+    default: "30000",
+    doc: "How long a request holds its `Idempotency-Key` while it runs: if its instance dies mid-request, the key is free again after this (before, a retry gets a 409). Keep it above the slowest request (image fetches take up to VITRIN_FETCH_TIMEOUT_MS).",
+    parse: integer(1000, 3_600_000),
+  },
+  {
     env: "VITRIN_ALLOW_PRIVATE_NETWORKS",
     key: "allowPrivateNetworks",
     default: "false",
@@ -216,6 +244,25 @@ const settings: Setting[] = [
     default: "120",
     doc: "Requests a token may make at once above the sustained rate.",
     parse: integer(1, 10_000_000),
+  },
+  {
+    env: "VITRIN_AUTH_FAILURES_PER_MINUTE",
+    key: "authFailuresPerMinute",
+    default: "20",
+    doc: "Wrong bearer tokens one client address may send per minute; past it, authenticated routes answer that address `429` with `Retry-After` until its minute ends (valid tokens included, so guessing learns nothing). Counted per instance; an IPv6 client counts by its /64. 0 turns the throttle off.",
+    parse: integer(0, 1_000_000),
+  },
+  {
+    env: "VITRIN_TRUSTED_PROXIES",
+    key: "trustedProxies",
+    default: "(none: X-Forwarded-For is ignored)",
+    doc: "Reverse proxies (addresses or CIDR blocks, comma-separated, e.g. `127.0.0.1,10.0.0.0/8`) whose `X-Forwarded-For` names the client. Empty trusts none: the socket's peer is the client, and the header is ignored.",
+    parse: (r) => {
+      const list = r.split(",").map((e) => e.trim()).filter(Boolean);
+      const bad = list.find((e) => !proxyEntry(e));
+      if (bad !== undefined) throw new Error(`${JSON.stringify(bad)} is not an IP address or CIDR block (like 10.0.0.0/8)`);
+      return list;
+    },
   },
   {
     env: "VITRIN_FETCH_TIMEOUT_MS",
@@ -283,8 +330,15 @@ const settings: Setting[] = [
   {
     env: "VITRIN_MODEL_IDLE_MS",
     key: "modelIdleMs",
-    default: "300000",
-    doc: "Unload the background-removal model after this long without work, to give its memory back.",
+    default: "30000",
+    doc: "Unload the background-removal model after this long without work, to give its memory back (~0.3 GB; loading it again costs the next cut-out ~0.7 s).",
+    parse: integer(0, 86_400_000),
+  },
+  {
+    env: "VITRIN_IDLE_TRIM_MS",
+    key: "idleTrimMs",
+    default: "10000",
+    doc: "After this long without a cut-out or a render, give freed memory back to the system (a full garbage collection, then glibc's `malloc_trim`), so an idle instance's RSS comes down. 0 turns it off.",
     parse: integer(0, 86_400_000),
   },
   {
@@ -539,6 +593,7 @@ function defaultFor(s: Setting, partial: Partial<Config>, env: Env): string {
     case "s3Urls":
       return "";
     case "jobLeaseMs":
+    case "trustedProxies":
     case "ffmpegPath":
     case "ffprobePath":
       return "";
