@@ -26,7 +26,7 @@ import * as ort from "onnxruntime-node";
 import { installModel } from "../plugins/background-removal-isnet";
 import { decodeUpright, resizeRgb } from "../plugins/background-removal-isnet/cutout";
 import { loadConfig } from "../src/config";
-import { createLogger } from "../src/config/log";
+import { createLogger } from "../src/kernel";
 import { createService } from "../src/service";
 
 const ROUNDS = Number(process.env.DEKUPE_BENCH_ROUNDS ?? 2);

@@ -8,9 +8,9 @@
 // Protocol on stdio: prints `ready`, starts on a `go` line, prints `{"done": n}` (handler runs / jobs claimed) and exits
 // on a `stop` line (engine) or when the table has nothing left to claim (bare).
 import { SQL } from "bun";
-import { createLogger } from "../src/config/log";
+import { createLogger } from "../src/kernel";
 import { openDatabase } from "../src/db";
-import { systemClock } from "../src/db/clock";
+import { systemClock } from "../src/kernel";
 import { JobEngine, PostgresJobStore, type JobStore } from "../src/jobs";
 
 const [mode, url, owner, claimArg] = process.argv.slice(2);

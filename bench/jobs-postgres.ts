@@ -16,9 +16,9 @@
 import { SQL, type Subprocess } from "bun";
 import { join } from "node:path";
 import { readFileSync } from "node:fs";
-import { createLogger } from "../src/config/log";
+import { createLogger } from "../src/kernel";
 import { openDatabase, type Db } from "../src/db";
-import { systemClock } from "../src/db/clock";
+import { systemClock } from "../src/kernel";
 import { JobEngine } from "../src/jobs";
 
 const WORKER = join(import.meta.dir, "jobs-pg-worker.ts");

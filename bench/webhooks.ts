@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isNotNull } from "drizzle-orm";
 import { loadConfig } from "../src/config";
-import { createLogger } from "../src/config/log";
+import { createLogger } from "../src/kernel";
 import { createService } from "../src/service";
 
 const N = Number(process.env.WEBHOOKS_BENCH_N ?? 20_000);

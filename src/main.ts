@@ -1,14 +1,14 @@
 // The vitrin command line: `serve`, `migrate`, `accounts`, `tokens`, `backup`, `restore`; the compiled binary takes the same words.
 import { parseArgs } from "node:util";
 import { ConfigError, loadConfig, type Config } from "./config";
-import { createLogger } from "./config/log";
+import { createLogger } from "./kernel";
 import { openDatabase } from "./db";
-import { systemClock } from "./db/clock";
+import { systemClock } from "./kernel";
 import { accountJson, createAccounts } from "./accounts";
-import { isApiError } from "./http/errors";
+import { isApiError } from "./kernel";
 import { createService } from "./service";
 import { JobEngine, JOB_STATUSES, type JobStatus } from "./jobs";
-import { jobJson } from "./jobs/routes";
+import { jobJson } from "./http/routes/jobs";
 import { backupCommand, restoreCommand } from "./backup/command";
 
 const usage = `vitrin — self-hosted product videos

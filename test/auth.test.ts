@@ -4,7 +4,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { request as httpRequest } from "node:http";
 import { AuthThrottle } from "../src/http/auth-throttle";
 import { clientAddress, throttleKey, trustedProxyList } from "../src/http/client-address";
-import { ManualClock } from "../src/db/clock";
+import { ManualClock } from "../src/kernel";
 import { loadConfig } from "../src/config";
 import { ADMIN_TOKEN, startService, type TestService } from "./helpers";
 

@@ -6,8 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sharp from "sharp";
 import { loadConfig } from "../src/config";
-import { memoryLogger } from "../src/config/log";
-import { ManualClock } from "../src/db/clock";
+import { memoryLogger } from "../src/kernel";
+import { ManualClock } from "../src/kernel";
 import { createService, type Service, type ServiceOptions } from "../src/service";
 
 export const ADMIN_TOKEN = "admin-token-for-tests-0123456789";

@@ -3,7 +3,7 @@ import { afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { deflateSync } from "node:zlib";
 import sharp from "sharp";
-import { ApiError, MAX_IMAGE_BYTES } from "../src/http/errors";
+import { ApiError, MAX_IMAGE_BYTES } from "../src/kernel";
 import { ingestImage, type IngestOptions } from "../src/products/image";
 
 type Served = { body: Uint8Array | string; type: string; chunked?: boolean; delayMs?: number; status?: number; location?: string };

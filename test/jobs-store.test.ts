@@ -4,9 +4,9 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { memoryLogger } from "../src/config/log";
+import { memoryLogger } from "../src/kernel";
 import { openDatabase, type Db, type Orm } from "../src/db";
-import { ManualClock } from "../src/db/clock";
+import { ManualClock } from "../src/kernel";
 import { JobEngine, PermanentFailure, PostgresJobStore, SqliteJobStore, type JobEngineOptions, type JobStore } from "../src/jobs";
 import { createPostgresDatabase, postgresAvailable } from "./helpers";
 

@@ -3,9 +3,9 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { memoryLogger } from "../src/config/log";
+import { memoryLogger } from "../src/kernel";
 import { openDatabase, schema, type Db, type Orm } from "../src/db";
-import { ManualClock } from "../src/db/clock";
+import { ManualClock } from "../src/kernel";
 import {
   JobAborted,
   JobEngine,

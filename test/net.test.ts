@@ -1,7 +1,7 @@
 // Safe outbound HTTP against real local servers: address rules, DNS pinning, redirects, body caps, timeouts, TLS names.
 import { afterEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { ApiError } from "../src/http/errors";
+import { ApiError } from "../src/kernel";
 import {
   checkOutboundUrl,
   classifyAddress,

@@ -2,7 +2,7 @@
 // one model per process, loaded on first use, one cut-out at a time, unloaded when idle.
 import { statSync } from "node:fs";
 import { join } from "node:path";
-import type { Logger } from "../../src/config/log";
+import type { Logger } from "../../src/kernel";
 import { definePlugin, type BackgroundRemovalPlugin, type Cutout, type CutoutRequest, type ReadyReport } from "../../src/plugins";
 import { decodeUpright, makeCutout } from "./cutout";
 import { inspectModel, installModel, MODEL_FILE, ModelError } from "./model";

@@ -4,7 +4,7 @@ import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, re
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { embedded } from "../../src/native/embedded";
-import type { Logger } from "../../src/config/log";
+import type { Logger } from "../../src/kernel";
 import { widenToFp32 } from "./fp32";
 
 /** The npm package whose `dist/` holds the ISNet ONNX model as 4 MiB chunks named by their SHA-256. */

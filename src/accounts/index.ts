@@ -1,12 +1,12 @@
 // Accounts and their bearer tokens: tokens are random, shown once, kept only as a SHA-256 hash, and revocable.
 import { and, desc, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db";
-import type { Clock } from "../db/clock";
+import type { Clock } from "../kernel";
 import type { accounts } from "../db/schema";
-import { iso, newId } from "../db/ids";
+import { iso, newId } from "../kernel";
 import { book, transactionJson } from "../billing";
 import { checkAmount, MAX_CREDIT_GRANT } from "../billing/amounts";
-import { errors } from "../http/errors";
+import { errors } from "../kernel";
 
 export type AccountRow = typeof accounts.$inferSelect;
 export type Principal = { accountId: string; tokenId: string };

@@ -1,7 +1,7 @@
 // The one rule for every money and credit amount a caller sends (top-ups, credit grants, opening credits): a safe
 // integer within its bounds, else a 422 naming the field. JSON numbers are doubles: 1e308 is "whole", and
 // 9007199254740993 arrives as 9007199254740992, so anything from 2^53 up is out of range rather than trusted.
-import { errors } from "../http/errors";
+import { errors } from "../kernel";
 
 /** The largest credit grant (or correction) an operator books at once; opening credits share it. */
 export const MAX_CREDIT_GRANT = 1_000_000_000;

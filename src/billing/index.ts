@@ -3,8 +3,8 @@
 import { and, eq, gte, lte, sql } from "drizzle-orm";
 import type { Orm, Schema } from "../db";
 import type { transactions } from "../db/schema";
-import { iso, newId } from "../db/ids";
-import { errors } from "../http/errors";
+import { iso, newId } from "../kernel";
+import { errors } from "../kernel";
 
 export type TransactionType = "purchase" | "usage" | "refund" | "grant" | "adjustment";
 

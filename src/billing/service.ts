@@ -3,13 +3,13 @@
 // integrity check (credits = sum of transactions for every account).
 import { and, eq, sql } from "drizzle-orm";
 import type { Db, Orm } from "../db";
-import type { Clock } from "../db/clock";
+import type { Clock } from "../kernel";
 import type { topUps } from "../db/schema";
-import { iso, newId } from "../db/ids";
+import { iso, newId } from "../kernel";
 import { createPager, type PageQuery } from "../db/pagination";
-import { errors } from "../http/errors";
+import { errors } from "../kernel";
 import type { Config } from "../config";
-import type { Logger } from "../config/log";
+import type { Logger } from "../kernel";
 import type { JobEngine } from "../jobs";
 import type { PaymentNotice, PaymentOutcome, PaymentPlugin } from "../plugins";
 import type { Webhooks } from "../webhooks";

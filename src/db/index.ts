@@ -12,6 +12,8 @@ import * as schema from "./schema";
 import { sqliteMigrations } from "./migrations";
 import { openPostgres } from "./postgres";
 import { beginImmediate, DEFAULT_BUSY_TIMEOUT_MS, MIGRATION_LOCK_WAIT_MS, openSqlite } from "./sqlite-lock";
+import type { SetTimer } from "../kernel";
+export type { SetTimer };
 
 export { schema };
 /**
@@ -77,8 +79,6 @@ export function sqlitePathFromUrl(url: string): string {
   return path;
 }
 
-/** Runs `fn` after `ms` unless the returned function is called first (setTimeout's shape; tests fire it themselves). */
-export type SetTimer = (fn: () => void, ms: number) => () => void;
 
 /** Flushes a file's data to disk and calls back (fdatasync's shape). */
 export type SyncFile = (fd: number, done: (error: Error | null) => void) => void;

@@ -4,7 +4,7 @@
 import { and, asc, desc, eq, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Orm } from "./index";
-import { errors } from "../http/errors";
+import { errors } from "../kernel";
 
 export type PageQuery = { limit?: number | string; starting_after?: string; ending_before?: string };
 export type Page<T> = { data: T[]; has_more: boolean };

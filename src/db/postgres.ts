@@ -10,7 +10,7 @@ import { createTableRelationsHelpers, extractTablesRelationalConfig } from "driz
 import { drizzle } from "drizzle-orm/bun-sql";
 import { BunSQLSession, BunSQLTransaction } from "drizzle-orm/bun-sql/session";
 import { PgDialect } from "drizzle-orm/pg-core";
-import { errors } from "../http/errors";
+import { errors } from "../kernel";
 import type { Db, Orm, Schema, TxOptions } from "./index";
 import { postgresMigrations } from "./migrations";
 import * as pgSchema from "./schema-pg";

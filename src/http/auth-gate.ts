@@ -2,7 +2,7 @@
 // query string, where it would end up in logs and proxies), a throttled address is turned away before its token is
 // looked at, and each failure is counted for the throttle and for /metrics.
 import type { BlockList } from "node:net";
-import { errors, type ApiError } from "./errors";
+import { errors, type ApiError } from "../kernel";
 import type { AuthThrottle } from "./auth-throttle";
 import { clientAddress, throttleKey, type PeerSource } from "./client-address";
 

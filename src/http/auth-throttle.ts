@@ -1,7 +1,7 @@
 // Throttling failed authentication per client address: after `limit` wrong tokens within a window, the address gets
 // 429 on authenticated routes until that window ends, before its token is even looked at (brute force learns
 // nothing). Kept in memory per instance, with a cap on the addresses remembered (least recently failed go first).
-import type { Clock } from "../db/clock";
+import type { Clock } from "../kernel";
 
 export type AuthThrottleOptions = {
   /** Failed authentications one address may make per window; 0 turns throttling off. */

@@ -1,6 +1,6 @@
 // Reading request bodies safely: the byte cap is enforced while the stream is read (Content-Length or chunked), and
 // JSON nesting is measured by a linear scan of the bytes before anything recursive (JSON.parse, schema checks) runs.
-import { errors } from "./errors";
+import { errors } from "../kernel";
 
 /** Deepest JSON nesting (arrays and objects together) a request body may have. */
 export const MAX_JSON_DEPTH = 64;

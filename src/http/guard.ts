@@ -3,7 +3,7 @@
 import { timingSafeEqual } from "node:crypto";
 import { Elysia } from "elysia";
 import type { Accounts, Principal } from "../accounts";
-import { errors } from "./errors";
+import { errors } from "../kernel";
 import { bearerToken, type AuthGate } from "./auth-gate";
 import type { Idempotency } from "./idempotency";
 import { reserveIdempotencyKey, storeIdempotentAnswer } from "./idempotency-hooks";

@@ -1,7 +1,7 @@
 // The Idempotency-Key hooks every guarded POST shares (account routes and the operator's admin routes): reserve the
 // key before the handler runs (or replay the stored answer), store the answer after it, free the key on our failures.
-import type { Logger } from "../config/log";
-import { errors } from "./errors";
+import type { Logger } from "../kernel";
+import { errors } from "../kernel";
 import { requestHash, validKey, type Idempotency } from "./idempotency";
 import type { RequestMeta } from "./index";
 

@@ -1,7 +1,7 @@
 // The recurring job that deletes Idempotency-Keys past their 24 h: each run queues the next, in the transaction that
 // records its own outcome, so the chain survives crashes; every start makes sure one is queued, in case it was lost.
 import type { Db, Orm } from "../db";
-import type { Clock } from "../db/clock";
+import type { Clock } from "../kernel";
 import type { JobEngine } from "../jobs";
 import type { Idempotency } from "./idempotency";
 

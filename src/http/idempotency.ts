@@ -3,8 +3,8 @@
 // holds its key on a short lease, so a holder that died (crash, SIGKILL) frees the key within seconds, not a day.
 import { and, eq, lt, sql } from "drizzle-orm";
 import type { Db } from "../db";
-import type { Clock } from "../db/clock";
-import { errors } from "./errors";
+import type { Clock } from "../kernel";
+import { errors } from "../kernel";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** How long a running request holds its key unless told otherwise (VITRIN_IDEMPOTENCY_LEASE_MS). */

@@ -2,7 +2,7 @@
 // (one host) the timestamps live in memory; on PostgreSQL in the rate_limits table, so every instance behind a load
 // balancer draws on the same budget. createRateLimiter picks one; the guard sees only RateLimiter.
 import type { Db } from "../db";
-import type { Clock } from "../db/clock";
+import type { Clock } from "../kernel";
 import { pgClientOf } from "../db/postgres";
 
 export type RateDecision = { allowed: boolean; limit: number; remaining: number; resetSeconds: number; retryAfterSeconds: number };

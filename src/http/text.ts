@@ -1,7 +1,7 @@
 // Text the API accepts is free of U+0000: PostgreSQL can neither store nor compare it (a lookup or insert with it
 // fails instead of finding nothing), so a NUL anywhere in a path, query or JSON body is refused up front, on both
 // databases alike, with a 422 naming where it was.
-import { errors } from "./errors";
+import { errors } from "../kernel";
 
 /** Where the first string (or object key) containing U+0000 is in `value`, as a dotted field path; null if none. */
 export function nulField(value: unknown, path = ""): string | null {

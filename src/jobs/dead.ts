@@ -1,7 +1,7 @@
 // Settling the owner of a job that went dead: a kind's onDead hook runs in the very transaction that marks the job
 // dead, so a video or a product can never be left waiting on work that will not happen again.
 import type { Orm } from "../db";
-import type { Logger } from "../config/log";
+import type { Logger } from "../kernel";
 import { TransactionLost, type JobStore } from "./store";
 
 /** What a kind's onDead hook is told about the job that died. */

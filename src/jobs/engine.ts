@@ -12,9 +12,9 @@
 // applies the writes their handlers deferred (ctx.deferWrite), renews due leases and claims new jobs. A burst of
 // completions is gathered into one round rather than each paying for its own commit.
 import { hostname } from "node:os";
-import type { Logger } from "../config/log";
+import type { Logger } from "../kernel";
 import type { Db, Orm } from "../db";
-import type { Clock } from "../db/clock";
+import type { Clock } from "../kernel";
 import { backoffDelay, defaultBackoff, type Backoff } from "./backoff";
 import { JobAborted, PermanentFailure, RetryAfter } from "./errors";
 import { newJobId } from "./ids";

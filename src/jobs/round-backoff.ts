@@ -2,8 +2,8 @@
 // up to 30 s, on the engine's clock. Without it a failed round was retried at once, hundreds of times a second, each
 // logging a line (itself filling the disk further). The failure is logged once, then once a minute while it lasts,
 // and its end once.
-import type { Logger } from "../config/log";
-import type { Clock } from "../db/clock";
+import type { Logger } from "../kernel";
+import type { Clock } from "../kernel";
 
 export const ROUND_BACKOFF_FIRST_MS = 100;
 export const ROUND_BACKOFF_MAX_MS = 30_000;

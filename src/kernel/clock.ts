@@ -15,3 +15,6 @@ export class ManualClock implements Clock {
     this.ms = ms;
   }
 }
+
+/** Runs `fn` after `ms` unless the returned function is called first (setTimeout's shape; tests fire it themselves). */
+export type SetTimer = (fn: () => void, ms: number) => () => void;

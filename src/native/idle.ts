@@ -1,7 +1,6 @@
 // Gives memory back once work goes idle: after the last tracked piece of work (a cut-out, a render) has finished and
 // none has started for `idleMs`, runs the reclaim once. Work keeps it from running; it never runs on a request's path.
-import type { SetTimer } from "../db";
-import type { Logger } from "../config/log";
+import type { Logger, SetTimer } from "../kernel";
 import { giveBackMemory } from "./memory";
 
 export type IdleReclaimOptions = {

@@ -20,7 +20,7 @@ import { lookup } from "node:dns/promises";
 import { canonicalAddress, isIPLiteral } from "./address";
 import { OutboundError, type Overflow } from "./errors";
 import { VetCache, vetAddresses, type ResolvedHost, type VettedAddress } from "./vet-cache";
-import { errors } from "../http/errors";
+import { errors } from "../kernel";
 
 export { classifyAddress, type AddressVerdict } from "./address";
 export { decodeDataUrl, type DataUrlContent } from "./data-url";

@@ -1,7 +1,7 @@
 // The four plugin slots (storage, background removal, renderer, payment), their contracts, and the registry that
 // picks one implementation per slot from config and runs their lifecycle (init in order, close in reverse).
 import type { Config } from "../config";
-import type { Logger } from "../config/log";
+import type { Logger } from "../kernel";
 import type { TemplateRegistry } from "../templates";
 
 export type ReadyReport = { ok: boolean; detail?: string };

@@ -3,7 +3,7 @@
 import { readdir, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { Logger } from "../config/log";
+import type { Logger } from "../kernel";
 import { pluginHost } from "./host";
 import type { PluginDefinition, PluginRegistry, Slot } from "./index";
 

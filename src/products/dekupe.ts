@@ -1,10 +1,10 @@
 // Dekupe (background removal) for products: the job that makes the cut-out, and preview, retry and revert.
 import { and, eq } from "drizzle-orm";
 import type { Db, Orm } from "../db";
-import type { Clock } from "../db/clock";
-import { newId } from "../db/ids";
-import { errors } from "../http/errors";
-import type { Logger } from "../config/log";
+import type { Clock } from "../kernel";
+import { newId } from "../kernel";
+import { errors } from "../kernel";
+import type { Logger } from "../kernel";
 import type { BackgroundRemovalPlugin, StoragePlugin } from "../plugins";
 import { DEKUPE_JOB, dekupeJson, productJson, type JobQueue, type ProductRow } from "./index";
 

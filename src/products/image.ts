@@ -3,7 +3,7 @@
 import { createHash } from "node:crypto";
 import sharp from "../native/sharp";
 import type { Metadata } from "sharp";
-import { errors, isApiError, MAX_IMAGE_BYTES, type ApiError } from "../http/errors";
+import { errors, isApiError, MAX_IMAGE_BYTES, type ApiError } from "../kernel";
 import { decodeDataUrl, describeOutboundError, isOutboundError, outboundFetch, type OutboundError } from "../net";
 
 /** Decoded-size cap: a tiny PNG can declare 20000×20000 pixels and cost gigabytes to decode (a decompression bomb). */

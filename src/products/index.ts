@@ -2,12 +2,12 @@
 // 5-per-account limit, and the dekupe (background removal) state each product carries.
 import { and, count, eq } from "drizzle-orm";
 import type { Db, Orm } from "../db";
-import type { Clock } from "../db/clock";
+import type { Clock } from "../kernel";
 import type { products } from "../db/schema";
-import { iso, newId } from "../db/ids";
+import { iso, newId } from "../kernel";
 import { createPager, type PageQuery } from "../db/pagination";
-import { errors } from "../http/errors";
-import type { Logger } from "../config/log";
+import { errors } from "../kernel";
+import type { Logger } from "../kernel";
 import type { StoragePlugin } from "../plugins";
 import { ingestImage, type IngestedImage } from "./image";
 

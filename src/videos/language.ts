@@ -1,7 +1,7 @@
 // Which language a video, estimate or template preview is made in: a BCP 47 tag whose primary language the
 // template has its words in, or a 422 naming the field and listing the supported ones (never a silent English).
 import { normalizeLanguage } from "../accounts";
-import { errors } from "../http/errors";
+import { errors } from "../kernel";
 import { baseLanguage, type LoadedTemplate } from "../templates";
 
 /**

@@ -13,13 +13,13 @@
 // from GET /v1/webhooks/secret (during a rotation both the old and the new secret sign for 24 h).
 import { and, asc, count, eq, inArray, isNotNull, isNull, min, sql } from "drizzle-orm";
 import type { Db, Orm } from "../db";
-import type { Clock } from "../db/clock";
-import { iso, newId } from "../db/ids";
+import type { Clock } from "../kernel";
+import { iso, newId } from "../kernel";
 import type { webhookAttempts, webhookMessages } from "../db/schema";
 import { createPager, type PageQuery } from "../db/pagination";
 import { queryValues, runRows, type RowsStatement } from "../db/dialect";
-import { errors } from "../http/errors";
-import type { Logger } from "../config/log";
+import { errors } from "../kernel";
+import type { Logger } from "../kernel";
 import { OutboundError, outboundFetch } from "../net";
 import type { JobEngine } from "../jobs";
 import { newSortableId } from "../jobs/ids";

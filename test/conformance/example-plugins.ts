@@ -4,7 +4,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config";
-import { memoryLogger } from "../../src/config/log";
+import { memoryLogger } from "../../src/kernel";
 import { PluginRegistry, type Slot, type SlotMap } from "../../src/plugins";
 import { loadPluginFolders } from "../../src/plugins/load";
 import { defaultTemplates } from "../../src/templates";

@@ -1,6 +1,6 @@
 // The fuzz suite's properties, checked on each answer and on the database afterwards: no 5xx, the error catalogue's
 // shape on every error, nothing of another account in an answer, and credits equal to the sum of the ledger.
-import { errors } from "../../src/http/errors";
+import { errors } from "../../src/kernel";
 import type { Service } from "../../src/service";
 import { BASE } from "../helpers";
 import { learn, type FuzzPools, type FuzzRequest } from "./fuzz-requests";

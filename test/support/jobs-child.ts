@@ -2,9 +2,9 @@
 //
 //   bun test/support/jobs-child.ts block  <db-path>   run kind "block": note the start, then hang until killed
 //   bun test/support/jobs-child.ts worker <db-path>   run kind "count" until SIGTERM, then print the ids it ran as JSON
-import { createLogger } from "../../src/config/log";
+import { createLogger } from "../../src/kernel";
 import { openDatabase } from "../../src/db";
-import { systemClock } from "../../src/db/clock";
+import { systemClock } from "../../src/kernel";
 import { JobEngine } from "../../src/jobs";
 
 const [mode, path] = process.argv.slice(2);

@@ -1,10 +1,10 @@
 // The operator's admin API under /v1/admin (accounts, tokens, credit grants), guarded by VITRIN_ADMIN_TOKEN.
 import { Elysia, t } from "elysia";
-import { adminGuard, type AdminGuardDeps } from "../http/guard";
-import { errors } from "../http/errors";
-import { ADMIN_IDEMPOTENCY_SCOPE, reserveIdempotencyKey, storeIdempotentAnswer, type IdempotencyDeps } from "../http/idempotency-hooks";
-import { idParams, jsonInteger } from "../http/schema";
-import { accountJson, type Accounts } from "./index";
+import { adminGuard, type AdminGuardDeps } from "../guard";
+import { errors } from "../../kernel";
+import { ADMIN_IDEMPOTENCY_SCOPE, reserveIdempotencyKey, storeIdempotentAnswer, type IdempotencyDeps } from "../idempotency-hooks";
+import { idParams, jsonInteger } from "../schema";
+import { accountJson, type Accounts } from "../../accounts/index";
 
 
 export function adminRoutes(admin: AdminGuardDeps & IdempotencyDeps, accounts: Accounts) {

@@ -1,12 +1,12 @@
 // HTTP routes for balance, top-ups and transactions, the payment providers' webhook and the payer-facing pages,
 // and the operator's confirmation of manual top-ups.
 import { Elysia, t } from "elysia";
-import { accountGuard, adminGuard, type AdminGuardDeps, type GuardDeps } from "../http/guard";
-import { errors } from "../http/errors";
-import { idParams, jsonInteger, pageQuery } from "../http/schema";
-import { PaymentSignatureError, type PaymentPlugin } from "../plugins";
-import { MIN_TOP_UP, topUpJson, type Billing } from "./service";
-import { cancelPage, manualPaymentPage, notFoundPage, returnPage } from "./pages";
+import { accountGuard, adminGuard, type AdminGuardDeps, type GuardDeps } from "../guard";
+import { errors } from "../../kernel";
+import { idParams, jsonInteger, pageQuery } from "../schema";
+import { PaymentSignatureError, type PaymentPlugin } from "../../plugins";
+import { MIN_TOP_UP, topUpJson, type Billing } from "../../billing/service";
+import { cancelPage, manualPaymentPage, notFoundPage, returnPage } from "./billing-pages";
 
 
 export function balanceRoutes(guard: GuardDeps, billing: Billing) {

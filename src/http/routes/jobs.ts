@@ -1,9 +1,9 @@
 // Admin routes for the job table: list jobs (e.g. the dead ones) and re-drive a dead job.
 import { Elysia, t } from "elysia";
-import { adminGuard, type AdminGuardDeps } from "../http/guard";
-import { errors } from "../http/errors";
-import { iso } from "../db/ids";
-import { JOB_STATUSES, type JobEngine, type JobRecord } from "./index";
+import { adminGuard, type AdminGuardDeps } from "../guard";
+import { errors } from "../../kernel";
+import { iso } from "../../kernel";
+import { JOB_STATUSES, type JobEngine, type JobRecord } from "../../jobs/index";
 
 export function jobJson(job: JobRecord) {
   return {

@@ -1,9 +1,9 @@
 // HTTP routes for /v1/products and their dekupe preview, retry and revert.
 import { Elysia, t } from "elysia";
-import { accountGuard, type GuardDeps } from "../http/guard";
-import { idParams, pageQuery } from "../http/schema";
-import type { Products } from "./index";
-import type { Dekupe } from "./dekupe";
+import { accountGuard, type GuardDeps } from "../guard";
+import { idParams, pageQuery } from "../schema";
+import type { Products } from "../../products/index";
+import type { Dekupe } from "../../products/dekupe";
 
 const name = t.String({ minLength: 1, maxLength: 200, pattern: "\\S", description: "Product name." });
 const description = t.String({ maxLength: 5000, description: "Detailed description." });

@@ -1,12 +1,12 @@
 // HTTP routes for /v1/videos (create, estimate, read, list) and /v1/templates (catalogue, prompt schemas, previews).
 import { Elysia, t } from "elysia";
-import { idParams, pageQuery } from "../http/schema";
-import { accountGuard, type GuardDeps } from "../http/guard";
-import { errors } from "../http/errors";
-import type { TemplateRegistry, LoadedTemplate } from "../templates";
-import { previewImage, PreviewCache } from "../templates";
-import type { Videos } from "./index";
-import { templateLanguage } from "./language";
+import { idParams, pageQuery } from "../schema";
+import { accountGuard, type GuardDeps } from "../guard";
+import { errors } from "../../kernel";
+import type { TemplateRegistry, LoadedTemplate } from "../../templates";
+import { previewImage, PreviewCache } from "../../templates";
+import type { Videos } from "../../videos/index";
+import { templateLanguage } from "../../videos/language";
 
 /** How previews are made and kept: VITRIN_PREVIEW_CACHE_BYTES and the ffmpeg of the settings. */
 export type PreviewOptions = { cacheBytes?: number; ffmpegPath?: string | null };

@@ -1,9 +1,9 @@
 // HTTP routes under /v1/webhooks: the signing secret and its rotation, delivery logs, redelivery, and a test ping.
 import { Elysia, t } from "elysia";
-import { idParams, pageQuery } from "../http/schema";
-import { accountGuard, type GuardDeps } from "../http/guard";
-import type { Webhooks } from "./index";
-import type { Accounts } from "../accounts";
+import { idParams, pageQuery } from "../schema";
+import { accountGuard, type GuardDeps } from "../guard";
+import type { Webhooks } from "../../webhooks/index";
+import type { Accounts } from "../../accounts";
 
 
 export function webhookRoutes(guard: GuardDeps, webhooks: Webhooks, accounts: Accounts, checkUrl: (url: string) => Promise<void>) {

@@ -1,0 +1,6 @@
+// The kernel: what every part of vitrin may use and what uses nothing of ours — the error catalogue, the clock, ids
+// and the logger.
+export * from "./errors";
+export * from "./clock";
+export * from "./ids";
+export * from "./log";

@@ -1,0 +1,180 @@
+// The floor plan, kept: reads the import graph of src/, plugins/ and templates/ and fails on any circle (between files
+// or between folders), on any arrow that runs against the layer order, and on a plugin or template that reaches past
+// the plugin kit and the template API. docs/architecture.md draws the same order.
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+
+const ROOT = resolve(import.meta.dir, "..");
+
+/**
+ * Layers from the bottom: a file may import its own layer's folders (without circles) and the layers below.
+ * The domain folders sit on one floor and may use one another, as long as no circle forms between them.
+ */
+export const LAYERS: string[][] = [
+  ["src/kernel"],
+  ["src/config"],
+  ["src/native", "src/net"],
+  ["src/db"],
+  ["src/jobs"],
+  ["src/plugins", "src/templates"],
+  ["src/accounts", "src/products", "src/billing", "src/webhooks", "src/videos", "src/backup"],
+  ["src/http"],
+  ["src/service.ts"],
+  ["src/main.ts"],
+];
+
+/** What a plugin folder or a template may import from the rest of the tree. */
+const KIT = ["src/plugins", "src/templates/api.ts"];
+
+const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+["']([^"']+)["']|(?:^|\n)\s*import\s+["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']\s*\)/g;
+
+function sourceFiles(): string[] {
+  const files: string[] = [];
+  for (const dir of ["src", "plugins", "templates"]) {
+    for (const f of new Bun.Glob("**/*.{ts,tsx}").scanSync({ cwd: join(ROOT, dir) })) {
+      if (!f.endsWith(".d.ts")) files.push(`${dir}/${f}`);
+    }
+  }
+  return files.sort();
+}
+
+/** Resolves a relative import to a tree file (".ts", "/index.ts"); null for packages and non-code files. */
+function resolveImport(from: string, spec: string, known: Set<string>): string | null {
+  if (!spec.startsWith(".")) return null;
+  const base = relative(ROOT, resolve(ROOT, dirname(from), spec));
+  for (const candidate of [base, `${base}.ts`, `${base}.tsx`, `${base}/index.ts`, base.replace(/\.js$/, ".ts")]) {
+    if (known.has(candidate)) return candidate;
+  }
+  return null;
+}
+
+export function importGraph(): Map<string, string[]> {
+  const files = sourceFiles();
+  const known = new Set(files);
+  const graph = new Map<string, string[]>();
+  for (const file of files) {
+    const text = readFileSync(join(ROOT, file), "utf8");
+    const targets = new Set<string>();
+    for (const m of text.matchAll(IMPORT)) {
+      const spec = m[1] ?? m[2] ?? m[3];
+      // `import type` costs nothing at run time but is still an arrow a reader follows: it counts.
+      const target = spec ? resolveImport(file, spec, known) : null;
+      if (target && target !== file) targets.add(target);
+    }
+    graph.set(file, [...targets].sort());
+  }
+  return graph;
+}
+
+/** Strongly connected components with more than one member (Tarjan), each sorted. */
+export function circles(graph: Map<string, string[]>): string[][] {
+  let index = 0;
+  const stack: string[] = [];
+  const on = new Set<string>();
+  const idx = new Map<string, number>();
+  const low = new Map<string, number>();
+  const out: string[][] = [];
+  const visit = (v: string) => {
+    idx.set(v, index);
+    low.set(v, index++);
+    stack.push(v);
+    on.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!idx.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (on.has(w)) low.set(v, Math.min(low.get(v)!, idx.get(w)!));
+    }
+    if (low.get(v) === idx.get(v)) {
+      const scc: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        on.delete(w);
+        scc.push(w);
+      } while (w !== v);
+      if (scc.length > 1) out.push(scc.sort());
+    }
+  };
+  for (const v of graph.keys()) if (!idx.has(v)) visit(v);
+  return out;
+}
+
+/** The folder a file belongs to for the folder-level picture: its first two path parts (src/db, plugins/storage-s3). */
+function folderOf(file: string): string {
+  const parts = file.split("/");
+  return parts.length > 2 ? `${parts[0]}/${parts[1]}` : file;
+}
+
+function layerOf(file: string): number {
+  for (let i = 0; i < LAYERS.length; i++) {
+    if (LAYERS[i]!.some((place) => file === place || file.startsWith(`${place}/`))) return i;
+  }
+  return -1;
+}
+
+describe("the floor plan", () => {
+  const graph = importGraph();
+
+  test("no circle between files", () => {
+    expect(circles(graph)).toEqual([]);
+  });
+
+  test("no circle between folders", () => {
+    const folders = new Map<string, Set<string>>();
+    for (const [file, targets] of graph) {
+      const from = folderOf(file);
+      const set = folders.get(from) ?? new Set<string>();
+      for (const t of targets) if (folderOf(t) !== from) set.add(folderOf(t));
+      folders.set(from, set);
+    }
+    const folderGraph = new Map([...folders].map(([k, v]) => [k, [...v]]));
+    expect(circles(folderGraph)).toEqual([]);
+  });
+
+  test("every file of src/ has a layer", () => {
+    const homeless = [...graph.keys()].filter((f) => f.startsWith("src/") && layerOf(f) < 0);
+    expect(homeless).toEqual([]);
+  });
+
+  test("arrows in src/ point down the layers (or across one floor)", () => {
+    const against: string[] = [];
+    for (const [file, targets] of graph) {
+      if (!file.startsWith("src/")) continue;
+      for (const t of targets) {
+        if (!t.startsWith("src/")) {
+          // Only the composition root names the built-in lists; nothing else in src/ knows which plugins exist.
+          const root = (file === "src/service.ts" || file === "src/main.ts") && (t === "plugins/index.ts" || t === "templates/index.ts");
+          if (!root) against.push(`${file} -> ${t} (only src/service.ts and src/main.ts take in plugins/index.ts and templates/index.ts)`);
+          continue;
+        }
+        if (layerOf(t) > layerOf(file)) against.push(`${file} -> ${t}`);
+      }
+    }
+    expect(against).toEqual([]);
+  });
+
+  test("plugins and templates import only the plugin kit, the template API and their own folder", () => {
+    const outside: string[] = [];
+    for (const [file, targets] of graph) {
+      if (!file.startsWith("plugins/") && !file.startsWith("templates/")) continue;
+      const own = file.startsWith("plugins/") ? folderOf(file) : "templates";
+      for (const t of targets) {
+        const ok = t.startsWith(`${own}/`) || KIT.some((k) => t === k || t.startsWith(`${k}/`));
+        // plugins/index.ts is the list of built-ins: it names each plugin folder's face and nothing deeper.
+        const list = (file === "plugins/index.ts" && /^plugins\/[^/]+\/index\.ts$/.test(t)) || (file === "templates/index.ts" && /^templates\/[^/]+\.ts$/.test(t));
+        if (!ok && !list) outside.push(`${file} -> ${t}`);
+      }
+    }
+    expect(outside).toEqual([]);
+  });
+
+  test("no source file over 400 lines", () => {
+    const big = [...graph.keys()]
+      .map((f) => ({ f, lines: readFileSync(join(ROOT, f), "utf8").split("\n").length }))
+      .filter((x) => x.lines > 400)
+      .map((x) => `${x.f}: ${x.lines}`);
+    expect(big).toEqual([]);
+  });
+});
