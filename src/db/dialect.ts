@@ -2,7 +2,7 @@
 // list given as one parameter" and never tests the dialect itself. Everything else is drizzle's portable builder.
 import type { Database, SQLQueryBindings, Statement } from "bun:sqlite";
 import { sql, type SQL, type SQLWrapper } from "drizzle-orm";
-import type { Dialect, Orm } from "./index";
+import type { Dialect, Orm } from "./types";
 import { pgClientOf } from "./postgres";
 
 export type IdList = {

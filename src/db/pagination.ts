@@ -3,7 +3,7 @@
 // Each list prepares its statements once: building a drizzle query costs several times more than running it.
 import { and, asc, desc, eq, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
-import type { Orm } from "./index";
+import type { Orm } from "./types";
 import { errors } from "../kernel";
 
 export type PageQuery = { limit?: number | string; starting_after?: string; ending_before?: string };

@@ -11,7 +11,7 @@ import { drizzle } from "drizzle-orm/bun-sql";
 import { BunSQLSession, BunSQLTransaction } from "drizzle-orm/bun-sql/session";
 import { PgDialect } from "drizzle-orm/pg-core";
 import { errors } from "../kernel";
-import type { Db, Orm, Schema, TxOptions } from "./index";
+import type { Db, Orm, Schema, TxOptions } from "./types";
 import { postgresMigrations } from "./migrations";
 import * as pgSchema from "./schema-pg";
 
