@@ -1,4 +1,4 @@
-// The error type of outbound requests: one code per way a fetch of an untrusted URL can fail.
+// Outbound requests' error type: one code per way fetching an untrusted URL can fail, and fetch failures mapped to it.
 
 export type OutboundErrorCode =
   | "invalid_url" // not a parsable URL, or a malformed data: URL or redirect Location
@@ -25,4 +25,19 @@ export class OutboundError extends Error {
 
 export function isOutboundError(e: unknown): e is OutboundError {
   return e instanceof OutboundError;
+}
+
+/** The `code` a failed fetch or socket error carries ("" when none). */
+export function errorCode(e: unknown): string {
+  return typeof e === "object" && e !== null && "code" in e ? String((e as { code: unknown }).code) : "";
+}
+
+/** A failed fetch as an OutboundError: "tls" for certificate and handshake failures, "connect" for the rest. */
+export function fetchFailure(e: unknown): OutboundError {
+  const code = errorCode(e);
+  const detail = e instanceof Error ? e.message : String(e);
+  if (/CERT|TLS|SSL|SELF_SIGNED|UNABLE_TO_VERIFY|HANDSHAKE/i.test(code)) {
+    return new OutboundError("tls", `TLS failed: ${code}.`, { cause: e });
+  }
+  return new OutboundError("connect", `Connection failed: ${code || detail}.`, { cause: e });
 }
