@@ -1,0 +1,37 @@
+// The shapes the webhook modules share: what createWebhooks is given, the rows it keeps, and what a delivery carries.
+import type { Db, schema } from "../db";
+import type { JobEngine } from "../jobs";
+import type { Clock, Logger } from "../kernel";
+
+export type WebhookDeps = {
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  jobs: JobEngine;
+  outbound: { allowPrivateNetworks: boolean; timeoutMs: number; resolve?: (host: string) => Promise<string[]> };
+  random?: () => number;
+  /** Told each attempt's outcome once it is recorded (metrics). */
+  observeAttempt?: (outcome: AttemptStatus) => void;
+};
+
+export type MessageRow = typeof schema.webhookMessages.$inferSelect;
+export type AttemptRow = typeof schema.webhookAttempts.$inferSelect;
+
+export type Emit = {
+  accountId: string;
+  event: string;
+  url: string;
+  data: Record<string, unknown>;
+  videoId?: string | null;
+};
+
+/** What a delivery reads of a due message. */
+export type DueMessage = Pick<MessageRow, "id" | "accountId" | "url" | "payload" | "attemptCount" | "retryBase" | "updatedAt" | "nextAttemptAt">;
+
+/** An account's secrets that have not expired, newest first, as a delivery job holds them for a page of messages. */
+export type Keys = { secret: string; expiresAt: number | null }[];
+
+export type AttemptStatus = "delivered" | "retrying" | "failed";
+export type AttemptFields = Partial<Pick<AttemptRow, "statusCode" | "latencyMs" | "responseSnippet" | "error" | "nextAttemptAt">>;
+/** One attempt's result, to be logged and applied to its message. */
+export type Outcome = { message: DueMessage; attempt: number; fields: AttemptFields; status: AttemptStatus; at: number };
