@@ -18,10 +18,8 @@ import { join } from "node:path";
 import { createLogger } from "../src/kernel";
 import { openDatabase } from "../src/db";
 import { systemClock } from "../src/kernel";
-import { JobEngine } from "../src/jobs";
-import { newJobId } from "../src/jobs/ids";
-import { claimKind, sqliteStatements, type Query, type Runner } from "../src/jobs/sqlite";
-import type { NewJob } from "../src/jobs/store";
+import { JobEngine, newJobId, type NewJob } from "../src/jobs";
+import { claimKind, sqliteStatements, type Query, type Runner } from "../src/jobs/store/sqlite";
 import { postgresBench } from "./jobs-postgres";
 
 const argv = process.argv.slice(2);

@@ -8,7 +8,7 @@
 // Every statement has a fixed text (rows travel as one JSON parameter) and is compiled once per connection: the
 // scheduler runs these hundreds of times a second, and compiling them anew each time cost more than running them.
 import type { SQLQueryBindings, Statement } from "bun:sqlite";
-import { compiledStatement, sqliteClientOf } from "../db/dialect";
+import { compiledStatement, sqliteClientOf } from "../../db";
 import {
   splitDebounced,
   TransactionLost,
@@ -16,63 +16,14 @@ import {
   type Executor,
   type JobFilter,
   type JobRecord,
-  type JobStatus,
   type JobStore,
   type LeaseRenewal,
   type NewJob,
   type RescuedJob,
   type Settlement,
   type StatsRows,
-} from "./store";
-
-export type Row = {
-  id: string;
-  kind: string;
-  payload: string;
-  status: string;
-  priority: number;
-  run_at: number;
-  attempts: number;
-  max_attempts: number;
-  lease_owner: string | null;
-  lease_expires_at: number | null;
-  heartbeat_at: number | null;
-  last_error: string | null;
-  dedupe_key: string | null;
-  concurrency_key: string | null;
-  created_at: number;
-  updated_at: number;
-  started_at: number | null;
-  finished_at: number | null;
-};
-
-function toRecord(r: Row): JobRecord {
-  return {
-    id: r.id,
-    kind: r.kind,
-    payload: r.payload,
-    status: r.status as JobStatus,
-    priority: r.priority,
-    runAt: r.run_at,
-    attempts: r.attempts,
-    maxAttempts: r.max_attempts,
-    leaseOwner: r.lease_owner,
-    leaseExpiresAt: r.lease_expires_at,
-    heartbeatAt: r.heartbeat_at,
-    lastError: r.last_error,
-    dedupeKey: r.dedupe_key,
-    concurrencyKey: r.concurrency_key,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-    startedAt: r.started_at,
-    finishedAt: r.finished_at,
-  };
-}
-
-/** Claim order everywhere: higher priority first, then the longest-due, then id so ties are stable. */
-export function compareClaimOrder(a: JobRecord, b: JobRecord): number {
-  return b.priority - a.priority || a.runAt - b.runAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-}
+} from "./contract";
+import { compareClaimOrder, debouncedParams, dedupeResults, insertRow, settlementRows, skippedKeys, toRecord, type Row } from "./rows";
 
 /** A statement text and its parameters, ready for `Statement.all`. */
 export type Query = { text: string; params: SQLQueryBindings[] };
@@ -209,10 +160,7 @@ const REDRIVE = `UPDATE jobs SET status = 'queued', attempts = 0, run_at = ?2, f
 /** The hot statements (and claimKind), exposed so bench/jobs.ts can time the bare SQL against the engine with the very same text. */
 export const sqliteStatements = {
   insert(jobs: NewJob[]): Query {
-    const rows = rowsJson(
-      jobs.map((j) => [j.id, j.kind, j.payload, j.priority, j.runAt, j.maxAttempts, j.dedupeKey, j.concurrencyKey, j.createdAt]),
-    );
-    return { text: INSERT, params: [rows] };
+    return { text: INSERT, params: [rowsJson(jobs.map(insertRow))] };
   },
 
   succeed(owner: string, now: number, done: { id: string; attempt: number }[]): Query {
@@ -228,27 +176,17 @@ export class SqliteJobStore implements JobStore {
     if (jobs.length === 0) return [];
     if (jobs.some((j) => j.debounceKey !== null)) {
       return splitDebounced(jobs, (plain) => this.insert(tx, plain), async (j) => {
-        const [row] = all<{ id: string }>(tx, {
-          text: INSERT_DEBOUNCED,
-          params: [j.id, j.kind, j.payload, j.priority, j.runAt, j.maxAttempts, j.debounceKey, j.concurrencyKey, j.createdAt],
-        });
+        const [row] = all<{ id: string }>(tx, { text: INSERT_DEBOUNCED, params: debouncedParams(j) });
         return row!.id;
       });
     }
     const inserted = new Set(all<{ id: string }>(tx, sqliteStatements.insert(jobs)).map((r) => r.id));
     if (inserted.size === jobs.length) return jobs.map((j) => ({ id: j.id, deduped: false }));
     // ON CONFLICT DO NOTHING skipped the rest: each must duplicate a live dedupe key, whose job we hand back instead.
-    const keys = [...new Set(jobs.filter((j) => !inserted.has(j.id) && j.dedupeKey !== null).map((j) => j.dedupeKey))];
     const live = new Map<string, string>();
-    for (const r of all<{ id: string; dedupe_key: string }>(tx, { text: LIVE_DEDUPE, params: [JSON.stringify(keys)] })) {
-      live.set(r.dedupe_key, r.id);
-    }
-    return jobs.map((j) => {
-      if (inserted.has(j.id)) return { id: j.id, deduped: false };
-      const existing = j.dedupeKey === null ? undefined : live.get(j.dedupeKey);
-      if (existing === undefined) throw new Error(`job ${j.id} (${j.kind}) was not inserted and matches no live dedupe key`);
-      return { id: existing, deduped: true };
-    });
+    const keys = JSON.stringify(skippedKeys(jobs, inserted));
+    for (const r of all<{ id: string; dedupe_key: string }>(tx, { text: LIVE_DEDUPE, params: [keys] })) live.set(r.dedupe_key, r.id);
+    return dedupeResults(jobs, inserted, live);
   }
 
   async claim(tx: Executor, owner: string, now: number, requests: ClaimRequest[]): Promise<JobRecord[]> {
@@ -262,16 +200,7 @@ export class SqliteJobStore implements JobStore {
   }
 
   async settle(tx: Executor, owner: string, now: number, settlements: Settlement[]): Promise<string[]> {
-    const succeeded: [string, number][] = [];
-    const retries: [string, number, number, string][] = [];
-    const dead: [string, number, string][] = [];
-    const released: [string, number][] = [];
-    for (const s of settlements) {
-      if (s.outcome === "succeeded") succeeded.push([s.id, s.attempt]);
-      else if (s.outcome === "retry") retries.push([s.id, s.attempt, s.runAt, s.error]);
-      else if (s.outcome === "dead") dead.push([s.id, s.attempt, s.error]);
-      else released.push([s.id, s.attempt]);
-    }
+    const { succeeded, retries, dead, released } = settlementRows(settlements);
     const held: string[] = [];
     const apply = (text: string, rows: unknown[][]) => {
       if (rows.length === 0) return;

@@ -6,8 +6,7 @@
 // Rows travel as one jsonb parameter (successes and releases as parallel id/attempt arrays) and every text is fixed,
 // so Bun prepares each statement once per connection.
 import type { SQL } from "bun";
-import { pgClientOf, sqlState } from "../db/postgres";
-import { compareClaimOrder } from "./sqlite";
+import { pgClientOf, sqlState } from "../../db";
 import {
   splitDebounced,
   TransactionLost,
@@ -15,65 +14,17 @@ import {
   type Executor,
   type JobFilter,
   type JobRecord,
-  type JobStatus,
   type JobStore,
   type LeaseRenewal,
   type NewJob,
   type RescuedJob,
   type Settlement,
   type StatsRows,
-} from "./store";
+} from "./contract";
+import { compareClaimOrder, debouncedParams, dedupeResults, insertRow, settlementRows, skippedKeys, toRecord, type Row } from "./rows";
 
 /** The channel enqueue notifies (payload: the job kind) and engines listen on. */
 export const JOBS_CHANNEL = "vitrin_jobs";
-
-type Row = {
-  id: string;
-  kind: string;
-  payload: string;
-  status: string;
-  priority: number;
-  run_at: string | number;
-  attempts: number;
-  max_attempts: number;
-  lease_owner: string | null;
-  lease_expires_at: string | number | null;
-  heartbeat_at: string | number | null;
-  last_error: string | null;
-  dedupe_key: string | null;
-  concurrency_key: string | null;
-  created_at: string | number;
-  updated_at: string | number;
-  started_at: string | number | null;
-  finished_at: string | number | null;
-};
-
-// bigint columns arrive as strings (Bun's default for int8); epoch ms fit a double exactly.
-const num = (v: string | number) => Number(v);
-const numOrNull = (v: string | number | null) => (v === null ? null : Number(v));
-
-function toRecord(r: Row): JobRecord {
-  return {
-    id: r.id,
-    kind: r.kind,
-    payload: r.payload,
-    status: r.status as JobStatus,
-    priority: r.priority,
-    runAt: num(r.run_at),
-    attempts: r.attempts,
-    maxAttempts: r.max_attempts,
-    leaseOwner: r.lease_owner,
-    leaseExpiresAt: numOrNull(r.lease_expires_at),
-    heartbeatAt: numOrNull(r.heartbeat_at),
-    lastError: r.last_error,
-    dedupeKey: r.dedupe_key,
-    concurrencyKey: r.concurrency_key,
-    createdAt: num(r.created_at),
-    updatedAt: num(r.updated_at),
-    startedAt: numOrNull(r.started_at),
-    finishedAt: numOrNull(r.finished_at),
-  };
-}
 
 function run<T>(ex: Executor, text: string, params: unknown[] = []): Promise<T[]> {
   return pgClientOf(ex).unsafe(text, params) as unknown as Promise<T[]>;
@@ -215,24 +166,17 @@ export class PostgresJobStore implements JobStore {
     if (jobs.length === 0) return [];
     if (jobs.some((j) => j.debounceKey !== null)) {
       return splitDebounced(jobs, (plain) => this.insert(tx, plain), async (j) => {
-        const params = [j.id, j.kind, j.payload, j.priority, j.runAt, j.maxAttempts, j.debounceKey, j.concurrencyKey, j.createdAt];
-        const [row] = await run<{ id: string }>(tx, INSERT_DEBOUNCED, params);
+        const [row] = await run<{ id: string }>(tx, INSERT_DEBOUNCED, debouncedParams(j));
         return row!.id;
       });
     }
-    const rows = jobs.map((j) => [j.id, j.kind, j.payload, j.priority, j.runAt, j.maxAttempts, j.dedupeKey, j.concurrencyKey, j.createdAt]);
-    const inserted = new Set((await run<{ id: string }>(tx, INSERT, [rows])).map((r) => r.id));
+    const inserted = new Set((await run<{ id: string }>(tx, INSERT, [jobs.map(insertRow)])).map((r) => r.id));
     if (inserted.size === jobs.length) return jobs.map((j) => ({ id: j.id, deduped: false }));
     // ON CONFLICT DO NOTHING skipped the rest: each must duplicate a live dedupe key, whose job we hand back instead.
-    const keys = [...new Set(jobs.filter((j) => !inserted.has(j.id) && j.dedupeKey !== null).map((j) => j.dedupeKey!))];
     const live = new Map<string, string>();
+    const keys = skippedKeys(jobs, inserted);
     for (const r of await run<{ id: string; dedupe_key: string }>(tx, LIVE_DEDUPE, [keys])) live.set(r.dedupe_key, r.id);
-    return jobs.map((j) => {
-      if (inserted.has(j.id)) return { id: j.id, deduped: false };
-      const existing = j.dedupeKey === null ? undefined : live.get(j.dedupeKey);
-      if (existing === undefined) throw new Error(`job ${j.id} (${j.kind}) was not inserted and matches no live dedupe key`);
-      return { id: existing, deduped: true };
-    });
+    return dedupeResults(jobs, inserted, live);
   }
 
   async claim(tx: Executor, owner: string, now: number, requests: ClaimRequest[]): Promise<JobRecord[]> {
@@ -258,16 +202,7 @@ export class PostgresJobStore implements JobStore {
   }
 
   async settle(tx: Executor, owner: string, now: number, settlements: Settlement[]): Promise<string[]> {
-    const succeeded: unknown[][] = [];
-    const retries: unknown[][] = [];
-    const dead: unknown[][] = [];
-    const released: unknown[][] = [];
-    for (const s of settlements) {
-      if (s.outcome === "succeeded") succeeded.push([s.id, s.attempt]);
-      else if (s.outcome === "retry") retries.push([s.id, s.attempt, s.runAt, s.error]);
-      else if (s.outcome === "dead") dead.push([s.id, s.attempt, s.error]);
-      else released.push([s.id, s.attempt]);
-    }
+    const { succeeded, retries, dead, released } = settlementRows(settlements);
     const held: string[] = [];
     // Every statement takes (ids, now, owner, attempts, …one array per extra column), in the rows' order.
     for (const [text, rows] of [

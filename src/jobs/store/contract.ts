@@ -1,6 +1,6 @@
 // The storage contract of the job engine: every statement that depends on the SQL dialect sits behind this interface,
 // implemented by sqlite.ts and postgres.ts (FOR UPDATE SKIP LOCKED claims) without touching the engine or callers.
-import type { Orm } from "../db";
+import type { Orm } from "../../db";
 
 export type JobStatus = "queued" | "running" | "succeeded" | "failed" | "dead";
 export const JOB_STATUSES: readonly JobStatus[] = ["queued", "running", "succeeded", "failed", "dead"];
