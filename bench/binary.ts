@@ -1,6 +1,7 @@
 // bench:binary — the compiled executable beside `bun run src/main.ts serve`, in the same run: size, time from exec to
-// the first 200 on /readyz (median of 10 starts on an existing database), idle RSS, and RSS after one dekupe and one
-// render. Targets (issue #7): ready ≤ 150 ms and idle RSS ≤ 80 MB for the binary.
+// the first 200 on /readyz (median of 10 starts on an existing database), idle RSS, the peak and final RSS of one dekupe
+// and one render, and the RSS once idle again (60 s after the last job, or earlier once settled). Targets: ready
+// ≤ 150 ms and idle RSS ≤ 80 MB (issue #7); back within 150 MB of the starting RSS within a minute (issue #18), for the binary.
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -69,6 +70,31 @@ async function stop(proc: ReturnType<typeof Bun.spawn>) {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
+/** How far above its starting RSS an idle instance may stay after work, and how soon it must get there (issue #18). */
+const SETTLE_BOUND_MB = 150;
+const SETTLE_WITHIN_MS = 60_000;
+
+/**
+ * Samples the RSS once a second after the last job: until 60 s have passed, or earlier once it is within the bound
+ * and has not moved by more than 2 MB for 5 s. Returns the last sample and when the RSS first came within the bound.
+ */
+async function settle(pid: number, start: number) {
+  const began = performance.now();
+  const samples: number[] = [];
+  let withinAfterMs: number | null = null;
+  for (;;) {
+    await Bun.sleep(1000);
+    const rss = rssMb(pid);
+    const at = performance.now() - began;
+    samples.push(rss);
+    if (rss <= start + SETTLE_BOUND_MB) withinAfterMs ??= at;
+    else withinAfterMs = null;
+    const last = samples.slice(-5);
+    const steady = last.length === 5 && Math.max(...last) - Math.min(...last) <= 2;
+    if (at >= SETTLE_WITHIN_MS || (withinAfterMs !== null && steady)) return { rss, afterMs: at, withinAfterMs };
+  }
+}
+
 async function measure(v: Variant) {
   // The first start creates the database, unpacks native files and assembles the model; it is not counted.
   const first = await start(v);
@@ -86,6 +112,8 @@ async function measure(v: Variant) {
   const account = Bun.spawnSync([...v.command.slice(0, -1), "accounts", "create", "--credits", "5", "--json"], { env: env(v, s.port), stdout: "pipe" });
   const token = JSON.parse(account.stdout.toString()).token as string;
   const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+  let peak = idle;
+  const sampler = setInterval(() => (peak = Math.max(peak, rssMb(s.proc.pid))), 50);
   const product = (await (
     await fetch(`${s.base}/v1/products`, { method: "POST", headers, body: JSON.stringify({ name: "Disc", image_url: `http://127.0.0.1:${images.port}/p.jpg` }) })
   ).json()) as { id: string };
@@ -102,9 +130,12 @@ async function measure(v: Variant) {
     if (r.status === "completed" || r.status === "failed") break;
     await Bun.sleep(100);
   }
+  clearInterval(sampler);
   const afterWork = rssMb(s.proc.pid);
+  peak = Math.max(peak, afterWork);
+  const settled = await settle(s.proc.pid, idle);
   await stop(s.proc);
-  return { firstMs, readyMs: median(readies), idle, afterWork };
+  return { firstMs, readyMs: median(readies), idle, peak, afterWork, settled };
 }
 
 const results: Record<string, Awaited<ReturnType<typeof measure>>> = {};
@@ -120,6 +151,16 @@ console.log(`                            binary     bun run src/main.ts   ratio`
 console.log(`first start (fresh data)    ${fmt(bin.firstMs).padStart(7)} ms ${fmt(src.firstMs).padStart(10)} ms        ${(bin.firstMs / src.firstMs).toFixed(2)}`);
 console.log(`exec → 200 /readyz (median) ${fmt(bin.readyMs).padStart(7)} ms ${fmt(src.readyMs).padStart(10)} ms        ${(bin.readyMs / src.readyMs).toFixed(2)}`);
 console.log(`idle RSS                    ${fmt(bin.idle).padStart(7)} MB ${fmt(src.idle).padStart(10)} MB        ${(bin.idle / src.idle).toFixed(2)}`);
+console.log(`peak RSS (dekupe + render)  ${fmt(bin.peak).padStart(7)} MB ${fmt(src.peak).padStart(10)} MB        ${(bin.peak / src.peak).toFixed(2)}`);
 console.log(`RSS after dekupe + render   ${fmt(bin.afterWork).padStart(7)} MB ${fmt(src.afterWork).padStart(10)} MB        ${(bin.afterWork / src.afterWork).toFixed(2)}`);
-console.log(`targets: ready ≤ 150 ms ${bin.readyMs <= 150 ? "met" : "MISSED"}; idle RSS ≤ 80 MB ${bin.idle <= 80 ? "met" : "MISSED"}`);
+const secs = (r: typeof bin) => `${Math.round(r.settled.afterMs / 1000)} s`;
+console.log(`RSS idle again (after)      ${fmt(bin.settled.rss).padStart(7)} MB ${fmt(src.settled.rss).padStart(10)} MB        ${(bin.settled.rss / src.settled.rss).toFixed(2)}   (${secs(bin)}, ${secs(src)} after the last job)`);
+console.log(`  above the starting RSS    ${fmt(bin.settled.rss - bin.idle).padStart(7)} MB ${fmt(src.settled.rss - src.idle).padStart(10)} MB`);
+const within = (r: typeof bin) => (r.settled.withinAfterMs === null ? "never" : `${Math.round(r.settled.withinAfterMs / 1000)} s`);
+console.log(`  within ${SETTLE_BOUND_MB} MB of start after ${within(bin).padStart(5)} ${within(src).padStart(13)}`);
+const back = bin.settled.withinAfterMs !== null && bin.settled.withinAfterMs <= SETTLE_WITHIN_MS;
+console.log(
+  `targets: ready ≤ 150 ms ${bin.readyMs <= 150 ? "met" : "MISSED"}; idle RSS ≤ 80 MB ${bin.idle <= 80 ? "met" : "MISSED"}; ` +
+    `≤ ${SETTLE_BOUND_MB} MB above start within ${SETTLE_WITHIN_MS / 1000} s of the last job ${back ? "met" : "MISSED"}`,
+);
 rmSync(work, { recursive: true, force: true });
