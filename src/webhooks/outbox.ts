@@ -3,7 +3,7 @@
 import { count, isNotNull, min, sql } from "drizzle-orm";
 import type { Db, Orm } from "../db";
 import type { JobEngine } from "../jobs";
-import { newSortableId } from "../jobs/ids";
+import { newSortableId } from "../jobs";
 import { iso, type Clock } from "../kernel";
 import { messageJson } from "./json";
 import type { Emit, MessageRow } from "./types";

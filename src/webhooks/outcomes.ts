@@ -1,7 +1,7 @@
 // Attempt outcomes written in batches: every account's together, two statements per transaction whatever the batch's
 // size. A row write per delivery step had capped delivery near 8,000/s; batched, a delivery costs two row writes.
 import { runRows, type Db, type RowsStatement } from "../db";
-import { newSortableId } from "../jobs/ids";
+import { newSortableId } from "../jobs";
 import type { Outcome, WebhookDeps } from "./types";
 
 /** The most outcomes written in one transaction. */
