@@ -3,8 +3,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { createFfmpegRenderer, encoderArgs } from "../plugins/renderer-ffmpeg";
-import { loadTemplates, renderSize, samplePrompt, writeSampleProduct } from "../src/templates";
+import { createFfmpegRenderer, encoderArgs, samplePrompt, writeSampleProduct } from "../plugins/renderer-ffmpeg";
+import { loadTemplates, renderSize } from "../src/templates";
+import { BUILTIN_TEMPLATES } from "../templates";
 
 const args = process.argv.slice(2);
 const opt = (name: string) => {
@@ -63,7 +64,7 @@ async function strip(video: string, duration: number, width: number, height: num
   if ((await proc.exited) !== 0) throw new Error(`frame strip failed: ${await new Response(proc.stderr).text()}`);
 }
 
-const registry = await loadTemplates();
+const registry = await loadTemplates({ builtin: BUILTIN_TEMPLATES });
 const renderer = createFfmpegRenderer({ templates: registry, threads });
 const ready = await renderer.ready!();
 console.log(`renderer: ${ready.detail}; language ${language}; x264 threads ${threads || "auto"}`);

@@ -30,7 +30,8 @@ import { createBilling } from "./billing/service";
 import { balanceRoutes, paymentRoutes } from "./http/routes/billing";
 import { createVideos } from "./videos";
 import { videoRoutes } from "./http/routes/videos";
-import { defaultTemplates, loadTemplates, TEMPLATES_DIR, type TemplateRegistry } from "./templates";
+import { loadTemplates, type TemplateRegistry } from "./templates";
+import { BUILTIN_TEMPLATES } from "../templates";
 import type { PluginRegistry } from "./plugins";
 import { loadPluginFolders } from "./plugins/load";
 import { builtinPlugins } from "../plugins";
@@ -62,7 +63,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}) {
   let plugins;
   let templates: TemplateRegistry;
   try {
-    templates = config.templateDirs.length ? await loadTemplates([TEMPLATES_DIR, ...config.templateDirs]) : await defaultTemplates();
+    templates = await loadTemplates({ builtin: BUILTIN_TEMPLATES, dirs: config.templateDirs });
     const registry = opts.registry ?? builtinPlugins();
     if (config.pluginDirs.length) await loadPluginFolders(config.pluginDirs, registry, logger);
     plugins = await registry.start({ config, logger, env: opts.env ?? process.env, templates });
@@ -176,7 +177,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}) {
     .use(productRoutes(guard, products, dekupe))
     .use(webhookRoutes(guard, webhooks, accounts, (url) => checkUrl(url)))
     .use(balanceRoutes(guard, billing))
-    .use(videoRoutes(guard, videos, templates, config.publicUrl, { cacheBytes: config.previewCacheBytes, ffmpegPath: config.ffmpegPath }))
+    .use(videoRoutes(guard, videos, templates, config.publicUrl, { cacheBytes: config.previewCacheBytes, renderer: plugins.renderer }))
     .use(paymentRoutes(guard, billing, plugins.payment))
     .use(adminRoutes(guard, accounts))
     .use(jobRoutes(guard, jobs));

@@ -1,5 +1,5 @@
 // Template "clean-card": a calm square product card for marketplaces and feeds: soft colour, the product, its name and price.
-import { darken, defineTemplate, fields, lighten, mix, readableOn, t } from "../src/templates";
+import { darken, defineTemplate, fields, lighten, mix, readableOn, t } from "../src/templates/api";
 
 export default defineTemplate({
   meta: {

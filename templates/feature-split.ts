@@ -1,5 +1,5 @@
 // Template "feature-split": a wide split layout, the product on a colour panel, its selling points revealed one by one.
-import { darken, defineTemplate, fields, firstSentence, lighten, mix, phrasesFrom, readableOn, t, type Asset } from "../src/templates";
+import { darken, defineTemplate, fields, firstSentence, lighten, mix, phrasesFrom, readableOn, t, type Asset } from "../src/templates/api";
 
 export default defineTemplate({
   meta: {

@@ -1,6 +1,31 @@
 // Template "flash-sale": a loud square sale card: the product drops in, a discount burst, the old price struck
 // through, the new one punched in, and a ticker of "limited offer" running along the bottom.
-import { darken, defineTemplate, fields, lighten, readableOn, t, type Asset } from "../src/templates";
+import { darken, defineTemplate, fields, lighten, readableOn, t, type Asset, type BuildContext } from "../src/templates/api";
+
+/** The backdrop: a radial gradient of the primary colour with sun-burst rays and a glow around (cx, cy), the product's place. */
+function backdrop(ctx: BuildContext<unknown>, primary: string, cx: number, cy: number): Promise<Asset> {
+  const W = ctx.width;
+  const H = ctx.height;
+  // Sun-burst rays behind the product: alternating wedges around its centre.
+  const rays = Array.from({ length: 18 }, (_, i) => {
+    const a0 = (i * 2 * Math.PI) / 18;
+    const a1 = a0 + Math.PI / 18;
+    const r = 1300;
+    return `<polygon points="${cx},${cy} ${cx + r * Math.cos(a0)},${cy + r * Math.sin(a0)} ${cx + r * Math.cos(a1)},${cy + r * Math.sin(a1)}" fill="#ffffff" opacity="0.06"/>`;
+  }).join("");
+  return ctx.svg(
+    `<defs>
+      <radialGradient id="bg" cx="${cx}" cy="${cy}" r="1000" gradientUnits="userSpaceOnUse"><stop offset="0" stop-color="${lighten(primary, 0.15)}"/><stop offset="1" stop-color="${darken(primary, 0.35)}"/></radialGradient>
+      <radialGradient id="glow" cx="${cx}" cy="${cy}" r="360" gradientUnits="userSpaceOnUse"><stop offset="0" stop-color="#ffffff" stop-opacity="0.35"/><stop offset="1" stop-color="#ffffff" stop-opacity="0"/></radialGradient>
+    </defs>
+    <rect width="${W}" height="${H}" fill="url(#bg)"/>${rays}
+    <rect width="${W}" height="${H}" fill="url(#glow)"/>
+    <ellipse cx="${cx}" cy="860" rx="220" ry="26" fill="#000" opacity="0.25"/>`,
+    W,
+    H,
+    "background",
+  );
+}
 
 export default defineTemplate({
   meta: {
@@ -31,25 +56,7 @@ export default defineTemplate({
     const cx = 300;
     const cy = 500;
 
-    // Sun-burst rays behind the product: alternating wedges around its centre.
-    const rays = Array.from({ length: 18 }, (_, i) => {
-      const a0 = (i * 2 * Math.PI) / 18;
-      const a1 = a0 + Math.PI / 18;
-      const r = 1300;
-      return `<polygon points="${cx},${cy} ${cx + r * Math.cos(a0)},${cy + r * Math.sin(a0)} ${cx + r * Math.cos(a1)},${cy + r * Math.sin(a1)}" fill="#ffffff" opacity="0.06"/>`;
-    }).join("");
-    const background = ctx.svg(
-      `<defs>
-        <radialGradient id="bg" cx="${cx}" cy="${cy}" r="1000" gradientUnits="userSpaceOnUse"><stop offset="0" stop-color="${lighten(primary, 0.15)}"/><stop offset="1" stop-color="${darken(primary, 0.35)}"/></radialGradient>
-        <radialGradient id="glow" cx="${cx}" cy="${cy}" r="360" gradientUnits="userSpaceOnUse"><stop offset="0" stop-color="#ffffff" stop-opacity="0.35"/><stop offset="1" stop-color="#ffffff" stop-opacity="0"/></radialGradient>
-      </defs>
-      <rect width="${W}" height="${H}" fill="url(#bg)"/>${rays}
-      <rect width="${W}" height="${H}" fill="url(#glow)"/>
-      <ellipse cx="${cx}" cy="860" rx="220" ry="26" fill="#000" opacity="0.25"/>`,
-      W,
-      H,
-      "background",
-    );
+    const background = backdrop(ctx, primary, cx, cy);
 
     const product = ctx.productImage({ maxWidth: 500, maxHeight: 620, shadow: { opacity: 0.5, blur: 0.03, offsetY: 0.03 } });
     const saving = ctx.saving(p.price, p.old_price);

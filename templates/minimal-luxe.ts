@@ -1,5 +1,5 @@
 // Template "minimal-luxe": quiet and elegant: ivory and gold, a serif name, the product rising slowly in an arch.
-import { defineTemplate, fields, firstSentence, mix, readableOn, t } from "../src/templates";
+import { defineTemplate, fields, firstSentence, mix, readableOn, t } from "../src/templates/api";
 
 export default defineTemplate({
   meta: {

@@ -1,6 +1,30 @@
 // Template "showcase": the product slides and spins in on a bold backdrop, shows its selling points, and ends on a
 // call-to-action card with the price.
-import { darken, defineTemplate, fields, lighten, mix, phrasesFrom, readableOn, t, type Asset } from "../src/templates";
+import { darken, defineTemplate, fields, lighten, mix, phrasesFrom, readableOn, t, type Asset, type BuildContext } from "../src/templates/api";
+
+/** The backdrop: a diagonal gradient of the primary colour, bands and rings, a halo where the product lands. */
+function backdrop(ctx: BuildContext<unknown>, primary: string, accent: string): Promise<Asset> {
+  const W = ctx.width;
+  const H = ctx.height;
+  const light = lighten(primary, 0.18);
+  const deep = darken(primary, 0.25);
+  return ctx.svg(
+    `<defs>
+      <linearGradient id="bg" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="${light}"/><stop offset="1" stop-color="${deep}"/></linearGradient>
+      <radialGradient id="halo" cx="540" cy="760" r="560" gradientUnits="userSpaceOnUse"><stop offset="0" stop-color="#ffffff" stop-opacity="0.35"/><stop offset="1" stop-color="#ffffff" stop-opacity="0"/></radialGradient>
+    </defs>
+    <rect width="${W}" height="${H}" fill="url(#bg)"/>
+    <polygon points="0,1180 1080,760 1080,1120 0,1540" fill="${accent}" opacity="0.16"/>
+    <polygon points="0,300 1080,0 1080,90 0,390" fill="#ffffff" opacity="0.10"/>
+    <rect width="${W}" height="${H}" fill="url(#halo)"/>
+    <circle cx="930" cy="300" r="150" fill="none" stroke="#ffffff" stroke-opacity="0.25" stroke-width="28"/>
+    <circle cx="120" cy="1400" r="70" fill="#ffffff" opacity="0.12"/>
+    ${Array.from({ length: 5 }, (_, r) => Array.from({ length: 5 }, (_, c) => `<circle cx="${70 + c * 34}" cy="${230 + r * 34}" r="5" fill="#ffffff" opacity="0.35"/>`).join("")).join("")}`,
+    W,
+    H,
+    "background",
+  );
+}
 
 export default defineTemplate({
   meta: {
@@ -28,25 +52,7 @@ export default defineTemplate({
     const primary = p.colors?.primary ?? "#ff5a36";
     const accent = p.colors?.accent ?? "#1b1b3a";
     const ink = p.colors?.text ?? readableOn(primary);
-    const light = lighten(primary, 0.18);
-    const deep = darken(primary, 0.25);
-
-    const background = ctx.svg(
-      `<defs>
-        <linearGradient id="bg" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="${light}"/><stop offset="1" stop-color="${deep}"/></linearGradient>
-        <radialGradient id="halo" cx="540" cy="760" r="560" gradientUnits="userSpaceOnUse"><stop offset="0" stop-color="#ffffff" stop-opacity="0.35"/><stop offset="1" stop-color="#ffffff" stop-opacity="0"/></radialGradient>
-      </defs>
-      <rect width="${W}" height="${H}" fill="url(#bg)"/>
-      <polygon points="0,1180 1080,760 1080,1120 0,1540" fill="${accent}" opacity="0.16"/>
-      <polygon points="0,300 1080,0 1080,90 0,390" fill="#ffffff" opacity="0.10"/>
-      <rect width="${W}" height="${H}" fill="url(#halo)"/>
-      <circle cx="930" cy="300" r="150" fill="none" stroke="#ffffff" stroke-opacity="0.25" stroke-width="28"/>
-      <circle cx="120" cy="1400" r="70" fill="#ffffff" opacity="0.12"/>
-      ${Array.from({ length: 5 }, (_, r) => Array.from({ length: 5 }, (_, c) => `<circle cx="${70 + c * 34}" cy="${230 + r * 34}" r="5" fill="#ffffff" opacity="0.35"/>`).join("")).join("")}`,
-      W,
-      H,
-      "background",
-    );
+    const background = backdrop(ctx, primary, accent);
 
     const product = ctx.productImage({ maxWidth: 720, maxHeight: 760, shadow: { opacity: 0.45, blur: 0.03, offsetY: 0.03 } });
     const eyebrow = ctx.text({ name: "eyebrow", text: ctx.s("newArrival"), size: 38, weight: 700, maxWidth: 900, color: ink, uppercase: true, letterSpacing: 0.18, align: "start" });

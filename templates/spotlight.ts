@@ -1,5 +1,31 @@
 // Template "spotlight": the cut-out product under a studio light with a slow push-in, its name, price and a call to action.
-import { darken, defineTemplate, fields, firstSentence, lighten, mix, readableOn, t } from "../src/templates";
+import { darken, defineTemplate, fields, firstSentence, lighten, mix, readableOn, t, type Asset, type BuildContext } from "../src/templates/api";
+
+/** The studio: a dark gradient in the primary colour, a beam of light and a spot in the accent's tint, a floor shadow. */
+function backdrop(ctx: BuildContext<unknown>, primary: string, accent: string): Promise<Asset> {
+  const W = ctx.width;
+  const H = ctx.height;
+  const top = lighten(primary, 0.12);
+  const bottom = darken(primary, 0.6);
+  const beam = mix(accent, "#ffffff", 0.6);
+  return ctx.svg(
+    `<defs>
+      <linearGradient id="bg" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="${top}"/><stop offset="1" stop-color="${bottom}"/></linearGradient>
+      <radialGradient id="spot" cx="540" cy="820" r="700" gradientUnits="userSpaceOnUse"><stop offset="0" stop-color="${beam}" stop-opacity="0.42"/><stop offset="0.55" stop-color="${beam}" stop-opacity="0.08"/><stop offset="1" stop-color="${beam}" stop-opacity="0"/></radialGradient>
+      <linearGradient id="beam" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="#ffffff" stop-opacity="0.16"/><stop offset="1" stop-color="#ffffff" stop-opacity="0"/></linearGradient>
+      <radialGradient id="floor" cx="0.5" cy="0.5" r="0.5"><stop offset="0" stop-color="#000" stop-opacity="0.55"/><stop offset="1" stop-color="#000" stop-opacity="0"/></radialGradient>
+    </defs>
+    <rect width="${W}" height="${H}" fill="url(#bg)"/>
+    <polygon points="380,0 700,0 1000,1300 80,1300" fill="url(#beam)"/>
+    <rect width="${W}" height="${H}" fill="url(#spot)"/>
+    <circle cx="540" cy="820" r="470" fill="none" stroke="${accent}" stroke-opacity="0.22" stroke-width="3"/>
+    <circle cx="540" cy="820" r="520" fill="none" stroke="#ffffff" stroke-opacity="0.07" stroke-width="2"/>
+    <ellipse cx="540" cy="1255" rx="330" ry="46" fill="url(#floor)"/>`,
+    W,
+    H,
+    "background",
+  );
+}
 
 export default defineTemplate({
   meta: {
@@ -26,27 +52,7 @@ export default defineTemplate({
     const primary = p.colors?.primary ?? "#16233f";
     const accent = p.colors?.accent ?? "#ffb547";
     const ink = p.colors?.text ?? "#ffffff";
-    const top = lighten(primary, 0.12);
-    const bottom = darken(primary, 0.6);
-    const beam = mix(accent, "#ffffff", 0.6);
-
-    const background = ctx.svg(
-      `<defs>
-        <linearGradient id="bg" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="${top}"/><stop offset="1" stop-color="${bottom}"/></linearGradient>
-        <radialGradient id="spot" cx="540" cy="820" r="700" gradientUnits="userSpaceOnUse"><stop offset="0" stop-color="${beam}" stop-opacity="0.42"/><stop offset="0.55" stop-color="${beam}" stop-opacity="0.08"/><stop offset="1" stop-color="${beam}" stop-opacity="0"/></radialGradient>
-        <linearGradient id="beam" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="#ffffff" stop-opacity="0.16"/><stop offset="1" stop-color="#ffffff" stop-opacity="0"/></linearGradient>
-        <radialGradient id="floor" cx="0.5" cy="0.5" r="0.5"><stop offset="0" stop-color="#000" stop-opacity="0.55"/><stop offset="1" stop-color="#000" stop-opacity="0"/></radialGradient>
-      </defs>
-      <rect width="${W}" height="${H}" fill="url(#bg)"/>
-      <polygon points="380,0 700,0 1000,1300 80,1300" fill="url(#beam)"/>
-      <rect width="${W}" height="${H}" fill="url(#spot)"/>
-      <circle cx="540" cy="820" r="470" fill="none" stroke="${accent}" stroke-opacity="0.22" stroke-width="3"/>
-      <circle cx="540" cy="820" r="520" fill="none" stroke="#ffffff" stroke-opacity="0.07" stroke-width="2"/>
-      <ellipse cx="540" cy="1255" rx="330" ry="46" fill="url(#floor)"/>`,
-      W,
-      H,
-      "background",
-    );
+    const background = backdrop(ctx, primary, accent);
 
     const product = ctx.productImage({ maxWidth: 780, maxHeight: 840, shadow: { opacity: 0.5, blur: 0.03, offsetY: 0.025 } });
     const chip = ctx.button({

@@ -1,6 +1,7 @@
 // The ffmpeg renderer's own behaviour beyond the renderer contract (test/conformance/renderer.test.ts renders every
-// template and checks abort and errors): no orphan ffmpeg, timeouts, ffmpeg's failures, readiness and settings.
+// template and checks abort and errors): no orphan ffmpeg, timeouts, ffmpeg's failures, readiness, settings and previews.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import sharp from "sharp";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,6 +10,8 @@ import type { RenderRequest } from "../src/plugins";
 import { loadConfig } from "../src/config";
 import { memoryLogger } from "../src/kernel";
 import { loadTemplates, type TemplateRegistry } from "../src/templates";
+import { BUILTIN_TEMPLATES } from "../templates";
+import { startService, type TestService } from "./helpers";
 import { cutoutProduct, type FixtureProduct } from "./fixtures/render/product";
 import { processesUsing } from "./conformance/renderer";
 
@@ -19,7 +22,7 @@ let product: FixtureProduct;
 let n = 0;
 
 beforeAll(async () => {
-  registry = await loadTemplates();
+  registry = await loadTemplates({ builtin: BUILTIN_TEMPLATES });
   dir = mkdtempSync(join(tmpdir(), "vitrin-renderer-test-"));
   product = await cutoutProduct(join(dir, "product"));
 });
@@ -67,7 +70,7 @@ describe("failures", () => {
   }, 30_000);
 
   test("a timeout gives a clear error and leaves no files", async () => {
-    const renderer = createFfmpegRenderer({ timeoutMs: 700 });
+    const renderer = createFfmpegRenderer({ timeoutMs: 700, templates: registry });
     // Full size: far longer than the limit on any machine.
     const req = request("feature-split", { scale: 1 });
     const err = await renderer.render(req).catch((e: Error) => e);
@@ -80,7 +83,7 @@ describe("failures", () => {
     const fake = join(dir, "fake-ffmpeg");
     await Bun.write(fake, "#!/bin/sh\necho 'first line' >&2\necho 'Error: something specific broke' >&2\nexit 1\n");
     chmodSync(fake, 0o755);
-    const renderer = createFfmpegRenderer({ ffmpegPath: fake });
+    const renderer = createFfmpegRenderer({ ffmpegPath: fake, templates: registry });
     const req = request("flash-sale");
     await expect(renderer.render(req)).rejects.toThrow("ffmpeg failed: first line | Error: something specific broke");
     expect(existsSync(join(req.workDir, "video.mp4"))).toBe(false);
@@ -89,10 +92,10 @@ describe("failures", () => {
 
 describe("readiness and settings", () => {
   test("ready() reports ffmpeg and ffprobe with their versions", async () => {
-    const report = await createFfmpegRenderer().ready!();
+    const report = await createFfmpegRenderer({ templates: registry }).ready!();
     expect(report.ok).toBe(true);
     expect(report.detail).toMatch(/^ffmpeg \S+ with libx264, ffprobe \S+$/);
-    const missing = await createFfmpegRenderer({ ffmpegPath: join(dir, "no-ffmpeg") }).ready!();
+    const missing = await createFfmpegRenderer({ ffmpegPath: join(dir, "no-ffmpeg"), templates: registry }).ready!();
     expect(missing).toEqual({ ok: false, detail: expect.stringMatching(/ffmpeg was not found .*VITRIN_FFMPEG_PATH/) });
   });
 
@@ -102,16 +105,16 @@ describe("readiness and settings", () => {
     await Bun.write(wrapper, `#!/bin/sh\nexec ffmpeg "$@"\n`);
     chmodSync(wrapper, 0o755);
     const cache = join(dir, "cache", "ffmpeg-check.json");
-    const first = await createFfmpegRenderer({ ffmpegPath: wrapper, checkCacheFile: cache }).ready!();
+    const first = await createFfmpegRenderer({ ffmpegPath: wrapper, checkCacheFile: cache, templates: registry }).ready!();
     expect(first.ok).toBe(true);
     const saved = JSON.parse(readFileSync(cache, "utf8"));
     saved.report.detail = "remembered";
     await Bun.write(cache, JSON.stringify(saved));
-    expect((await createFfmpegRenderer({ ffmpegPath: wrapper, checkCacheFile: cache }).ready!()).detail).toBe("remembered");
+    expect((await createFfmpegRenderer({ ffmpegPath: wrapper, checkCacheFile: cache, templates: registry }).ready!()).detail).toBe("remembered");
     // A different executable (new size and time) is checked again.
     await Bun.write(wrapper, `#!/bin/sh\n# upgraded\nexec ffmpeg "$@"\n`);
     chmodSync(wrapper, 0o755);
-    const again = await createFfmpegRenderer({ ffmpegPath: wrapper, checkCacheFile: cache }).ready!();
+    const again = await createFfmpegRenderer({ ffmpegPath: wrapper, checkCacheFile: cache, templates: registry }).ready!();
     expect(again).toMatchObject({ ok: true, detail: expect.stringContaining("with libx264") });
     rmSync(dir, { recursive: true, force: true });
   });
@@ -129,5 +132,43 @@ describe("readiness and settings", () => {
     expect(options.threads).toBe(2);
     expect(options.templates).toBe(registry);
     expect(() => loadConfig({ VITRIN_RENDER_THREADS: "many" })).toThrow(/VITRIN_RENDER_THREADS/);
+  });
+});
+
+describe("previews", () => {
+  test("a preview is a PNG of the template's poster frame at half size, in the language asked", async () => {
+    const renderer = createFfmpegRenderer({ templates: registry });
+    for (const [id, lang] of [["spotlight", "en"], ["feature-split", "ar"], ["flash-sale", "ja"]] as const) {
+      const png = await renderer.preview!({ templateId: id, language: lang });
+      expect([...png.slice(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+      const meta = await sharp(png).metadata();
+      const info = registry.get(id)!.info;
+      expect([meta.width, meta.height]).toEqual([info.width / 2, info.height / 2]);
+      const stats = await sharp(png).stats();
+      expect(stats.channels[0]!.stdev).toBeGreaterThan(5);
+    }
+    await expect(renderer.preview!({ templateId: "no-such-template" })).rejects.toThrow(/unknown template/);
+  }, 60_000);
+
+  test("a preview runs the ffmpeg of its settings", async () => {
+    const fake = join(dir, "fake-preview-ffmpeg");
+    await Bun.write(fake, "#!/bin/sh\necho 'Error: the configured ffmpeg ran' >&2\nexit 1\n");
+    chmodSync(fake, 0o755);
+    const renderer = createFfmpegRenderer({ ffmpegPath: fake, templates: registry });
+    await expect(renderer.preview!({ templateId: "clean-card" })).rejects.toThrow(/preview of clean-card: Error: the configured ffmpeg ran/);
+  });
+
+  test("with a renderer that makes no previews, the preview route answers 404 and says so", async () => {
+    let t: TestService | null = null;
+    try {
+      t = await startService({ VITRIN_PLUGIN_DIRS: join(import.meta.dir, "../examples/plugins"), VITRIN_RENDERER: "still" });
+      const acct = await t.newAccount();
+      const res = await t.json("GET", "/v1/templates/spotlight/preview", { token: acct.token });
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ error: "Not found", message: 'The renderer "still" makes no template previews.' });
+      expect((await t.json("GET", "/v1/templates/no-such-template/preview", { token: acct.token })).body.message).toBe("No such template.");
+    } finally {
+      await t?.close();
+    }
   });
 });

@@ -1,32 +1,21 @@
 // Templates: loading, metadata, prompt validation, strings in every language, text fitting, RTL mirroring, previews.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sharp from "sharp";
-import {
-  BUILTIN_STRINGS,
-  FONT_FILES,
-  ensureFonts,
-  LANGUAGES,
-  TEMPLATES_DIR,
-  loadTemplates,
-  prepareRender,
-  previewImage,
-  renderTextImage,
-  samplePrompt,
-  type TemplateRegistry,
-} from "../src/templates";
-import { BUILTIN_TEMPLATES } from "../src/templates/builtin";
-import { makeStrings } from "../src/templates/i18n";
+import { ensureFonts, FONT_FILES, prepareRender, renderTextImage, samplePrompt } from "../plugins/renderer-ffmpeg";
+import { BUILTIN_STRINGS, LANGUAGES, loadTemplates, makeStrings, type TemplateRegistry } from "../src/templates";
+import { BUILTIN_TEMPLATES } from "../templates";
 import { cutoutProduct, photoProduct, type FixtureProduct } from "./fixtures/render/product";
+import { startService, type TestService } from "./helpers";
 
 let registry: TemplateRegistry;
 let dir: string;
 let product: FixtureProduct;
 
 beforeAll(async () => {
-  registry = await loadTemplates();
+  registry = await loadTemplates({ builtin: BUILTIN_TEMPLATES });
   dir = mkdtempSync(join(tmpdir(), "vitrin-templates-test-"));
   product = await cutoutProduct(join(dir, "product"));
 });
@@ -35,7 +24,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const sizes = { "9:16": [1080, 1920], "1:1": [1080, 1080], "16:9": [1920, 1080] } as const;
 
 describe("loading", () => {
-  test("every template in templates/ loads, with sane metadata", () => {
+  test("every built-in template loads, with sane metadata", () => {
     const list = registry.list();
     expect(list.length).toBeGreaterThanOrEqual(5);
     for (const { info } of list) {
@@ -55,8 +44,8 @@ describe("loading", () => {
     expect(registry.get("no-such-template")).toBeUndefined();
   });
 
-  test("the statically imported list (for the compiled binary) matches the folder", () => {
-    const files = readdirSync(TEMPLATES_DIR).filter((f) => f.endsWith(".ts")).length;
+  test("the built-in list (templates/index.ts) names every template of the folder", () => {
+    const files = readdirSync(join(import.meta.dir, "../templates")).filter((f) => f.endsWith(".ts") && f !== "index.ts").length;
     expect(BUILTIN_TEMPLATES.length).toBe(files);
     expect(BUILTIN_TEMPLATES.map((d) => d.meta.id).sort()).toEqual(registry.list().map((t) => t.info.id).sort());
   });
@@ -72,11 +61,24 @@ describe("loading", () => {
       });`,
     );
     await Bun.write(join(extra, "README.md"), "not a template");
-    const reg = await loadTemplates([TEMPLATES_DIR, extra]);
+    const reg = await loadTemplates({ builtin: BUILTIN_TEMPLATES, dirs: [extra] });
     expect(reg.get("tiny")?.info.aspect).toBe("1:1");
     expect(reg.list().length).toBe(registry.list().length + 1);
-    await expect(loadTemplates([extra, extra])).rejects.toThrow(/defined twice/);
-    await expect(loadTemplates([join(dir, "missing")])).rejects.toThrow(/cannot read the templates folder/);
+    await expect(loadTemplates({ dirs: [extra, extra] })).rejects.toThrow(/defined twice/);
+    await expect(loadTemplates({ dirs: [join(dir, "missing")] })).rejects.toThrow(/cannot read the templates folder/);
+  });
+
+  test("a dropped-in template with a built-in's id is refused, naming both", async () => {
+    const clash = join(dir, "clash");
+    await Bun.write(
+      join(clash, "spotlight.js"),
+      `export default ({ defineTemplate, t }) => defineTemplate({
+        meta: { id: "spotlight", name: "Mine", description: "Same id as a built-in", aspect: "1:1", duration: 6, credits: 1 },
+        prompt: t.Object({}),
+        async build(ctx) { return { background: await ctx.svg('<rect width="1080" height="1080"/>', 1080, 1080), layers: [] }; },
+      });`,
+    );
+    await expect(loadTemplates({ builtin: BUILTIN_TEMPLATES, dirs: [clash] })).rejects.toThrow(`template id "spotlight" is defined twice: builtin:spotlight and ${join(clash, "spotlight.js")}`);
   });
 });
 
@@ -242,19 +244,44 @@ describe("layout", () => {
   });
 });
 
-describe("previewImage", () => {
-  test("returns a PNG of the template's aspect, in the language asked", async () => {
-    for (const [id, lang] of [["spotlight", "en"], ["feature-split", "ar"], ["flash-sale", "ja"]] as const) {
-      const png = await previewImage(id, { language: lang, registry });
-      expect([...png.slice(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-      const meta = await sharp(png).metadata();
-      const info = registry.get(id)!.info;
-      expect(Math.abs(meta.width! / meta.height! - info.width / info.height)).toBeLessThan(0.01);
-      const stats = await sharp(png).stats();
-      expect(stats.channels[0]!.stdev).toBeGreaterThan(5);
-      // Cached: the same bytes come back without a new render.
-      expect(await previewImage(id, { language: lang, registry })).toBe(png);
+describe("GET /v1/templates/:id/preview", () => {
+  test("every listed template previews, a dropped-in one included, with the ffmpeg of the settings", async () => {
+    const extra = join(dir, "route-extra");
+    await Bun.write(
+      join(extra, "dropped.js"),
+      `export default ({ defineTemplate, t }) => defineTemplate({
+        meta: { id: "dropped", name: "Dropped", description: "A template from VITRIN_TEMPLATE_DIRS", aspect: "16:9", duration: 6, credits: 1 },
+        prompt: t.Object({}),
+        async build(ctx) {
+          const title = await ctx.text({ text: ctx.product.name, size: 90, maxWidth: 1500, color: "#ffffff" });
+          return { background: await ctx.svg('<rect width="1920" height="1080" fill="#2a4d8f"/>', 1920, 1080), layers: [{ image: title, x: 960, y: 540 }] };
+        },
+      });`,
+    );
+    // The ffmpeg of the settings, not of the environment: PATH holds no ffmpeg for this service's previews.
+    const bin = join(dir, "route-bin");
+    mkdirSync(bin, { recursive: true });
+    for (const tool of ["ffmpeg", "ffprobe"]) symlinkSync(Bun.which(tool)!, join(bin, tool));
+    const path = process.env.PATH;
+    process.env.PATH = "/nonexistent";
+    let t: TestService | null = null;
+    try {
+      t = await startService({ VITRIN_TEMPLATE_DIRS: extra, VITRIN_FFMPEG_PATH: join(bin, "ffmpeg"), VITRIN_FFPROBE_PATH: join(bin, "ffprobe") });
+      const acct = await t.newAccount();
+      const list = (await t.json("GET", "/v1/templates", { token: acct.token })).body.data as { id: string; width: number; height: number }[];
+      expect(list.map((x) => x.id)).toContain("dropped");
+      for (const info of list) {
+        const res = await t.call("GET", `/v1/templates/${info.id}/preview`, { token: acct.token });
+        expect({ id: info.id, status: res.status }).toEqual({ id: info.id, status: 200 });
+        expect(res.headers.get("content-type")).toBe("image/png");
+        const meta = await sharp(new Uint8Array(await res.arrayBuffer())).metadata();
+        expect(Math.abs(meta.width! / meta.height! - info.width / info.height)).toBeLessThan(0.01);
+      }
+      const missing = await t.json("GET", "/v1/templates/no-such-template/preview", { token: acct.token });
+      expect(missing.status).toBe(404);
+    } finally {
+      process.env.PATH = path;
+      await t?.close();
     }
-    await expect(previewImage("no-such-template", { registry })).rejects.toThrow(/unknown template/);
-  });
+  }, 120_000);
 });

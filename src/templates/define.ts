@@ -1,10 +1,9 @@
 // What a template author writes: metadata, a TypeBox prompt schema with shared field helpers, strings, and build().
 import type { Static, TObject } from "@sinclair/typebox";
 import { t } from "elysia";
-import type { FontRole } from "./fonts";
+import type { Anim } from "./anim";
 import type { Strings } from "./i18n";
-import type { Anim, Asset, Scene } from "./scene";
-import type { TextStyle } from "./text";
+import type { Asset, Scene } from "./scene";
 
 export type Aspect = "9:16" | "1:1" | "16:9";
 
@@ -12,6 +11,33 @@ export const ASPECT_SIZES: Record<Aspect, { width: number; height: number }> = {
   "9:16": { width: 1080, height: 1920 },
   "1:1": { width: 1080, height: 1080 },
   "16:9": { width: 1920, height: 1080 },
+};
+
+/** Font roles a template picks from; each is a Latin family, with the script fallbacks appended per language. */
+export type FontRole = "sans" | "display" | "serif";
+
+export type TextStyle = {
+  text: string;
+  /** Latin family: "sans" (Inter), "display" (Montserrat), "serif" (Playfair Display); other scripts fall back per run. */
+  font?: FontRole;
+  weight?: 400 | 600 | 700 | 800 | 900;
+  italic?: boolean;
+  /** Font size in template pixels (full-size frame). */
+  size: number;
+  /** The box the text must fit, in template pixels; the size shrinks (never grows) until it does. */
+  maxWidth: number;
+  maxLines?: number;
+  color?: string;
+  /** "start" follows the language: left for left-to-right, right for right-to-left. */
+  align?: "start" | "center" | "end";
+  /** Line height as a multiple of the size. */
+  lineHeight?: number;
+  /** Extra space between letters, in em (ignored for scripts that join letters). */
+  letterSpacing?: number;
+  uppercase?: boolean;
+  strike?: boolean;
+  /** Smallest size shrinking may reach, in template pixels (default 40 % of `size`). */
+  minSize?: number;
 };
 
 export type TemplateMeta = {
@@ -125,6 +151,16 @@ export type TemplateDefinition<S extends TObject = TObject> = {
   strings?: Partial<Record<string, Strings>>;
   build(ctx: BuildContext<Static<S>>): Promise<Scene> | Scene;
 };
+
+export function fpsOf(def: TemplateDefinition): number {
+  return def.meta.fps ?? 30;
+}
+
+/** Output size at a scale: rounded to even numbers, as H.264 in 4:2:0 needs. */
+export function renderSize(size: { width: number; height: number }, scale = 1): { width: number; height: number } {
+  const even = (v: number) => Math.max(2, Math.round((v * scale) / 2) * 2);
+  return { width: even(size.width), height: even(size.height) };
+}
 
 const TEMPLATE = Symbol.for("vitrin.template");
 

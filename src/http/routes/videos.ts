@@ -3,13 +3,14 @@ import { Elysia, t } from "elysia";
 import { idParams, pageQuery } from "../schema";
 import { accountGuard, type GuardDeps } from "../guard";
 import { errors } from "../../kernel";
+import type { RendererPlugin } from "../../plugins";
 import type { TemplateRegistry, LoadedTemplate } from "../../templates";
-import { previewImage, PreviewCache } from "../../templates";
+import { baseLanguage, PreviewCache } from "../../templates";
 import type { Videos } from "../../videos/index";
 import { templateLanguage } from "../../videos/language";
 
-/** How previews are made and kept: VITRIN_PREVIEW_CACHE_BYTES and the ffmpeg of the settings. */
-export type PreviewOptions = { cacheBytes?: number; ffmpegPath?: string | null };
+/** How previews are made and kept: by the renderer plugin (when it makes them), cached in VITRIN_PREVIEW_CACHE_BYTES. */
+export type PreviewOptions = { renderer: Pick<RendererPlugin, "name" | "preview">; cacheBytes?: number };
 
 
 const videoBody = t.Object(
@@ -43,9 +44,25 @@ export function templateJson(template: LoadedTemplate, publicUrl: string) {
   };
 }
 
-export function videoRoutes(guard: GuardDeps, videos: Videos, templates: TemplateRegistry, publicUrl: string, preview: PreviewOptions = {}) {
-  // One cache per service, bounded in bytes; only supported languages reach it, so its keys are few anyway.
+/**
+ * A template's preview PNG from the renderer, cached per template and language in a byte-bounded LRU; the language is
+ * checked against the template's first, so only supported ones make keys.
+ */
+function previewMaker(templates: TemplateRegistry, preview: PreviewOptions) {
+  // One cache per service, bounded in bytes.
   const previews = new PreviewCache(preview.cacheBytes);
+  return async (templateId: string, requested: string): Promise<Uint8Array> => {
+    const template = templates.get(templateId);
+    if (!template) throw errors.notFound("template");
+    const language = templateLanguage(template, requested);
+    const make = preview.renderer.preview?.bind(preview.renderer);
+    if (!make) throw errors.noPreviews(preview.renderer.name);
+    return previews.getOrMake(`${templateId}\u0000${baseLanguage(language)}`, () => make({ templateId, language: baseLanguage(language) }));
+  };
+}
+
+export function videoRoutes(guard: GuardDeps, videos: Videos, templates: TemplateRegistry, publicUrl: string, preview: PreviewOptions) {
+  const previewOf = previewMaker(templates, preview);
   return new Elysia({ prefix: "/v1", normalize: false })
     .use(accountGuard(guard))
     .post(
@@ -84,15 +101,7 @@ export function videoRoutes(guard: GuardDeps, videos: Videos, templates: Templat
     .get(
       "/templates/:id/preview",
       async ({ params, query }) => {
-        const template = templates.get(params.id);
-        if (!template) throw errors.notFound("template");
-        const language = templateLanguage(template, query.language ?? "en");
-        const png = await previewImage(params.id, {
-          language,
-          registry: templates,
-          ffmpegPath: preview.ffmpegPath ?? undefined,
-          cache: previews,
-        });
+        const png = await previewOf(params.id, query.language ?? "en");
         return new Response(png, { headers: { "content-type": "image/png", "cache-control": "public, max-age=3600" } });
       },
       {

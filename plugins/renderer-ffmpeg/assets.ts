@@ -3,10 +3,9 @@
 import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import sharp from "../native/sharp";
 import type { OutputInfo, OverlayOptions, Sharp } from "sharp";
-import type { ButtonOptions, GroupOptions, ProductAsset, ProductImageOptions, SoftShadow } from "./define";
-import type { Asset } from "./scene";
+import type { Asset, ButtonOptions, GroupOptions, ProductAsset, ProductImageOptions, SoftShadow } from "../../src/plugins/renderer-kit";
+import sharp from "../../src/plugins/sharp";
 import { renderTextImage, type TextImage } from "./text";
 
 export type ProductSource = { imagePath: string; maskPath: string | null; cutout: boolean };

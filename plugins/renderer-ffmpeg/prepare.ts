@@ -2,10 +2,24 @@
 import { existsSync } from "node:fs";
 import type { TObject } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
+import {
+  ASPECT_SIZES,
+  baseLanguage,
+  currencyFor,
+  formatPercent,
+  formatPrice,
+  fpsOf,
+  isRtl,
+  makeStrings,
+  renderSize,
+  type BuildContext,
+  type Placement,
+  type Scene,
+  type TemplateDefinition,
+} from "../../src/plugins/renderer-kit";
 import { AssetWriter } from "./assets";
-import { ASPECT_SIZES, type BuildContext, type TemplateDefinition } from "./define";
-import { baseLanguage, currencyFor, formatPercent, formatPrice, isRtl, makeStrings } from "./i18n";
-import { compileScene, layout, type CompiledGraph, type Placement, type Scene } from "./scene";
+import { compileScene, type CompiledGraph } from "./scene/compile";
+import { layout } from "./scene/spans";
 
 export type RenderInput = {
   definition: TemplateDefinition;
@@ -42,16 +56,6 @@ export type RenderJob = {
   /** Where every layer sits at the poster frame (template pixels), for checks. */
   placements: Placement[];
 };
-
-/** Output size at a scale: rounded to even numbers, as H.264 in 4:2:0 needs. */
-export function renderSize(size: { width: number; height: number }, scale = 1): { width: number; height: number } {
-  const even = (v: number) => Math.max(2, Math.round((v * scale) / 2) * 2);
-  return { width: even(size.width), height: even(size.height) };
-}
-
-export function fpsOf(def: TemplateDefinition): number {
-  return def.meta.fps ?? 30;
-}
 
 /** The static defaults of the prompt schema applied to a copy of the prompt. */
 export function withDefaults(schema: TObject, prompt: Record<string, unknown>): Record<string, unknown> {

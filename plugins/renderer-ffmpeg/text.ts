@@ -1,31 +1,9 @@
 // Text layers: shaped by pango through sharp (right-to-left, CJK, fallback, wrapping) into transparent PNGs that fit a box.
-import sharp from "../native/sharp";
-import { ensureFonts, familyList, type FontRole } from "./fonts";
-import { baseLanguage, isRtl } from "./i18n";
+import { baseLanguage, type TextStyle } from "../../src/plugins/renderer-kit";
+import sharp from "../../src/plugins/sharp";
+import { ensureFonts, familyList } from "./fonts";
 
-export type TextStyle = {
-  text: string;
-  /** Latin family: "sans" (Inter), "display" (Montserrat), "serif" (Playfair Display); other scripts fall back per run. */
-  font?: FontRole;
-  weight?: 400 | 600 | 700 | 800 | 900;
-  italic?: boolean;
-  /** Font size in template pixels (full-size frame). */
-  size: number;
-  /** The box the text must fit, in template pixels; the size shrinks (never grows) until it does. */
-  maxWidth: number;
-  maxLines?: number;
-  color?: string;
-  /** "start" follows the language: left for left-to-right, right for right-to-left. */
-  align?: "start" | "center" | "end";
-  /** Line height as a multiple of the size. */
-  lineHeight?: number;
-  /** Extra space between letters, in em (ignored for scripts that join letters). */
-  letterSpacing?: number;
-  uppercase?: boolean;
-  strike?: boolean;
-  /** Smallest size shrinking may reach, in template pixels (default 40 % of `size`). */
-  minSize?: number;
-};
+export type { TextStyle };
 
 /** A rendered text layer: pixels at render scale, plus its size in template pixels for layout. */
 export type TextImage = {

@@ -1,8 +1,8 @@
 // The bundled sample product (a drawn serum bottle, made at run time: no stock image ships) for previews and benches.
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import sharp from "../native/sharp";
-import { baseLanguage } from "./i18n";
+import { baseLanguage } from "../../src/plugins/renderer-kit";
+import sharp from "../../src/plugins/sharp";
 
 const BOTTLE = `<svg xmlns="http://www.w3.org/2000/svg" width="640" height="1000" viewBox="0 0 640 1000">
 <defs>

@@ -2,7 +2,8 @@
 import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import sharp from "../native/sharp";
+import type { FontRole } from "../../src/plugins/renderer-kit";
+import sharp from "../../src/plugins/sharp";
 // `type: "file"` gives a path on disk in development and embeds the file in a `bun build --compile` binary.
 import interRegular from "@expo-google-fonts/inter/400Regular/Inter_400Regular.ttf" with { type: "file" };
 import interSemiBold from "@expo-google-fonts/inter/600SemiBold/Inter_600SemiBold.ttf" with { type: "file" };
@@ -18,9 +19,6 @@ import arabicBold from "@expo-google-fonts/noto-sans-arabic/700Bold/NotoSansArab
 import jpRegular from "@expo-google-fonts/noto-sans-jp/400Regular/NotoSansJP_400Regular.ttf" with { type: "file" };
 import jpBold from "@expo-google-fonts/noto-sans-jp/700Bold/NotoSansJP_700Bold.ttf" with { type: "file" };
 import scBold from "@expo-google-fonts/noto-sans-sc/700Bold/NotoSansSC_700Bold.ttf" with { type: "file" };
-
-/** Font roles a template picks from; each is a Latin family, with the script fallbacks appended per language. */
-export type FontRole = "sans" | "display" | "serif";
 
 const roleFamily: Record<FontRole, string> = { sans: "Inter", display: "Montserrat", serif: "Playfair Display" };
 
@@ -55,13 +53,14 @@ async function materialize(path: string): Promise<string> {
   const dir = join(tmpdir(), "vitrin-fonts");
   mkdirSync(dir, { recursive: true });
   const target = join(dir, basename(path));
-  const bytes = await Bun.file(path).bytes();
-  if (!existsSync(target) || statSync(target).size !== bytes.length) {
-    const part = `${target}.${process.pid}.part`;
-    writeFileSync(part, bytes);
-    // rename is atomic, so two processes copying the same font never leave half a file behind.
-    (await import("node:fs")).renameSync(part, target);
-  }
+  const source = Bun.file(path);
+  // Compared by size before reading: in a binary, reading a font faults its pages of the executable into this
+  // process's RSS for good, ~23 MB for all of them, which a process that finds them already copied need not carry.
+  if (existsSync(target) && statSync(target).size === source.size) return target;
+  const part = `${target}.${process.pid}.part`;
+  writeFileSync(part, await source.bytes());
+  // rename is atomic, so two processes copying the same font never leave half a file behind.
+  (await import("node:fs")).renameSync(part, target);
   return target;
 }
 

@@ -1,0 +1,124 @@
+// One render: the template's scene prepared as layers, then encoded by ffmpeg to an H.264 MP4 beside a one-frame
+// JPEG thumbnail, checked with ffprobe before the files take their final names.
+import { rename, rm } from "node:fs/promises";
+import { join } from "node:path";
+import type { RenderRequest, RenderResult } from "../../src/plugins";
+import type { TemplateRegistry } from "../../src/plugins/renderer-kit";
+import { probe, RenderError, runFfmpeg } from "./ffmpeg";
+import { prepareRender, type RenderJob } from "./prepare";
+import type { Tools } from "./readiness";
+
+export type VideoDeps = { tools: () => Tools; templates: TemplateRegistry; timeoutMs: number; threads: number };
+
+const formatMs = (ms: number) => (ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${ms} ms`);
+
+/** The encoder settings every render uses (the benchmark encodes its baseline with the same). */
+export function encoderArgs(threads: number): string[] {
+  return ["-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-pix_fmt", "yuv420p", "-threads", String(threads), "-movflags", "+faststart"];
+}
+
+/** The whole ffmpeg command line of a job, writing the video to `videoFile`. */
+export function ffmpegArgs(job: RenderJob, videoFile: string, threads: number): string[] {
+  return [
+    "-hide_banner", "-nostdin", "-y", "-loglevel", "error", "-nostats", "-progress", "pipe:1",
+    ...job.inputs,
+    "-filter_complex_threads", "1",
+    "-filter_complex", job.filter,
+    "-map", job.output, "-frames:v", String(job.frames), "-r", String(job.fps),
+    ...encoderArgs(threads), "-f", "mp4", videoFile,
+  ];
+}
+
+/** The thumbnail: the scene composed at the poster frame only (one frame, straight from the layers). */
+export function thumbnailArgs(job: RenderJob, thumbFile: string): string[] {
+  return [
+    "-hide_banner", "-nostdin", "-y", "-loglevel", "error", "-nostats", "-progress", "pipe:1",
+    ...job.poster.inputs,
+    "-filter_complex_threads", "1",
+    "-filter_complex", job.poster.filter,
+    "-map", job.poster.output, "-frames:v", "1", "-c:v", "mjpeg", "-q:v", "2", "-f", "image2", thumbFile,
+  ];
+}
+
+/** The layers of a render, made before ffmpeg starts; an abort meanwhile reads as the render's cancellation. */
+async function prepare(deps: VideoDeps, req: RenderRequest): Promise<RenderJob> {
+  const tpl = deps.templates.get(req.templateId);
+  if (!tpl) throw new Error(`unknown template "${req.templateId}"`);
+  const cancelled = () => new RenderError("the render was cancelled before ffmpeg started", "aborted");
+  if (req.signal.aborted) throw cancelled();
+  req.onProgress(0);
+  try {
+    return await prepareRender({
+      definition: tpl.definition,
+      product: req.product,
+      prompt: req.prompt,
+      language: req.language,
+      scale: req.scale,
+      workDir: req.workDir,
+      signal: req.signal,
+    });
+  } catch (e) {
+    if (req.signal.aborted) throw cancelled();
+    throw e;
+  }
+}
+
+/**
+ * The encode and the thumbnail, run side by side (the encoder leaves some of the cores idle); if either fails, the
+ * other is stopped before anything is thrown, and the first real failure explains the render.
+ */
+async function encode(deps: VideoDeps, req: RenderRequest, job: RenderJob, files: { video: string; thumb: string }, deadline: number): Promise<void> {
+  const { ffmpeg } = deps.tools();
+  const both = new AbortController();
+  const stopBoth = () => both.abort();
+  req.signal.addEventListener("abort", stopBoth, { once: true });
+  const common = { timeoutLabelMs: deps.timeoutMs, signal: both.signal };
+  const settled = await Promise.allSettled(
+    [
+      runFfmpeg(ffmpeg, ffmpegArgs(job, files.video, deps.threads), { ...common, frames: job.frames, timeoutMs: deadline - Date.now(), onProgress: req.onProgress }),
+      runFfmpeg(ffmpeg, thumbnailArgs(job, files.thumb), { ...common, frames: 1, timeoutMs: deadline - Date.now() }),
+    ].map((run) => run.catch((e) => {
+      both.abort();
+      throw e;
+    })),
+  );
+  req.signal.removeEventListener("abort", stopBoth);
+  // The other run was merely stopped because of the first failure.
+  const failures = settled.flatMap((r) => (r.status === "rejected" ? [r.reason as RenderError] : []));
+  const cause = failures.find((e) => e.reason !== "aborted") ?? failures[0];
+  if (cause) throw cause;
+}
+
+/** What ffprobe finds wrong with the encoded video, compared with the job (empty when it is what was asked). */
+async function problemsOf(ffprobe: string, job: RenderJob, files: { video: string; thumb: string }): Promise<string[]> {
+  const p = await probe(ffprobe, files.video);
+  const problems: string[] = [];
+  if (p.codec !== "h264") problems.push(`codec ${p.codec || "none"} instead of h264`);
+  if (p.width !== job.width || p.height !== job.height) problems.push(`${p.width}x${p.height} instead of ${job.width}x${job.height}`);
+  if (!(Math.abs(p.duration - job.duration) <= 1.5 / job.fps + 0.05)) problems.push(`${p.duration} s instead of ${job.duration} s`);
+  if (!(await Bun.file(files.thumb).exists())) problems.push("no thumbnail");
+  return problems;
+}
+
+export async function renderVideo(deps: VideoDeps, req: RenderRequest): Promise<RenderResult> {
+  const { ffprobe } = deps.tools();
+  // One deadline for the whole render: preparing the layers counts too.
+  const deadline = Date.now() + deps.timeoutMs;
+  const job = await prepare(deps, req);
+  if (Date.now() >= deadline) throw new RenderError(`render timed out after ${formatMs(deps.timeoutMs)} (while preparing its layers)`, "timeout");
+  const videoPath = join(req.workDir, "video.mp4");
+  const thumbnailPath = join(req.workDir, "thumbnail.jpg");
+  const partial = { video: join(req.workDir, "video.partial.mp4"), thumb: join(req.workDir, "thumbnail.partial.jpg") };
+  try {
+    await encode(deps, req, job, partial, deadline);
+    const problems = await problemsOf(ffprobe, job, partial);
+    if (problems.length) throw new RenderError(`the rendered video is not what was asked: ${problems.join(", ")}`, "invalid");
+    await rename(partial.video, videoPath);
+    await rename(partial.thumb, thumbnailPath);
+    req.onProgress(100);
+    return { videoPath, thumbnailPath, durationSeconds: job.duration, width: job.width, height: job.height };
+  } catch (e) {
+    await Promise.all([partial.video, partial.thumb, videoPath, thumbnailPath].map((f) => rm(f, { force: true })));
+    throw e;
+  }
+}

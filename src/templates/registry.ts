@@ -1,0 +1,165 @@
+// The template registry: checks template definitions, works out their languages and prompt schema, and loads the
+// built-in list (templates/index.ts, handed in by the composition root) and the template folders of the settings.
+import { readdir } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { TObject } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+import { templateApi, type TemplateApi } from "./api";
+import { ASPECT_SIZES, fpsOf, isTemplateDefinition, type Aspect, type TemplateDefinition } from "./define";
+import { BUILTIN_STRINGS, LANGUAGES } from "./i18n";
+
+export type TemplateInfo = {
+  id: string;
+  name: string;
+  description: string;
+  width: number;
+  height: number;
+  fps: number;
+  duration: number /* seconds */;
+  credits: number;
+  premium: boolean;
+  aspect: "9:16" | "1:1" | "16:9";
+  languages: string[];
+};
+
+export type PromptProblem = { field: string; message: string };
+
+export type LoadedTemplate = {
+  info: TemplateInfo;
+  /** JSON Schema of user_prompt (from the template's TypeBox schema), for GET /v1/templates. */
+  promptSchema: Record<string, unknown>;
+  /** Validates a user_prompt; problems use field paths like "headline" or "features.1". */
+  validatePrompt(prompt: unknown): { ok: true } | { ok: false; problems: PromptProblem[] };
+  /** The module's definition, for the renderer. */
+  definition: TemplateDefinition;
+  /** The file it was loaded from ("builtin:<id>" for the built-in list). */
+  source: string;
+};
+
+export type TemplateRegistry = { list(): LoadedTemplate[]; get(id: string): LoadedTemplate | undefined };
+
+const ID = /^[a-z0-9][a-z0-9-]{0,47}$/;
+
+function check(def: TemplateDefinition, source: string): void {
+  const m = def.meta;
+  const bad = (what: string) => {
+    throw new Error(`template ${source}: ${what}`);
+  };
+  if (!m || typeof m !== "object") bad("meta is missing");
+  if (typeof m.id !== "string" || !ID.test(m.id)) bad(`meta.id must be lowercase letters, digits and dashes, not ${JSON.stringify(m.id)}`);
+  if (typeof m.name !== "string" || !m.name.trim()) bad("meta.name is missing");
+  if (typeof m.description !== "string") bad("meta.description is missing");
+  if (!(m.aspect in ASPECT_SIZES)) bad(`meta.aspect must be one of ${Object.keys(ASPECT_SIZES).join(", ")}`);
+  if (!(typeof m.duration === "number" && m.duration >= 1 && m.duration <= 60)) bad("meta.duration must be 1 to 60 seconds");
+  if (!(Number.isInteger(m.credits) && m.credits >= 1)) bad("meta.credits must be a whole number of at least 1");
+  if (m.fps !== undefined && !(Number.isInteger(m.fps) && m.fps >= 10 && m.fps <= 60)) bad("meta.fps must be 10 to 60");
+  if (m.posterAt !== undefined && !(m.posterAt >= 0 && m.posterAt < m.duration)) bad("meta.posterAt must fall inside the video");
+  if (!def.prompt || (def.prompt as { type?: string }).type !== "object") bad("prompt must be a TypeBox object (t.Object)");
+  if (typeof def.build !== "function") bad("build is missing");
+  if (def.strings && !def.strings.en) bad("strings must include English (en), the fallback language");
+}
+
+function languagesOf(def: TemplateDefinition): string[] {
+  const own = def.strings;
+  const keys = Object.keys(own?.en ?? {});
+  const extra = Object.keys(own ?? {}).filter((l) => !(LANGUAGES as readonly string[]).includes(l) && l in BUILTIN_STRINGS);
+  return [...LANGUAGES, ...extra].filter((l) => keys.every((k) => own?.[l]?.[k] !== undefined));
+}
+
+function jsonSchema(schema: TObject): Record<string, unknown> {
+  // Symbol keys (TypeBox's kinds) vanish in JSON; `error` is our own wording for messages, not part of the contract.
+  return JSON.parse(JSON.stringify(schema, (k, v) => (k === "error" ? undefined : v)));
+}
+
+function validator(schema: TObject) {
+  return (prompt: unknown): { ok: true } | { ok: false; problems: PromptProblem[] } => {
+    if (prompt === null || typeof prompt !== "object" || Array.isArray(prompt)) {
+      return { ok: false, problems: [{ field: "", message: "must be an object" }] };
+    }
+    const problems: PromptProblem[] = [];
+    const seen = new Set<string>();
+    for (const e of Value.Errors(schema, prompt)) {
+      const field = e.path.replace(/^\//, "").replaceAll("/", ".");
+      if (seen.has(field)) continue;
+      seen.add(field);
+      const custom = (e.schema as { error?: unknown }).error;
+      let message = typeof custom === "string" ? custom : e.message;
+      if (message === "Unexpected property") message = "is not a known field";
+      problems.push({ field, message });
+    }
+    return problems.length === 0 ? { ok: true } : { ok: false, problems };
+  };
+}
+
+function load(def: TemplateDefinition, source: string): LoadedTemplate {
+  check(def, source);
+  // Unknown prompt fields are refused unless a template says otherwise.
+  const schema = def.prompt as TObject & { additionalProperties?: unknown };
+  if (schema.additionalProperties === undefined) schema.additionalProperties = false;
+  const size = ASPECT_SIZES[def.meta.aspect as Aspect];
+  return {
+    info: {
+      id: def.meta.id,
+      name: def.meta.name,
+      description: def.meta.description,
+      width: size.width,
+      height: size.height,
+      fps: fpsOf(def),
+      duration: def.meta.duration,
+      credits: def.meta.credits,
+      premium: def.meta.premium === true,
+      aspect: def.meta.aspect,
+      languages: languagesOf(def),
+    },
+    promptSchema: jsonSchema(schema),
+    validatePrompt: validator(schema),
+    definition: def,
+    source,
+  };
+}
+
+async function definitionOf(mod: { default?: unknown }, source: string): Promise<TemplateDefinition> {
+  let def = mod.default;
+  if (typeof def === "function") def = await (def as (api: TemplateApi) => unknown)(templateApi);
+  if (!isTemplateDefinition(def)) throw new Error(`template ${source}: the module must default-export defineTemplate({ meta, prompt, build })`);
+  return def;
+}
+
+const TEMPLATE_FILE = /^[^._][^/]*\.(ts|js|mjs)$/;
+
+/** Every template module of a folder, imported at run time, in name order. */
+async function loadFolder(dir: string): Promise<LoadedTemplate[]> {
+  const abs = resolve(dir);
+  let names: string[];
+  try {
+    names = await readdir(abs);
+  } catch (e) {
+    throw new Error(`cannot read the templates folder ${abs}: ${(e as Error).message}`);
+  }
+  const loaded: LoadedTemplate[] = [];
+  for (const name of names.sort()) {
+    if (!TEMPLATE_FILE.test(name) || name.endsWith(".d.ts") || /\.(test|spec)\./.test(name)) continue;
+    const file = join(abs, name);
+    const mod = (await import(pathToFileURL(file).href)) as { default?: unknown };
+    loaded.push(load(await definitionOf(mod, file), file));
+  }
+  return loaded;
+}
+
+/**
+ * A registry of the built-in templates (definitions imported statically, so `bun build --compile` bundles them)
+ * followed by every template module of the folders; an id defined twice is refused, naming both sources.
+ */
+export async function loadTemplates(opts: { builtin?: readonly TemplateDefinition[]; dirs?: readonly string[] } = {}): Promise<TemplateRegistry> {
+  const byId = new Map<string, LoadedTemplate>();
+  const add = (tpl: LoadedTemplate) => {
+    const prev = byId.get(tpl.info.id);
+    if (prev) throw new Error(`template id "${tpl.info.id}" is defined twice: ${prev.source} and ${tpl.source}`);
+    byId.set(tpl.info.id, tpl);
+  };
+  for (const def of opts.builtin ?? []) add(load(def, `builtin:${def.meta.id}`));
+  for (const dir of opts.dirs ?? []) for (const tpl of await loadFolder(dir)) add(tpl);
+  const list = [...byId.values()];
+  return { list: () => [...list], get: (id) => byId.get(id) };
+}
