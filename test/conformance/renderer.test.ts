@@ -2,13 +2,15 @@
 // once (Arabic right-to-left and Japanese CJK among them), and the example folder plugin renderer-still.
 import { expect, test } from "bun:test";
 import { createFfmpegRenderer } from "../../plugins/renderer-ffmpeg";
-import { defaultTemplates, renderSize } from "../../src/templates";
+import { loadTemplates, renderSize } from "../../src/templates";
+import { BUILTIN_TEMPLATES } from "../../templates";
 import { examplePlugin } from "./example-plugins";
 import { rendererConformance, type RenderCase } from "./renderer";
 
 const SCALE = 0.25;
 const LANGUAGES = ["en", "ar", "ja", "tr", "de", "fr", "es"];
-const templates = (await defaultTemplates()).list();
+const registry = await loadTemplates({ builtin: BUILTIN_TEMPLATES });
+const templates = registry.list();
 
 /** Every built-in template, each in the next language, measured as it must come out at SCALE. */
 const cases: RenderCase[] = templates.map(({ info }, i) => ({
@@ -23,7 +25,7 @@ test("the cases cover every built-in template (at least five)", () => {
   expect(new Set(cases.map((c) => c.language)).size).toBe(Math.min(cases.length, LANGUAGES.length));
 });
 
-rendererConformance("ffmpeg", async () => createFfmpegRenderer({ templates: await defaultTemplates() }), {
+rendererConformance("ffmpeg", async () => createFfmpegRenderer({ templates: registry }), {
   cases,
   scale: SCALE,
   // showcase at half size runs long enough to be caught mid-encode.
