@@ -27,15 +27,20 @@ export type FieldProblem = { field: string; message: string };
 export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 export const ALLOWED_IMAGE_TYPES = ["image/jpeg", "image/png", "image/webp"] as const;
 
+// Each entry's doc comment says when it is answered: scripts/docs-errors.ts turns them into the error table of docs/api.md.
 export const errors = {
+  /** The body is not JSON, is not sent as `application/json`, nests deeper than 64 levels; a malformed Idempotency-Key; a payment notice whose signature fails. */
   badRequest: (message: string) => new ApiError(400, "Bad request", message),
+  /** The `Authorization: Bearer` header is missing, or its token is unknown or revoked (a token in the query string does not count). */
   unauthorized: (message = "A valid bearer token is required: send `Authorization: Bearer <token>`.") =>
     new ApiError(401, "Unauthorized", message, {}, { "www-authenticate": 'Bearer realm="vitrin"' }),
+  /** A video costs more credits than the balance holds. */
   insufficientCredits: (required: number, available: number) =>
     new ApiError(402, "Insufficient credits", `This needs ${required} credits but the balance is ${available}.`, {
       required,
       available,
     }),
+  /** A sixth product: an account holds at most five. */
   productLimit: (currentCount: number, maxAllowed: number) =>
     new ApiError(
       403,
@@ -43,18 +48,29 @@ export const errors = {
       `An account can hold at most ${maxAllowed} products; delete one before creating another.`,
       { current_count: currentCount, max_allowed: maxAllowed },
     ),
+  /** A premium template asked for by an account that is not premium. */
   forbidden: (message: string) => new ApiError(403, "Forbidden", message),
+  /** An unknown id, another account's resource (never 403), an unknown route, or the admin API while VITRIN_ADMIN_TOKEN is unset. */
   notFound: (what = "resource") => new ApiError(404, "Not found", `No such ${what}.`),
+  /** No route for this method and path. Not answered today: unknown routes and methods get notFound's "No such route.". */
   routeNotFound: (method: string, path: string) => new ApiError(404, "Not found", `No route for ${method} ${path}.`),
+  /** The renderer plugin makes no template previews (preview is optional in its slot's contract). */
+  noPreviews: (renderer: string) => new ApiError(404, "Not found", `The renderer "${renderer}" makes no template previews.`),
+  /** A method the path does not take. Not answered today: a wrong method gets notFound's "No such route.". */
   methodNotAllowed: (method: string, path: string) =>
     new ApiError(405, "Method not allowed", `${method} is not allowed on ${path}.`),
+  /** An Idempotency-Key reused with another body or still in use (`idempotency_key`), dekupe retries used up or one running (`dekupe_status`), re-driving a job that is not dead, a correction below zero. */
   conflict: (message: string, extra: ErrorExtra = {}) => new ApiError(409, "Conflict", message, extra),
+  /** An image over 5 MB (5242880 bytes), announced or counted as it arrives. */
   fileTooLarge: (maxSize = MAX_IMAGE_BYTES, message = `The image is larger than ${maxSize} bytes.`) =>
     new ApiError(413, "File too large", message, { max_size: maxSize }),
+  /** A request body over VITRIN_MAX_BODY_BYTES, refused as soon as it passes the cap. */
   bodyTooLarge: (maxSize: number) =>
     new ApiError(413, "File too large", `The request body is larger than ${maxSize} bytes.`, { max_size: maxSize }),
+  /** An image that is not JPG, PNG or WebP by its bytes (whatever its name or Content-Type says). */
   unsupportedImage: (message = "The image must be a JPG, PNG or WebP file.") =>
     new ApiError(415, "Unsupported image format", message, { allowed: [...ALLOWED_IMAGE_TYPES] }),
+  /** The body or query breaks its schema: a wrong type or range, a missing field, an unknown body field or query parameter. */
   validation: (details: FieldProblem[], message?: string) =>
     new ApiError(
       422,
@@ -62,11 +78,13 @@ export const errors = {
       message ?? details.map((d) => (d.field ? `${d.field}: ${d.message}` : d.message)).join("; "),
       { details },
     ),
+  /** One field is unusable: an image URL that is unreachable, refused or not a decodable image, an unknown cursor, a `limit` outside 1–100, an amount out of range, a NUL in text. */
   invalidField: (field: string, message: string) =>
     new ApiError(422, "Validation failed", `${field}: ${message}`, { details: [{ field, message }] }),
   /** A language no template words exist for: the supported ones are listed, so a client can offer them. */
   unsupportedLanguage: (field: string, message: string, supported: string[]) =>
     new ApiError(422, "Validation failed", `${field}: ${message}`, { details: [{ field, message }], supported_languages: supported }),
+  /** A token past its rate limit, or a client address past VITRIN_AUTH_FAILURES_PER_MINUTE wrong tokens. */
   tooManyRequests: (retryAfterSeconds: number) =>
     new ApiError(
       429,
@@ -75,10 +93,12 @@ export const errors = {
       { retry_after: retryAfterSeconds },
       { "retry-after": String(retryAfterSeconds) },
     ),
+  /** A bug: the log has the stack trace under the request id, the answer does not. */
   internal: (requestId: string) =>
     new ApiError(500, "Internal error", "Something went wrong on our side; the request id helps us find it.", {
       request_id: requestId,
     }),
+  /** The service is not ready or is shutting down, a payment provider could not start a payment, PostgreSQL kept refusing conflicting writes. */
   unavailable: (message = "The service is not ready or is shutting down.") => new ApiError(503, "Unavailable", message),
   /** The database's write lock stayed taken (another process, a CLI command) for longer than a request may wait. */
   databaseBusy: (retryAfterSeconds = 1) =>
