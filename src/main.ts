@@ -1,4 +1,5 @@
-// The vitrin command line: `serve`, `migrate`, `accounts`, `tokens`, `backup`, `restore`; the compiled binary takes the same words.
+// The vitrin command line: `serve`, `worker`, `migrate`, `accounts`, `tokens`, `jobs`, `backup`, `restore` and the
+// commands plugins add (such as `models install`); the compiled binary takes the same words.
 import { parseArgs } from "node:util";
 import { ConfigError, loadConfig, type Config } from "./config";
 import { createLogger } from "./kernel";
@@ -10,11 +11,11 @@ import { createService } from "./service";
 import { JobEngine, JOB_STATUSES, type JobStatus } from "./jobs";
 import { jobJson } from "./http/routes/jobs";
 import { backupCommand, restoreCommand } from "./backup/command";
+import { readPluginSettings, type PluginRegistry } from "./plugins";
+import { loadPluginFolders } from "./plugins/load";
+import { builtinPlugins } from "../plugins";
 
-const usage = `vitrin — self-hosted product videos
-
-Usage:
-  vitrin serve [--port N] [--host ADDR] [--data-dir DIR] [--no-worker]   the API (and jobs, unless --no-worker)
+const coreUsage = `  vitrin serve [--port N] [--host ADDR] [--data-dir DIR] [--no-worker]   the API (and jobs, unless --no-worker)
   vitrin worker [--port N] [--host ADDR] [--data-dir DIR]                 jobs only; the port answers /healthz /readyz /metrics
   vitrin migrate
   vitrin health [--json]            exit 0 when the server on VITRIN_HOST:VITRIN_PORT is ready
@@ -29,11 +30,24 @@ Usage:
   vitrin jobs redrive JOB_ID
   vitrin topups complete TOP_UP_ID [--json]
   vitrin ledger check [--json]
-  vitrin models install [--json]
   vitrin backup PATH [--data-dir DIR] [--force] [--json]              one .tar.gz of the database and stored files, while serving
-  vitrin restore PATH [--data-dir DIR] [--force] [--check] [--json]   verify PATH, then restore it into DIR (--check: verify only)
+  vitrin restore PATH [--data-dir DIR] [--force] [--check] [--json]   verify PATH, then restore it into DIR (--check: verify only)`;
 
-Settings come from VITRIN_* environment variables (see the README); --port, --host and --data-dir override them.`;
+/** --help: the core's commands, then each plugin's (built-in, and from VITRIN_PLUGIN_DIRS when loaded). */
+function usage(registry: PluginRegistry): string {
+  const plugins = registry
+    .commands()
+    .map(({ plugin, command }) => `  ${`vitrin ${command.words.join(" ")} ${command.usage}`.padEnd(68)}${command.description} (plugin ${plugin.slot}-${plugin.name})`);
+  return [
+    "vitrin — self-hosted product videos",
+    "",
+    "Usage:",
+    coreUsage,
+    ...plugins,
+    "",
+    "Settings come from VITRIN_* environment variables (see the configuration table); --port, --host and --data-dir override them.",
+  ].join("\n");
+}
 
 type Out = { json: boolean; print: (human: string, data: unknown) => void };
 
@@ -46,8 +60,32 @@ function output(json: boolean): Out {
   };
 }
 
-function configFrom(values: Record<string, unknown>): Config {
-  const env = { ...process.env };
+const options = {
+  port: { type: "string" },
+  host: { type: "string" },
+  "data-dir": { type: "string" },
+  "no-worker": { type: "boolean" },
+  json: { type: "boolean" },
+  name: { type: "string" },
+  credits: { type: "string" },
+  language: { type: "string" },
+  premium: { type: "boolean" },
+  "no-premium": { type: "boolean" },
+  description: { type: "string" },
+  status: { type: "string" },
+  kind: { type: "string" },
+  force: { type: "boolean" },
+  check: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true; strict: true }>>["values"];
+
+/** What every command gets: the configuration, the parsed options, the words after the command, and how to print. */
+type Invocation = { config: Config; values: Values; command: string; sub: string | undefined; rest: string[]; out: Out; usage: string };
+
+function configFrom(values: Values, environment: Record<string, string | undefined>): Config {
+  const env = { ...environment };
   if (typeof values.port === "string") env.VITRIN_PORT = values.port;
   if (typeof values.host === "string") env.VITRIN_HOST = values.host;
   if (typeof values["data-dir"] === "string") env.VITRIN_DATA_DIR = values["data-dir"];
@@ -64,224 +102,228 @@ async function withAccounts<T>(config: Config, fn: (accounts: ReturnType<typeof 
   }
 }
 
-export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      port: { type: "string" },
-      host: { type: "string" },
-      "data-dir": { type: "string" },
-      "no-worker": { type: "boolean" },
-      json: { type: "boolean" },
-      name: { type: "string" },
-      credits: { type: "string" },
-      language: { type: "string" },
-      premium: { type: "boolean" },
-      "no-premium": { type: "boolean" },
-      description: { type: "string" },
-      status: { type: "string" },
-      kind: { type: "string" },
-      force: { type: "boolean" },
-      check: { type: "boolean" },
-      help: { type: "boolean", short: "h" },
-    },
+async function serve({ config, values, command }: Invocation): Promise<number> {
+  const worker = command === "worker";
+  const service = await createService(config, { worker: worker || !values["no-worker"] });
+  if (worker) service.listenWorker();
+  else service.listen();
+  let signals = 0;
+  const onSignal = (signal: string) => {
+    signals++;
+    if (signals > 1) process.exit(1);
+    service.logger.info("shutting down", { signal });
+    service.stop().then(
+      // The logger writes its batch on the next turn; exit after it, so "stopped" is not lost.
+      () => setImmediate(() => process.exit(0)),
+      (e) => {
+        console.error(e);
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGTERM", () => onSignal("SIGTERM"));
+  process.on("SIGINT", () => onSignal("SIGINT"));
+  return await new Promise<number>(() => {});
+}
+
+/** For container health checks: asks this machine's running server whether it is ready (no curl needed). */
+async function health({ config, out }: Invocation): Promise<number> {
+  const url = `http://${config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host}:${config.port}/readyz`;
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
+    const body = await res.text();
+    out.print(`${res.status} ${body}`, { status: res.status, body: JSON.parse(body || "null") });
+    return res.status === 200 ? 0 : 1;
+  } catch (e) {
+    out.print(`not reachable: ${(e as Error).message}`, { status: null, error: (e as Error).message });
+    return 1;
+  }
+}
+
+async function migrate({ config, out }: Invocation): Promise<number> {
+  const db = openDatabase(config.databaseUrl, { poolSize: config.databasePool });
+  try {
+    const { applied } = await db.migrate();
+    out.print(applied.length ? `applied: ${applied.join(", ")}` : "database is up to date", { applied });
+  } finally {
+    db.close();
+  }
+  return 0;
+}
+
+async function accounts({ config, values, sub, rest, out, usage }: Invocation): Promise<number> {
+  return withAccounts(config, async (accounts) => {
+    if (sub === "create") {
+      const credits = values.credits === undefined ? 0 : Number(values.credits);
+      const { account, token } = await accounts.create({
+        name: values.name,
+        credits,
+        language: values.language,
+        isPremium: values.premium === true,
+      });
+      out.print(
+        `account ${account.id} created\ntoken (shown once, keep it): ${token.token}`,
+        { account: accountJson(account), token: token.token, token_id: token.id },
+      );
+      return 0;
+    }
+    if (sub === "list") {
+      const rows = (await accounts.list()).map(accountJson);
+      out.print(rows.map((a) => `${a.id}\t${a.credits} credits\t${a.language}\t${a.name}`).join("\n") || "no accounts", {
+        data: rows,
+      });
+      return 0;
+    }
+    if (sub === "update" && rest[0]) {
+      const isPremium = values.premium ? true : values["no-premium"] ? false : undefined;
+      const row = await accounts.update(rest[0], { isPremium, language: values.language, name: values.name });
+      out.print(`account ${row.id} updated`, accountJson(row));
+      return 0;
+    }
+    if (sub === "grant" && rest[0] && rest[1]) {
+      const txn = await accounts.grant(rest[0], Number(rest[1]), values.description);
+      out.print(`${txn.amount} credits booked on ${rest[0]} (${txn.id}); balance ${txn.balance_after}`, txn);
+      return 0;
+    }
+    console.error(usage);
+    return 2;
   });
+}
+
+async function tokens({ config, values, sub, rest, out, usage }: Invocation): Promise<number> {
+  return withAccounts(config, async (accounts) => {
+    if (sub === "create" && rest[0]) {
+      const token = await accounts.createToken(rest[0], values.name ?? "");
+      out.print(`token ${token.id} (shown once, keep it): ${token.token}`, { id: token.id, token: token.token });
+      return 0;
+    }
+    if (sub === "list" && rest[0]) {
+      const rows = await accounts.listTokens(rest[0]);
+      out.print(rows.map((r) => `${r.id}\t${r.hint}\t${r.revokedAt ? "revoked" : "active"}\t${r.name}`).join("\n") || "no tokens", {
+        data: rows,
+      });
+      return 0;
+    }
+    if (sub === "revoke" && rest[0]) {
+      const ok = await accounts.revokeToken(rest[0]);
+      out.print(ok ? `token ${rest[0]} revoked` : `no live token ${rest[0]}`, { id: rest[0], revoked: ok });
+      return ok ? 0 : 1;
+    }
+    console.error(usage);
+    return 2;
+  });
+}
+
+/** `topups complete` and `ledger check` need the billing module, which needs the plugins: the service, not serving. */
+async function billing({ config, values, command, sub, rest, out, usage }: Invocation): Promise<number> {
+  const service = await createService(config, { worker: false, logger: createLogger("warn") });
+  try {
+    if (command === "topups" && sub === "complete" && rest[0]) {
+      const out = await service.billing.completeManually(rest[0]);
+      out.credited
+        ? console.log(values.json ? JSON.stringify(out, null, 2) : `top-up ${out.id} paid: ${out.credits} credits booked`)
+        : console.log(values.json ? JSON.stringify(out, null, 2) : `top-up ${out.id} was already paid; nothing booked`);
+      return 0;
+    }
+    if (command === "ledger" && sub === "check") {
+      const report = await service.billing.ledgerCheck();
+      out.print(
+        report.mismatches.length === 0
+          ? `ledger sound: credits equal the sum of transactions for all ${report.accounts} accounts`
+          : report.mismatches.map((m) => `${m.account_id}: credits ${m.credits} but transactions sum to ${m.sum}`).join("\n"),
+        report,
+      );
+      return report.mismatches.length === 0 ? 0 : 1;
+    }
+    console.error(usage);
+    return 2;
+  } finally {
+    await service.stop();
+  }
+}
+
+async function jobs({ config, values, sub, rest, out, usage }: Invocation): Promise<number> {
+  const db = openDatabase(config.databaseUrl, { poolSize: config.databasePool });
+  try {
+    await db.migrate();
+    const engine = new JobEngine({ db, clock: systemClock, logger: createLogger("silent") });
+    if (sub === "list") {
+      if (values.status !== undefined && !JOB_STATUSES.includes(values.status as JobStatus)) {
+        console.error(`--status must be one of ${JOB_STATUSES.join(", ")}`);
+        return 2;
+      }
+      const rows = (await engine.listJobs({ status: values.status as JobStatus | undefined, kind: values.kind, limit: 500 })).map(jobJson);
+      out.print(
+        rows.map((j) => `${j.id}\t${j.kind}\t${j.status}\t${j.attempts}/${j.max_attempts}\t${j.last_error ?? ""}`).join("\n") || "no jobs",
+        { data: rows },
+      );
+      return 0;
+    }
+    if (sub === "redrive" && rest[0]) {
+      const ok = await engine.redrive(rest[0]);
+      out.print(ok ? `job ${rest[0]} queued again` : `job ${rest[0]} is not dead (or does not exist)`, { id: rest[0], redriven: ok });
+      return ok ? 0 : 1;
+    }
+    console.error(usage);
+    return 2;
+  } finally {
+    db.close();
+  }
+}
+
+async function backupOrRestore({ config, values, command, sub, rest, out, usage }: Invocation): Promise<number> {
+  if (!sub || rest.length > 0) {
+    console.error(usage);
+    return 2;
+  }
+  const options = { force: values.force === true, check: values.check === true };
+  return command === "backup" ? backupCommand(config, sub, options, out) : restoreCommand(config, sub, options, out);
+}
+
+const coreCommands: Record<string, (invocation: Invocation) => Promise<number>> = {
+  serve,
+  worker: serve,
+  health,
+  migrate,
+  accounts,
+  tokens,
+  topups: billing,
+  ledger: billing,
+  jobs,
+  backup: backupOrRestore,
+  restore: backupOrRestore,
+};
+
+/** A command a plugin adds, run with that plugin's settings; plugins from VITRIN_PLUGIN_DIRS are loaded to find it. */
+async function pluginCommand(registry: PluginRegistry, positionals: string[], { config, out, usage }: Invocation): Promise<number> {
+  if (!registry.command(positionals) && config.pluginDirs.length) await loadPluginFolders(config.pluginDirs, registry);
+  const found = registry.command(positionals);
+  if (!found) {
+    const known = registry.commands().some(({ command }) => command.words[0] === positionals[0]);
+    console.error(known ? usage : `unknown command "${positionals[0]}"\n\n${usage}`);
+    return 2;
+  }
+  const { plugin, command } = found;
+  const settings = readPluginSettings(plugin.settings, config);
+  const logger = createLogger("warn").child({ plugin: `${plugin.slot}-${plugin.name}` });
+  return command.run({ config, settings, logger, args: positionals.slice(command.words.length), json: out.json, print: out.print });
+}
+
+/** Runs one command line; `registry` and `env` are the built-in plugins and process.env unless a test passes others. */
+export async function run(argv: string[], registry: PluginRegistry = builtinPlugins(), env: Record<string, string | undefined> = process.env): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, strict: true, options });
   const [command, sub, ...rest] = positionals;
-  const out = output(values.json === true);
+  const help = usage(registry);
   if (values.help || !command) {
-    console.log(usage);
+    console.log(help);
     return command ? 0 : 2;
   }
-  const config = configFrom(values);
-
-  switch (command) {
-    case "serve":
-    case "worker": {
-      const worker = command === "worker";
-      const service = await createService(config, { worker: worker || !values["no-worker"] });
-      if (worker) service.listenWorker();
-      else service.listen();
-      let signals = 0;
-      const onSignal = (signal: string) => {
-        signals++;
-        if (signals > 1) process.exit(1);
-        service.logger.info("shutting down", { signal });
-        service.stop().then(
-          // The logger writes its batch on the next turn; exit after it, so "stopped" is not lost.
-          () => setImmediate(() => process.exit(0)),
-          (e) => {
-            console.error(e);
-            process.exit(1);
-          },
-        );
-      };
-      process.on("SIGTERM", () => onSignal("SIGTERM"));
-      process.on("SIGINT", () => onSignal("SIGINT"));
-      return await new Promise<number>(() => {});
-    }
-    case "health": {
-      // For container health checks: asks this machine's running server whether it is ready (no curl needed).
-      const url = `http://${config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host}:${config.port}/readyz`;
-      try {
-        const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
-        const body = await res.text();
-        out.print(`${res.status} ${body}`, { status: res.status, body: JSON.parse(body || "null") });
-        return res.status === 200 ? 0 : 1;
-      } catch (e) {
-        out.print(`not reachable: ${(e as Error).message}`, { status: null, error: (e as Error).message });
-        return 1;
-      }
-    }
-    case "migrate": {
-      const db = openDatabase(config.databaseUrl, { poolSize: config.databasePool });
-      try {
-        const { applied } = await db.migrate();
-        out.print(applied.length ? `applied: ${applied.join(", ")}` : "database is up to date", { applied });
-      } finally {
-        db.close();
-      }
-      return 0;
-    }
-    case "accounts":
-      return withAccounts(config, async (accounts) => {
-        if (sub === "create") {
-          const credits = values.credits === undefined ? 0 : Number(values.credits);
-          const { account, token } = await accounts.create({
-            name: values.name,
-            credits,
-            language: values.language,
-            isPremium: values.premium === true,
-          });
-          out.print(
-            `account ${account.id} created\ntoken (shown once, keep it): ${token.token}`,
-            { account: accountJson(account), token: token.token, token_id: token.id },
-          );
-          return 0;
-        }
-        if (sub === "list") {
-          const rows = (await accounts.list()).map(accountJson);
-          out.print(rows.map((a) => `${a.id}\t${a.credits} credits\t${a.language}\t${a.name}`).join("\n") || "no accounts", {
-            data: rows,
-          });
-          return 0;
-        }
-        if (sub === "update" && rest[0]) {
-          const isPremium = values.premium ? true : values["no-premium"] ? false : undefined;
-          const row = await accounts.update(rest[0], { isPremium, language: values.language, name: values.name });
-          out.print(`account ${row.id} updated`, accountJson(row));
-          return 0;
-        }
-        if (sub === "grant" && rest[0] && rest[1]) {
-          const txn = await accounts.grant(rest[0], Number(rest[1]), values.description);
-          out.print(`${txn.amount} credits booked on ${rest[0]} (${txn.id}); balance ${txn.balance_after}`, txn);
-          return 0;
-        }
-        console.error(usage);
-        return 2;
-      });
-    case "tokens":
-      return withAccounts(config, async (accounts) => {
-        if (sub === "create" && rest[0]) {
-          const token = await accounts.createToken(rest[0], values.name ?? "");
-          out.print(`token ${token.id} (shown once, keep it): ${token.token}`, { id: token.id, token: token.token });
-          return 0;
-        }
-        if (sub === "list" && rest[0]) {
-          const rows = await accounts.listTokens(rest[0]);
-          out.print(rows.map((r) => `${r.id}\t${r.hint}\t${r.revokedAt ? "revoked" : "active"}\t${r.name}`).join("\n") || "no tokens", {
-            data: rows,
-          });
-          return 0;
-        }
-        if (sub === "revoke" && rest[0]) {
-          const ok = await accounts.revokeToken(rest[0]);
-          out.print(ok ? `token ${rest[0]} revoked` : `no live token ${rest[0]}`, { id: rest[0], revoked: ok });
-          return ok ? 0 : 1;
-        }
-        console.error(usage);
-        return 2;
-      });
-    case "models": {
-      if (sub !== "install") {
-        console.error(usage);
-        return 2;
-      }
-      const { installModel } = await import("../plugins/background-removal-isnet");
-      const result = await installModel(config.modelDir, createLogger("warn"));
-      out.print(`model ${result.action}: ${result.file} (${result.bytes} bytes, sha256 ${result.sha256})`, result);
-      return 0;
-    }
-    case "topups":
-    case "ledger": {
-      // These need the billing module, which needs the plugins: build the service without serving.
-      const service = await createService(config, { worker: false, logger: createLogger("warn") });
-      try {
-        if (command === "topups" && sub === "complete" && rest[0]) {
-          const out = await service.billing.completeManually(rest[0]);
-          out.credited
-            ? console.log(values.json ? JSON.stringify(out, null, 2) : `top-up ${out.id} paid: ${out.credits} credits booked`)
-            : console.log(values.json ? JSON.stringify(out, null, 2) : `top-up ${out.id} was already paid; nothing booked`);
-          return 0;
-        }
-        if (command === "ledger" && sub === "check") {
-          const report = await service.billing.ledgerCheck();
-          out.print(
-            report.mismatches.length === 0
-              ? `ledger sound: credits equal the sum of transactions for all ${report.accounts} accounts`
-              : report.mismatches.map((m) => `${m.account_id}: credits ${m.credits} but transactions sum to ${m.sum}`).join("\n"),
-            report,
-          );
-          return report.mismatches.length === 0 ? 0 : 1;
-        }
-        console.error(usage);
-        return 2;
-      } finally {
-        await service.stop();
-      }
-    }
-    case "jobs": {
-      const db = openDatabase(config.databaseUrl, { poolSize: config.databasePool });
-      try {
-        await db.migrate();
-        const engine = new JobEngine({ db, clock: systemClock, logger: createLogger("silent") });
-        if (sub === "list") {
-          if (values.status !== undefined && !JOB_STATUSES.includes(values.status as JobStatus)) {
-            console.error(`--status must be one of ${JOB_STATUSES.join(", ")}`);
-            return 2;
-          }
-          const rows = (await engine.listJobs({ status: values.status as JobStatus | undefined, kind: values.kind, limit: 500 })).map(jobJson);
-          out.print(
-            rows.map((j) => `${j.id}\t${j.kind}\t${j.status}\t${j.attempts}/${j.max_attempts}\t${j.last_error ?? ""}`).join("\n") || "no jobs",
-            { data: rows },
-          );
-          return 0;
-        }
-        if (sub === "redrive" && rest[0]) {
-          const ok = await engine.redrive(rest[0]);
-          out.print(ok ? `job ${rest[0]} queued again` : `job ${rest[0]} is not dead (or does not exist)`, { id: rest[0], redriven: ok });
-          return ok ? 0 : 1;
-        }
-        console.error(usage);
-        return 2;
-      } finally {
-        db.close();
-      }
-    }
-    case "backup":
-    case "restore": {
-      if (!sub || rest.length > 0) {
-        console.error(usage);
-        return 2;
-      }
-      const options = { force: values.force === true, check: values.check === true };
-      return command === "backup" ? backupCommand(config, sub, options, out) : restoreCommand(config, sub, options, out);
-    }
-    default:
-      console.error(`unknown command "${command}"\n\n${usage}`);
-      return 2;
-  }
+  const config = configFrom(values, env);
+  // Every setting is checked before any command runs, the plugins' too, as the service does at start.
+  registry.settings(config);
+  const invocation: Invocation = { config, values, command, sub, rest, out: output(values.json === true), usage: help };
+  const core = coreCommands[command];
+  return core ? core(invocation) : pluginCommand(registry, positionals, invocation);
 }
 
 if (import.meta.main) {
@@ -290,7 +332,7 @@ if (import.meta.main) {
     (e) => {
       if (e instanceof ConfigError) console.error(`configuration error: ${e.message}`);
       else if (isApiError(e)) console.error(`error: ${e.message}`);
-      else if ((e as { code?: string }).code?.startsWith?.("ERR_PARSE_ARGS")) console.error(`${(e as Error).message}\n\n${usage}`);
+      else if ((e as { code?: string }).code?.startsWith?.("ERR_PARSE_ARGS")) console.error(`${(e as Error).message}\n\n${usage(builtinPlugins())}`);
       else console.error(e);
       process.exit(e instanceof ConfigError || isApiError(e) ? 2 : 1);
     },

@@ -9,6 +9,8 @@ import { loadConfig } from "../src/config";
 import { memoryLogger } from "../src/kernel";
 import { ManualClock } from "../src/kernel";
 import { createService, type Service, type ServiceOptions } from "../src/service";
+import { readPluginSettings } from "../src/plugins";
+import { s3Settings } from "../plugins/storage-s3/settings";
 
 export const ADMIN_TOKEN = "admin-token-for-tests-0123456789";
 export const BASE = "http://vitrin.test";
@@ -106,12 +108,13 @@ export function fetchStored(t: TestService, url: string, init?: RequestInit): Pr
 export async function storedKeys(t: TestService, prefix: string): Promise<string[]> {
   const { config } = t.service;
   if (config.storage === "s3") {
+    const s3 = readPluginSettings(s3Settings, config);
     const client = new Bun.S3Client({
-      endpoint: config.s3Endpoint!,
-      bucket: config.s3Bucket!,
+      endpoint: s3.endpoint!,
+      bucket: s3.bucket!,
       region: "us-east-1",
-      accessKeyId: config.s3AccessKeyId!,
-      secretAccessKey: config.s3SecretAccessKey!,
+      accessKeyId: s3.accessKeyId!,
+      secretAccessKey: s3.secretAccessKey!,
     });
     return ((await client.list({ prefix, maxKeys: 1000 })).contents ?? []).map((o) => o.key).sort();
   }

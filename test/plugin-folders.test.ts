@@ -3,6 +3,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig } from "../src/config";
+import { run } from "../src/main";
 import { PluginRegistry } from "../src/plugins";
 import { loadPluginFolders } from "../src/plugins/load";
 import { builtinPlugins } from "../plugins";
@@ -31,10 +32,7 @@ function folder(files: Record<string, string>): string {
 }
 
 async function sandbox() {
-  svc = await startService(
-    { VITRIN_PLUGIN_DIRS: EXAMPLES, VITRIN_PAYMENT: "sandbox" },
-    { env: { VITRIN_PLUGIN_SANDBOX_SECRET: SECRET } },
-  );
+  svc = await startService({ VITRIN_PLUGIN_DIRS: EXAMPLES, VITRIN_PAYMENT: "sandbox", VITRIN_PLUGIN_SANDBOX_SECRET: SECRET });
   const account = await svc.newAccount();
   const top = await svc.json("POST", "/v1/balance/top-up", { token: account.token, body: { amount: 2000, currency: "usd" } });
   expect(top.status).toBe(201);
@@ -118,7 +116,68 @@ describe("plugin folders", () => {
   });
 
   test("settings named VITRIN_PLUGIN_<NAME>_<SETTING> pass; other unknown VITRIN_ names are still refused", () => {
-    expect(() => loadConfig({ VITRIN_PLUGIN_SANDBOX_SECRET: "x" })).not.toThrow();
-    expect(() => loadConfig({ VITRIN_PLUGIN_DIR: "/x" })).toThrow(/unknown setting VITRIN_PLUGIN_DIR/);
+    expect(() => builtinPlugins().settings(loadConfig({ VITRIN_PLUGIN_SANDBOX_SECRET: "x" }))).not.toThrow();
+    expect(() => builtinPlugins().settings(loadConfig({ VITRIN_PLUGIN_DIR: "/x" }))).toThrow(/unknown setting VITRIN_PLUGIN_DIR/);
+  });
+
+  test("a folder plugin's declared setting with a bad value stops the start, naming it", async () => {
+    await expect(startService({ VITRIN_PLUGIN_DIRS: EXAMPLES, VITRIN_PLUGIN_MEMORY_MAX_BYTES: "lots" })).rejects.toThrow(
+      /VITRIN_PLUGIN_MEMORY_MAX_BYTES="lots": must be a whole number/,
+    );
+  });
+
+  test("a folder plugin's settings must be named VITRIN_PLUGIN_<NAME>_<SETTING>", async () => {
+    const dir = folder({
+      "p.ts": `export default (host) => host.definePlugin({ slot: "payment", name: "pay-x", settings: { key: { env: "VITRIN_PAY_KEY", default: "", doc: "", parse: String } }, create: () => ({}) });`,
+    });
+    await expect(loadPluginFolders([dir], new PluginRegistry())).rejects.toThrow(/its setting VITRIN_PAY_KEY must be named VITRIN_PLUGIN_PAY_X_<SETTING>/);
+  });
+});
+
+describe("plugin commands", () => {
+  const greeter = `export default (host) => host.definePlugin({
+    slot: "payment", name: "greeter", description: "",
+    settings: { times: { env: "VITRIN_PLUGIN_GREETER_TIMES", default: "1", doc: "How often to greet.", parse: host.parse.integer(1, 9) } },
+    commands: [{ words: ["greet"], usage: "NAME [--json]", description: "say hello", async run({ settings, args, print }) {
+      print(Array(settings.times).fill("hello " + args[0]).join(" "), { greeted: args[0], times: settings.times });
+      return 0;
+    } }],
+    create: () => ({}),
+  });`;
+
+  async function cli(args: string[], env: Record<string, string>) {
+    const lines: string[] = [];
+    const log = console.log;
+    console.log = (line: string) => lines.push(line);
+    try {
+      return { code: await run(args, builtinPlugins(), { VITRIN_LOG_LEVEL: "silent", VITRIN_DATA_DIR: tempDir(), ...env }), out: lines.join("\n") };
+    } finally {
+      console.log = log;
+    }
+  }
+
+  test("--help lists each plugin's commands, the built-in ISNet plugin's models install among them", async () => {
+    const { code, out } = await cli(["models", "--help"], {});
+    expect(code).toBe(0);
+    expect(out).toMatch(/vitrin models install \[--json\] +assemble and verify the background-removal model .*\(plugin background-removal-isnet\)/);
+  });
+
+  test("a folder plugin's command runs with its declared settings and the words after it", async () => {
+    const dir = folder({ "greeter.ts": greeter });
+    const { code, out } = await cli(["greet", "ada", "--json"], { VITRIN_PLUGIN_DIRS: dir, VITRIN_PLUGIN_GREETER_TIMES: "2" });
+    expect(code).toBe(0);
+    expect(JSON.parse(out)).toEqual({ greeted: "ada", times: 2 });
+  });
+
+  test("an unknown command is a usage error", async () => {
+    const errors: string[] = [];
+    const error = console.error;
+    console.error = (line: string) => errors.push(line);
+    try {
+      expect((await cli(["greet", "ada"], {})).code).toBe(2);
+    } finally {
+      console.error = error;
+    }
+    expect(errors.join("\n")).toContain('unknown command "greet"');
   });
 });

@@ -6,7 +6,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import rendererPlugin, { createFfmpegRenderer, optionsFrom } from "../plugins/renderer-ffmpeg";
-import type { RenderRequest } from "../src/plugins";
+import { readPluginSettings, type RenderRequest } from "../src/plugins";
 import { loadConfig } from "../src/config";
 import { memoryLogger } from "../src/kernel";
 import { loadTemplates, type TemplateRegistry } from "../src/templates";
@@ -119,11 +119,11 @@ describe("readiness and settings", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  test("the plugin definition takes its settings from the service config", async () => {
+  test("the plugin definition takes its declared settings and the core's render time limit", async () => {
     expect(rendererPlugin.slot).toBe("renderer");
     expect(rendererPlugin.name).toBe("ffmpeg");
     const config = loadConfig({ VITRIN_DATA_DIR: join(tmpdir(), "vitrin-renderer-config"), VITRIN_RENDER_THREADS: "2", VITRIN_RENDER_TIMEOUT_MS: "90000" });
-    const ctx = { config, env: {}, logger: memoryLogger(), templates: registry };
+    const ctx = { config, settings: readPluginSettings(rendererPlugin.settings, config), env: {}, logger: memoryLogger(), templates: registry };
     const plugin = await rendererPlugin.create(ctx);
     expect(plugin.name).toBe("ffmpeg");
     await plugin.init?.();
@@ -131,7 +131,7 @@ describe("readiness and settings", () => {
     expect(options.timeoutMs).toBe(90_000);
     expect(options.threads).toBe(2);
     expect(options.templates).toBe(registry);
-    expect(() => loadConfig({ VITRIN_RENDER_THREADS: "many" })).toThrow(/VITRIN_RENDER_THREADS/);
+    expect(() => readPluginSettings(rendererPlugin.settings, loadConfig({ VITRIN_RENDER_THREADS: "many" }))).toThrow(/VITRIN_RENDER_THREADS/);
   });
 });
 

@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash, createHmac } from "node:crypto";
 import { clientEndpoint, createS3Storage, type S3StorageOptions } from "../plugins/storage-s3";
 import { ConfigError, loadConfig } from "../src/config";
+import { readPluginSettings } from "../src/plugins";
+import { s3Settings } from "../plugins/storage-s3/settings";
 import { startS3Server, type S3Server } from "./support/s3";
 
 let s3: S3Server;
@@ -193,22 +195,24 @@ describe("presigned links on a real server", () => {
 
 describe("settings", () => {
   const s3Env = { VITRIN_STORAGE: "s3", VITRIN_S3_BUCKET: "media", VITRIN_S3_ACCESS_KEY_ID: "k", VITRIN_S3_SECRET_ACCESS_KEY: "s" };
+  /** The plugin's declared settings, read as at start. */
+  const read = (env: Record<string, string>) => readPluginSettings(s3Settings, loadConfig(env));
 
   test("defaults: AWS endpoint, us-east-1, path style, presigned links valid for a day", () => {
-    const c = loadConfig(s3Env);
-    expect(c.storage).toBe("s3");
-    expect(c.s3Endpoint).toBeNull();
-    expect(c.s3Region).toBe("us-east-1");
-    expect(c.s3Bucket).toBe("media");
-    expect(c.s3PathStyle).toBe(true);
-    expect(c.s3Urls).toBe("presigned");
-    expect(c.s3UrlTtlSeconds).toBe(86400);
-    expect(loadConfig({}).s3Bucket).toBeNull();
+    expect(loadConfig(s3Env).storage).toBe("s3");
+    const c = read(s3Env);
+    expect(c.endpoint).toBeNull();
+    expect(c.region).toBe("us-east-1");
+    expect(c.bucket).toBe("media");
+    expect(c.pathStyle).toBe(true);
+    expect(c.urls).toBe("presigned");
+    expect(c.urlTtlSeconds).toBe(86400);
+    expect(read({}).bucket).toBeNull();
   });
 
   test("setting VITRIN_CDN_URL makes links public under it, unless VITRIN_S3_URLS says presigned", () => {
-    expect(loadConfig({ ...s3Env, VITRIN_CDN_URL: "https://media.example.com/" }).s3Urls).toBe("public");
-    expect(loadConfig({ ...s3Env, VITRIN_CDN_URL: "https://media.example.com", VITRIN_S3_URLS: "presigned" }).s3Urls).toBe("presigned");
+    expect(read({ ...s3Env, VITRIN_CDN_URL: "https://media.example.com/" }).urls).toBe("public");
+    expect(read({ ...s3Env, VITRIN_CDN_URL: "https://media.example.com", VITRIN_S3_URLS: "presigned" }).urls).toBe("presigned");
   });
 
   test.each([
@@ -221,7 +225,7 @@ describe("settings", () => {
     ["VITRIN_S3_REGION", "EU West"],
     ["VITRIN_S3_PATH_STYLE", "sometimes"],
   ])("%s=%s is refused with a message naming it", (name, value) => {
-    expect(() => loadConfig({ ...s3Env, [name]: value })).toThrow(ConfigError);
-    expect(() => loadConfig({ ...s3Env, [name]: value })).toThrow(name);
+    expect(() => read({ ...s3Env, [name]: value })).toThrow(ConfigError);
+    expect(() => read({ ...s3Env, [name]: value })).toThrow(name);
   });
 });

@@ -1,6 +1,6 @@
 // Image side of the ISNet plugin: decodes the photo upright, and turns the model's probability map into the cut-out PNG,
 // its mask and the product box, differently per attempt so a retry can give a different result.
-import sharp from "../../src/native/sharp";
+import sharp from "../../src/plugins/sharp";
 import type { Box, Cutout } from "../../src/plugins";
 
 export const MAX_CUTOUT_SIDE = 1024;
@@ -216,7 +216,9 @@ export function components(p: Float32Array, w: number, h: number, threshold: num
 }
 
 /** Per output column (or row): the two source indices and the weight of the second, for bilinear sampling. */
-function sampleAxis(outSize: number, cropStart: number, cropSize: number, imageSize: number, modelSize: number) {
+type Axis = { i0: Int32Array; i1: Int32Array; wt: Float32Array };
+
+function sampleAxis(outSize: number, cropStart: number, cropSize: number, imageSize: number, modelSize: number): Axis {
   const i0 = new Int32Array(outSize);
   const i1 = new Int32Array(outSize);
   const wt = new Float32Array(outSize);
@@ -240,6 +242,38 @@ export type Probability = {
   /** The photo at the same size (RGB), the guide for edge refinement. */
   guide: () => Promise<Uint8Array>;
 };
+
+/**
+ * The alpha of the output grid: each pixel bilinear from the model grid, mapped through the variant's low/high ramp;
+ * with the bounds of the pixels at least half opaque (ax1 < 0 when there are none).
+ */
+function sampleAlpha(p: Float32Array, mw: number, xs: Axis, ys: Axis, ow: number, oh: number, variant: { low: number; high: number }) {
+  const alpha = new Uint8Array(ow * oh);
+  const span = variant.high - variant.low;
+  let ax0 = ow, ay0 = oh, ax1 = -1, ay1 = -1;
+  for (let y = 0; y < oh; y++) {
+    const r0 = ys.i0[y] * mw;
+    const r1 = ys.i1[y] * mw;
+    const wy = ys.wt[y];
+    for (let x = 0; x < ow; x++) {
+      const c0 = xs.i0[x];
+      const c1 = xs.i1[x];
+      const wx = xs.wt[x];
+      const top0 = p[r0 + c0] + (p[r0 + c1] - p[r0 + c0]) * wx;
+      const bot0 = p[r1 + c0] + (p[r1 + c1] - p[r1 + c0]) * wx;
+      const v = top0 + (bot0 - top0) * wy;
+      const a = v <= variant.low ? 0 : v >= variant.high ? 255 : Math.round(((v - variant.low) / span) * 255);
+      alpha[y * ow + x] = a;
+      if (a >= 128) {
+        if (x < ax0) ax0 = x;
+        if (x > ax1) ax1 = x;
+        if (y < ay0) ay0 = y;
+        if (y > ay1) ay1 = y;
+      }
+    }
+  }
+  return { alpha, ax0, ay0, ax1, ay1 };
+}
 
 /** From the model's probability map to the finished cut-out: clean, box, crop, cap at 1024 px, apply alpha, encode. */
 export async function makeCutout(src: Upright, prob: Probability, attempt: number): Promise<Cutout> {
@@ -294,30 +328,7 @@ export async function makeCutout(src: Upright, prob: Probability, attempt: numbe
   // Alpha is sampled straight from the model grid onto the output grid (one bilinear step, no full-size mask in between).
   const xs = sampleAxis(ow, left, cw, src.width, mw);
   const ys = sampleAxis(oh, top, ch, src.height, mh);
-  const alpha = new Uint8Array(ow * oh);
-  const span = variant.high - variant.low;
-  let ax0 = ow, ay0 = oh, ax1 = -1, ay1 = -1;
-  for (let y = 0; y < oh; y++) {
-    const r0 = ys.i0[y] * mw;
-    const r1 = ys.i1[y] * mw;
-    const wy = ys.wt[y];
-    for (let x = 0; x < ow; x++) {
-      const c0 = xs.i0[x];
-      const c1 = xs.i1[x];
-      const wx = xs.wt[x];
-      const top0 = p[r0 + c0] + (p[r0 + c1] - p[r0 + c0]) * wx;
-      const bot0 = p[r1 + c0] + (p[r1 + c1] - p[r1 + c0]) * wx;
-      const v = top0 + (bot0 - top0) * wy;
-      const a = v <= variant.low ? 0 : v >= variant.high ? 255 : Math.round(((v - variant.low) / span) * 255);
-      alpha[y * ow + x] = a;
-      if (a >= 128) {
-        if (x < ax0) ax0 = x;
-        if (x > ax1) ax1 = x;
-        if (y < ay0) ay0 = y;
-        if (y > ay1) ay1 = y;
-      }
-    }
-  }
+  const { alpha, ax0, ay0, ax1, ay1 } = sampleAlpha(p, mw, xs, ys, ow, oh, variant);
   const box: Box =
     ax1 >= 0
       ? { x: ax0, y: ay0, width: ax1 - ax0 + 1, height: ay1 - ay0 + 1 }

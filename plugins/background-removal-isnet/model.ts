@@ -3,8 +3,8 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { embedded } from "../../src/native/embedded";
-import type { Logger } from "../../src/kernel";
+import { embedded } from "../../src/plugins/native";
+import type { Logger } from "../../src/plugins";
 import { widenToFp32 } from "./fp32";
 
 /** The npm package whose `dist/` holds the ISNet ONNX model as 4 MiB chunks named by their SHA-256. */

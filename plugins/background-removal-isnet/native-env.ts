@@ -1,7 +1,7 @@
 // Process-level settings ONNX Runtime needs before it loads (import this module first): telemetry off, and glibc's
 // malloc told to hand large blocks back to the kernel.
 import { FFIType } from "bun:ffi";
-import { giveBackMemory as giveBack, withLibc } from "../../src/native/memory";
+import { giveBackMemory as giveBack, withLibc } from "../../src/plugins/native";
 
 /** Sets a variable with libc's setenv(), which Bun's process.env does not do: native code reads it with getenv(). */
 export function setNativeEnv(name: string, value: string): boolean {

@@ -1,6 +1,6 @@
 // Background removal that removes nothing: the image, upright and capped at 1024 px, as a PNG with an opaque mask.
 // For setups without the model; products still get a "ready" dekupe so videos never wait on a missing model.
-import sharp from "../../src/native/sharp";
+import sharp from "../../src/plugins/sharp";
 import { definePlugin, type BackgroundRemovalPlugin } from "../../src/plugins";
 
 export const MAX_CUTOUT_SIDE = 1024;

@@ -1,12 +1,37 @@
 // Payments through Stripe Checkout: a Checkout Session per top-up, and signed webhooks that report the outcome.
 import type Stripe from "stripe";
-import { definePlugin, PaymentSignatureError, type PaymentNotice, type PaymentOutcome, type PaymentPlugin } from "../../src/plugins";
+import { definePlugin, optionalText, optionalUrl, PaymentSignatureError, type PaymentNotice, type PaymentOutcome, type PaymentPlugin, type PluginSettings } from "../../src/plugins";
 
 export type StripeSettings = {
   secretKey: string | null;
   webhookSecret: string | null;
   /** Another API base (a proxy, or a local stand-in speaking Stripe's wire format in tests). */
   apiUrl?: string | null;
+};
+
+/** VITRIN_STRIPE_*, read at start through the plugin kit and listed in the configuration table. */
+export const stripeSettings: PluginSettings<StripeSettings> = {
+  secretKey: {
+    env: "VITRIN_STRIPE_SECRET_KEY",
+    unset: "",
+    default: "(unset)",
+    doc: "Stripe secret key (`sk_…`); required when VITRIN_PAYMENT=stripe.",
+    parse: optionalText,
+  },
+  webhookSecret: {
+    env: "VITRIN_STRIPE_WEBHOOK_SECRET",
+    unset: "",
+    default: "(unset)",
+    doc: "Signing secret (`whsec_…`) of the Stripe webhook endpoint `{public_url}/v1/payments/stripe/webhook`; required with Stripe.",
+    parse: optionalText,
+  },
+  apiUrl: {
+    env: "VITRIN_STRIPE_API_URL",
+    unset: "",
+    default: "(Stripe's own)",
+    doc: "Another base URL for the Stripe API (a proxy, or a local stand-in in tests).",
+    parse: optionalUrl,
+  },
 };
 
 /** Stripe allows a Checkout Session to live between 30 minutes and 24 hours. */
@@ -125,10 +150,6 @@ export default definePlugin({
   slot: "payment",
   name: "stripe",
   description: "Stripe Checkout; needs VITRIN_STRIPE_SECRET_KEY and VITRIN_STRIPE_WEBHOOK_SECRET.",
-  create: ({ config }) =>
-    createStripePayment({
-      secretKey: config.stripeSecretKey,
-      webhookSecret: config.stripeWebhookSecret,
-      apiUrl: config.stripeApiUrl,
-    }),
+  settings: stripeSettings,
+  create: ({ settings }) => createStripePayment(settings),
 });

@@ -1,30 +1,7 @@
 // Storage on local disk under the data dir, served by vitrin itself under {cdn_url} with range and cache support.
 import { mkdir, rename, rm, stat } from "node:fs/promises";
-import { dirname, join, resolve, sep } from "node:path";
-import { definePlugin, type StoragePlugin } from "../../src/plugins";
-
-const contentTypes: Record<string, string> = {
-  jpg: "image/jpeg",
-  jpeg: "image/jpeg",
-  png: "image/png",
-  webp: "image/webp",
-  gif: "image/gif",
-  mp4: "video/mp4",
-  json: "application/json",
-  txt: "text/plain; charset=utf-8",
-};
-
-const safeKey = /^[A-Za-z0-9][A-Za-z0-9._-]*(\/[A-Za-z0-9][A-Za-z0-9._-]*)*$/;
-
-/** True for a key the core could have made: slash-separated plain names, no empty, `.` or `..` parts. */
-export function isSafeKey(key: string): boolean {
-  return safeKey.test(key) && !key.split("/").some((part) => part === "." || part === "..");
-}
-
-export function contentTypeOf(key: string): string {
-  const ext = key.slice(key.lastIndexOf(".") + 1).toLowerCase();
-  return contentTypes[ext] ?? "application/octet-stream";
-}
+import { dirname, resolve, sep } from "node:path";
+import { contentTypeOf, definePlugin, isSafeKey, localFilesDir, partialFileName, type StoragePlugin } from "../../src/plugins";
 
 export function createLocalStorage(root: string, baseUrl: string): StoragePlugin {
   const base = resolve(root);
@@ -55,7 +32,7 @@ export function createLocalStorage(root: string, baseUrl: string): StoragePlugin
       if (!path) throw new Error(`invalid storage key: ${key}`);
       await mkdir(dirname(path), { recursive: true });
       // Write beside the target and rename, so a reader never sees half a file.
-      const tmp = `${path}.tmp-${process.pid}-${++tmpCounter}`;
+      const tmp = partialFileName(path, ++tmpCounter);
       try {
         // Bun.write copies a Bun.file body file-to-file instead of reading it into memory.
         await Bun.write(tmp, body);
@@ -82,59 +59,63 @@ export function createLocalStorage(root: string, baseUrl: string): StoragePlugin
     },
     async serve(key, request) {
       const path = pathOf(key);
-      if (!path) return null;
-      const file = Bun.file(path);
-      let info;
-      try {
-        info = await stat(path);
-      } catch {
-        return null;
-      }
-      if (!info.isFile()) return null;
-      const etag = `"${info.size.toString(16)}-${Math.floor(info.mtimeMs).toString(16)}"`;
-      const headers: Record<string, string> = {
-        "content-type": contentTypeOf(key),
-        // Keys are unique per stored version, so a URL's bytes never change.
-        "cache-control": "public, max-age=31536000, immutable",
-        etag,
-        "last-modified": new Date(info.mtimeMs).toUTCString(),
-        "accept-ranges": "bytes",
-        "x-content-type-options": "nosniff",
-      };
-      if (request.headers.get("if-none-match") === etag) return new Response(null, { status: 304, headers });
-      const size = info.size;
-      const range = request.headers.get("range");
-      if (range) {
-        const m = /^bytes=(\d*)-(\d*)$/.exec(range.trim());
-        let start = -1;
-        let end = size - 1;
-        if (m && (m[1] !== "" || m[2] !== "")) {
-          if (m[1] === "") {
-            start = Math.max(0, size - Number(m[2]));
-          } else {
-            start = Number(m[1]);
-            if (m[2] !== "") end = Math.min(Number(m[2]), size - 1);
-          }
-        }
-        if (start < 0 || start > end || start >= size) {
-          return new Response(null, { status: 416, headers: { ...headers, "content-range": `bytes */${size}` } });
-        }
-        return new Response(request.method === "HEAD" ? null : file.slice(start, end + 1), {
-          status: 206,
-          headers: { ...headers, "content-range": `bytes ${start}-${end}/${size}`, "content-length": String(end - start + 1) },
-        });
-      }
-      return new Response(request.method === "HEAD" ? null : file, {
-        status: 200,
-        headers: { ...headers, "content-length": String(size) },
-      });
+      return path ? serveFile(path, key, request) : null;
     },
   };
+}
+
+/** Answers a GET or HEAD for the file at `path` with caching headers and byte ranges; null when there is no such file. */
+async function serveFile(path: string, key: string, request: Request): Promise<Response | null> {
+  const file = Bun.file(path);
+  let info;
+  try {
+    info = await stat(path);
+  } catch {
+    return null;
+  }
+  if (!info.isFile()) return null;
+  const etag = `"${info.size.toString(16)}-${Math.floor(info.mtimeMs).toString(16)}"`;
+  const headers: Record<string, string> = {
+    "content-type": contentTypeOf(key),
+    // Keys are unique per stored version, so a URL's bytes never change.
+    "cache-control": "public, max-age=31536000, immutable",
+    etag,
+    "last-modified": new Date(info.mtimeMs).toUTCString(),
+    "accept-ranges": "bytes",
+    "x-content-type-options": "nosniff",
+  };
+  if (request.headers.get("if-none-match") === etag) return new Response(null, { status: 304, headers });
+  const size = info.size;
+  const range = request.headers.get("range");
+  if (range) {
+    const m = /^bytes=(\d*)-(\d*)$/.exec(range.trim());
+    let start = -1;
+    let end = size - 1;
+    if (m && (m[1] !== "" || m[2] !== "")) {
+      if (m[1] === "") {
+        start = Math.max(0, size - Number(m[2]));
+      } else {
+        start = Number(m[1]);
+        if (m[2] !== "") end = Math.min(Number(m[2]), size - 1);
+      }
+    }
+    if (start < 0 || start > end || start >= size) {
+      return new Response(null, { status: 416, headers: { ...headers, "content-range": `bytes */${size}` } });
+    }
+    return new Response(request.method === "HEAD" ? null : file.slice(start, end + 1), {
+      status: 206,
+      headers: { ...headers, "content-range": `bytes ${start}-${end}/${size}`, "content-length": String(end - start + 1) },
+    });
+  }
+  return new Response(request.method === "HEAD" ? null : file, {
+    status: 200,
+    headers: { ...headers, "content-length": String(size) },
+  });
 }
 
 export default definePlugin({
   slot: "storage",
   name: "local",
   description: "Files under <data dir>/files, served by vitrin under {cdn_url}.",
-  create: ({ config }) => createLocalStorage(join(config.dataDir, "files"), config.cdnUrl),
+  create: ({ config }) => createLocalStorage(localFilesDir(config.dataDir), config.cdnUrl),
 });

@@ -1,7 +1,7 @@
 // Storage in an S3-compatible bucket (AWS S3, MinIO, Garage, R2…) through Bun's built-in S3 client; clients fetch files from the bucket, never through vitrin.
 import { S3Client } from "bun";
-import { definePlugin, type ReadyReport, type StoragePlugin } from "../../src/plugins";
-import { contentTypeOf, isSafeKey } from "../storage-local";
+import { contentTypeOf, definePlugin, isSafeKey, type ReadyReport, type StoragePlugin } from "../../src/plugins";
+import { s3Settings } from "./settings";
 
 export type S3StorageOptions = {
   /** Base URL of the S3 API without the bucket; null means AWS S3 in `region`. */
@@ -128,15 +128,16 @@ export default definePlugin({
   slot: "storage",
   name: "s3",
   description: "Files in an S3-compatible bucket; links are presigned, or plain ones under {cdn_url} when VITRIN_S3_URLS=public.",
-  create: ({ config }) =>
+  settings: s3Settings,
+  create: ({ config, settings }) =>
     createS3Storage({
-      endpoint: config.s3Endpoint,
-      region: config.s3Region,
-      bucket: config.s3Bucket,
-      accessKeyId: config.s3AccessKeyId,
-      secretAccessKey: config.s3SecretAccessKey,
-      pathStyle: config.s3PathStyle,
-      publicUrl: config.s3Urls === "public" ? config.cdnUrl : null,
-      urlTtlSeconds: config.s3UrlTtlSeconds,
+      endpoint: settings.endpoint,
+      region: settings.region,
+      bucket: settings.bucket,
+      accessKeyId: settings.accessKeyId,
+      secretAccessKey: settings.secretAccessKey,
+      pathStyle: settings.pathStyle,
+      publicUrl: settings.urls === "public" ? config.cdnUrl : null,
+      urlTtlSeconds: settings.urlTtlSeconds,
     }),
 });

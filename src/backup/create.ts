@@ -3,7 +3,7 @@
 import { mkdtemp, readdir, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import type { Config } from "../config";
-import { isSafeKey } from "../../plugins/storage-local";
+import { isPartialFile, isSafeKey } from "../plugins";
 import { ArchiveWriter, syncPath } from "./archive";
 import { BackupError } from "./errors";
 import { buildManifest, DATABASE_NAME, FILES_PREFIX, MANIFEST_NAME, type Entry, type Manifest, type SchemaVersion } from "./manifest";
@@ -49,7 +49,7 @@ export async function createBackup(config: Config, path: string, options: { forc
     for (const file of found) {
       const key = relative(filesDir, file).split(sep).join("/");
       // Local storage writes `<key>.tmp-<pid>-<n>` and renames it: such a file is an upload still under way.
-      if (!isSafeKey(key) || /\.tmp-\d+-\d+$/.test(key)) {
+      if (!isSafeKey(key) || isPartialFile(key)) {
         skipped.push(key);
         continue;
       }

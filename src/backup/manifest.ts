@@ -1,6 +1,6 @@
 // What a backup archive holds and how its manifest.json is checked: names, sizes, checksums and the schema it needs.
 import pkg from "../../package.json" with { type: "json" };
-import { isSafeKey } from "../../plugins/storage-local";
+import { isSafeKey } from "../plugins";
 import { sqliteMigrations } from "../db/migrations";
 import { BackupError } from "./errors";
 

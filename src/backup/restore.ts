@@ -8,6 +8,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Config } from "../config";
+import { localFilesDir } from "../plugins";
 import { hashing, readArchive, syncPath, type ArchiveEntry } from "./archive";
 import { BackupError } from "./errors";
 import { checkSchema, DATABASE_NAME, FILES_PREFIX, isArchiveName, MANIFEST_NAME, MAX_MANIFEST_BYTES, parseManifest, type Entry, type Manifest } from "./manifest";
@@ -52,7 +53,7 @@ export type RestoreResult = { data_dir: string; manifest: Manifest; files: numbe
 export async function restoreBackup(config: Config, path: string, options: { force?: boolean } = {}): Promise<RestoreResult> {
   const { databasePath, filesDir } = localSetup(config);
   const target = resolve(config.dataDir);
-  if (databasePath !== join(target, DATABASE_NAME) || filesDir !== join(target, "files")) {
+  if (databasePath !== join(target, DATABASE_NAME) || filesDir !== localFilesDir(target)) {
     throw new BackupError("Unsupported", `restore writes ${join(target, DATABASE_NAME)}, but VITRIN_DATABASE_URL names ${databasePath}: unset it, or point --data-dir at that database's folder`);
   }
   const existing = await stat(target).catch(() => null);
@@ -91,7 +92,7 @@ export async function restoreBackup(config: Config, path: string, options: { for
 async function unpack(archive: string, dir: string, manifest: Manifest): Promise<void> {
   const listed = new Map(manifest.entries.map((e) => [e.path, e]));
   const written: string[] = [];
-  await mkdir(join(dir, "files"));
+  await mkdir(localFilesDir(dir));
   await readArchive(archive, async (entry) => {
     if (entry.name === MANIFEST_NAME) return;
     const want = listed.get(entry.name);

@@ -1,7 +1,8 @@
 // Which setups a vitrin backup covers (SQLite and local storage), and what to use instead for the others.
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import type { Config } from "../config";
 import { isPostgresUrl, sqlitePathFromUrl } from "../db";
+import { localFilesDir } from "../plugins";
 import { BackupError } from "./errors";
 
 export const POSTGRES_ADVICE =
@@ -21,6 +22,5 @@ export function localSetup(config: Config): { databasePath: string; filesDir: st
   }
   const databasePath = sqlitePathFromUrl(config.databaseUrl);
   if (databasePath === ":memory:") throw new BackupError("Unsupported", "an in-memory database (sqlite::memory:) has nothing on disk to back up");
-  // plugins/storage-local keeps its files here.
-  return { databasePath: resolve(databasePath), filesDir: join(config.dataDir, "files") };
+  return { databasePath: resolve(databasePath), filesDir: localFilesDir(config.dataDir) };
 }

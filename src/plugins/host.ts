@@ -3,7 +3,7 @@
 // everything from `host` (its `import type` lines are erased and cost nothing).
 import { t } from "elysia";
 import { Value } from "@sinclair/typebox/value";
-import { definePlugin, PaymentSignatureError } from "./index";
+import { boolean, definePlugin, httpUrl, integer, oneOf, optionalText, optionalUrl, PaymentSignatureError } from "./index";
 import pkg from "../../package.json" with { type: "json" };
 
 export const PLUGIN_API_VERSION = 1;
@@ -19,6 +19,8 @@ export const pluginHost = {
   t,
   /** TypeBox's value checker: `host.Value.Check(schema, data)`, `host.Value.Errors(schema, data)`. */
   Value,
+  /** Parsers for declared settings, the ones the built-in plugins use (`parse: host.parse.integer(1, 100)`). */
+  parse: { boolean, httpUrl, integer, oneOf, optionalText, optionalUrl },
 };
 
 export type PluginHost = typeof pluginHost;

@@ -6,6 +6,7 @@ import { pathToFileURL } from "node:url";
 import type { Logger } from "../kernel";
 import { pluginHost } from "./host";
 import type { PluginDefinition, PluginRegistry, Slot } from "./index";
+import { folderSettingPrefix, type PluginSetting } from "./settings";
 
 const SLOTS: readonly Slot[] = ["storage", "background-removal", "renderer", "payment"];
 const MODULE_FILE = /^[^._][^/]*\.(ts|js|mjs)$/;
@@ -38,6 +39,20 @@ async function pluginModules(dir: string): Promise<string[]> {
   return out;
 }
 
+/**
+ * A folder plugin's settings are named VITRIN_PLUGIN_<NAME>_<SETTING>: commands that never load folder plugins can
+ * then still tell them from a misspelt core setting.
+ */
+function settingsProblem(d: PluginDefinition): string | null {
+  const prefix = folderSettingPrefix(d.name);
+  for (const [key, s] of Object.entries(d.settings ?? {})) {
+    const setting = s as Partial<PluginSetting<unknown>> | null;
+    if (!setting || typeof setting.env !== "string" || typeof setting.parse !== "function") return `its setting "${key}" needs an env name and a parse function`;
+    if (!setting.env.startsWith(prefix) || setting.env.length === prefix.length) return `its setting ${setting.env} must be named ${prefix}<SETTING>`;
+  }
+  return null;
+}
+
 function checkDefinition(def: unknown, file: string): PluginDefinition {
   const d = def as Partial<PluginDefinition> | null;
   const problem =
@@ -49,7 +64,7 @@ function checkDefinition(def: unknown, file: string): PluginDefinition {
           ? "its name must be lowercase letters, digits and dashes"
           : typeof d.create !== "function"
             ? "it has no create(ctx) function"
-            : null;
+            : settingsProblem(d as PluginDefinition);
   if (problem) throw new Error(`plugin ${file}: ${problem}`);
   return { description: "", ...d } as PluginDefinition;
 }

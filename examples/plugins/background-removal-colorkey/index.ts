@@ -3,7 +3,7 @@
 // native module: just the ffmpeg vitrin already needs. Copy the folder next to the vitrin binary
 // (plugins/background-removal-colorkey/) and start with VITRIN_BACKGROUND_REMOVAL=colorkey.
 //
-// Settings (plugins read their own, named VITRIN_PLUGIN_<NAME>_<SETTING>):
+// Settings (declared below, so vitrin checks them at start and lists them; a folder plugin's are named VITRIN_PLUGIN_<NAME>_<SETTING>):
 //   VITRIN_PLUGIN_COLORKEY_FFMPEG  optional: the ffmpeg executable, a name on PATH or a path (default "ffmpeg")
 //
 // Each retry keys more loosely (see VARIANTS). Only types are imported from vitrin (erased at run time), because a
@@ -71,8 +71,16 @@ export default function colorkeyRemoval(host: PluginHost) {
     slot: "background-removal",
     name: "colorkey",
     description: "Example plugin: keys out a plain backdrop's colour with ffmpeg (no model).",
+    settings: {
+      ffmpeg: {
+        env: "VITRIN_PLUGIN_COLORKEY_FFMPEG",
+        default: "ffmpeg",
+        doc: "Example colour-key background-removal plugin: the ffmpeg executable, a name on PATH or a path.",
+        parse: (raw: string) => raw.trim() || "ffmpeg",
+      },
+    },
     create(ctx): BackgroundRemovalPlugin {
-      const ffmpegSetting = ctx.env.VITRIN_PLUGIN_COLORKEY_FFMPEG ?? "ffmpeg";
+      const ffmpegSetting = ctx.settings.ffmpeg;
       const ffmpeg = () => {
         const found = ffmpegSetting.includes("/") ? ffmpegSetting : Bun.which(ffmpegSetting);
         if (!found) throw new Error(`ffmpeg was not found (${ffmpegSetting}); install it or set VITRIN_PLUGIN_COLORKEY_FFMPEG`);

@@ -2,7 +2,7 @@
 // you point it at, and it reports outcomes by signed webhooks, like a real provider. Copy the folder next to the
 // vitrin binary (plugins/payment-sandbox/) and start with VITRIN_PAYMENT=sandbox.
 //
-// Settings (plugins read their own, named VITRIN_PLUGIN_<NAME>_<SETTING>):
+// Settings (declared below, so vitrin checks them at start and lists them; a folder plugin's are named VITRIN_PLUGIN_<NAME>_<SETTING>):
 //   VITRIN_PLUGIN_SANDBOX_SECRET        required: the key webhooks are signed with (at least 16 characters)
 //   VITRIN_PLUGIN_SANDBOX_CHECKOUT_URL  optional: where payers are sent (gets ?reference=&amount=&currency=&return=);
 //                                       by default straight to vitrin's return page, as if they had paid
@@ -57,9 +57,24 @@ export default function sandboxPayment(host: PluginHost) {
     slot: "payment",
     name: "sandbox",
     description: "Example plugin: a sandbox provider whose outcomes arrive as signed webhooks.",
+    settings: {
+      secret: {
+        env: "VITRIN_PLUGIN_SANDBOX_SECRET",
+        default: "(unset)",
+        unset: "",
+        doc: "Example sandbox payment plugin: the key its webhooks are signed with (at least 16 characters); required with VITRIN_PAYMENT=sandbox.",
+        parse: (raw: string) => raw.trim(),
+      },
+      checkoutUrl: {
+        env: "VITRIN_PLUGIN_SANDBOX_CHECKOUT_URL",
+        default: "(vitrin's return page)",
+        unset: "",
+        doc: "Example sandbox payment plugin: where payers are sent (gets ?reference=&amount=&currency=&return=).",
+        parse: host.parse.optionalUrl,
+      },
+    },
     create(ctx): PaymentPlugin {
-      const secret = ctx.env.VITRIN_PLUGIN_SANDBOX_SECRET ?? "";
-      const checkoutUrl = ctx.env.VITRIN_PLUGIN_SANDBOX_CHECKOUT_URL ?? "";
+      const { secret, checkoutUrl } = ctx.settings;
       // What the provider last said of each payment. A real provider keeps this on its side; lookupPayment asks it.
       const known = new Map<string, PaymentOutcome>();
       const log = ctx.logger;
@@ -69,7 +84,6 @@ export default function sandboxPayment(host: PluginHost) {
         name: "sandbox",
         async init() {
           if (secret.length < 16) throw new Error("VITRIN_PAYMENT=sandbox needs VITRIN_PLUGIN_SANDBOX_SECRET (at least 16 characters)");
-          if (checkoutUrl && !/^https?:\/\//.test(checkoutUrl)) throw new Error("VITRIN_PLUGIN_SANDBOX_CHECKOUT_URL must be an http(s) URL");
           log.info("sandbox payments enabled: no money moves", { host_api: host.apiVersion, vitrin: host.version });
         },
         async createPayment(req) {

@@ -3,7 +3,7 @@
 // hosts that want the cheapest possible video, and shows what a renderer must do: size, duration, progress, abort,
 // clean-up. Copy the folder next to the vitrin binary (plugins/renderer-still/) and start with VITRIN_RENDERER=still.
 //
-// Settings (plugins read their own, named VITRIN_PLUGIN_<NAME>_<SETTING>):
+// Settings (declared below, so vitrin checks them at start and lists them; a folder plugin's are named VITRIN_PLUGIN_<NAME>_<SETTING>):
 //   VITRIN_PLUGIN_STILL_FFMPEG      optional: the ffmpeg executable, a name on PATH or a path (default "ffmpeg")
 //   VITRIN_PLUGIN_STILL_BACKGROUND  optional: the background colour as #rrggbb (default #f4f1ea)
 //
@@ -53,9 +53,22 @@ export default function stillRenderer(host: PluginHost) {
     slot: "renderer",
     name: "still",
     description: "Example plugin: the product image, still, on a plain background (ffmpeg; ignores the template's scene).",
+    settings: {
+      ffmpeg: {
+        env: "VITRIN_PLUGIN_STILL_FFMPEG",
+        default: "ffmpeg",
+        doc: "Example still-image renderer plugin: the ffmpeg executable, a name on PATH or a path.",
+        parse: (raw: string) => raw.trim() || "ffmpeg",
+      },
+      background: {
+        env: "VITRIN_PLUGIN_STILL_BACKGROUND",
+        default: "#f4f1ea",
+        doc: "Example still-image renderer plugin: the background colour as #rrggbb.",
+        parse: (raw: string) => raw.trim(),
+      },
+    },
     create(ctx): RendererPlugin {
-      const ffmpegSetting = ctx.env.VITRIN_PLUGIN_STILL_FFMPEG ?? "ffmpeg";
-      const background = ctx.env.VITRIN_PLUGIN_STILL_BACKGROUND ?? "#f4f1ea";
+      const { ffmpeg: ffmpegSetting, background } = ctx.settings;
       const ffmpeg = () => {
         const found = ffmpegSetting.includes("/") ? ffmpegSetting : Bun.which(ffmpegSetting);
         if (!found) throw new Error(`ffmpeg was not found (${ffmpegSetting}); install it or set VITRIN_PLUGIN_STILL_FFMPEG`);

@@ -2,7 +2,7 @@
 // {cdn_url}. For demos and throwaway instances only: everything stored is gone when vitrin stops. Copy the folder next
 // to the vitrin binary (plugins/storage-memory/) and start with VITRIN_STORAGE=memory.
 //
-// Settings (plugins read their own, named VITRIN_PLUGIN_<NAME>_<SETTING>):
+// Settings (declared below, so vitrin checks them at start and lists them; a folder plugin's are named VITRIN_PLUGIN_<NAME>_<SETTING>):
 //   VITRIN_PLUGIN_MEMORY_MAX_BYTES  optional: refuse to hold more than this many bytes in all (default 512 MiB)
 //
 // Only types are imported from vitrin (erased at run time); everything else comes from `host`, because a compiled
@@ -32,8 +32,16 @@ export default function memoryStorage(host: PluginHost) {
     slot: "storage",
     name: "memory",
     description: "Example plugin: files in memory, served by vitrin (lost on restart; demos only).",
+    settings: {
+      maxBytes: {
+        env: "VITRIN_PLUGIN_MEMORY_MAX_BYTES",
+        default: String(DEFAULT_MAX_BYTES),
+        doc: "Example in-memory storage plugin: the most bytes it holds in all.",
+        parse: host.parse.integer(1, Number.MAX_SAFE_INTEGER),
+      },
+    },
     create(ctx): StoragePlugin {
-      const maxBytes = Number(ctx.env.VITRIN_PLUGIN_MEMORY_MAX_BYTES ?? DEFAULT_MAX_BYTES);
+      const { maxBytes } = ctx.settings;
       const files = new Map<string, Entry>();
       let held = 0;
       let version = 0;
@@ -42,7 +50,6 @@ export default function memoryStorage(host: PluginHost) {
         slot: "storage",
         name: "memory",
         async init() {
-          if (!Number.isSafeInteger(maxBytes) || maxBytes < 1) throw new Error("VITRIN_PLUGIN_MEMORY_MAX_BYTES must be a positive whole number");
           ctx.logger.warn("files are kept in memory and lost when vitrin stops", { max_bytes: maxBytes, host_api: host.apiVersion });
         },
         async put(key, body, contentType) {

