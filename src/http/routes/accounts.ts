@@ -4,8 +4,32 @@ import { adminGuard, type AdminGuardDeps } from "../guard";
 import { errors } from "../../kernel";
 import { ADMIN_IDEMPOTENCY_SCOPE, reserveIdempotencyKey, storeIdempotentAnswer, type IdempotencyDeps } from "../idempotency-hooks";
 import { idParams, jsonInteger } from "../schema";
-import { accountJson, type Accounts } from "../../accounts/index";
+import { accountJson, type Accounts } from "../../accounts";
 
+const createBody = t.Object(
+  {
+    name: t.Optional(t.String({ maxLength: 200 })),
+    credits: t.Optional(jsonInteger({ minimum: 0 })),
+    language: t.Optional(t.String({ minLength: 2, maxLength: 35 })),
+    is_premium: t.Optional(t.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+const updateBody = t.Object(
+  {
+    name: t.Optional(t.String({ maxLength: 200 })),
+    language: t.Optional(t.String({ minLength: 2, maxLength: 35 })),
+    is_premium: t.Optional(t.Boolean()),
+    webhook_url: t.Optional(t.Union([t.String({ minLength: 1, maxLength: 2048 }), t.Null()])),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+const grantBody = t.Object(
+  { amount: jsonInteger({ description: "Credits to add (negative: a correction)." }), description: t.Optional(t.String({ maxLength: 500 })) },
+  { additionalProperties: false },
+);
 
 export function adminRoutes(admin: AdminGuardDeps & IdempotencyDeps, accounts: Accounts) {
   return new Elysia({ prefix: "/v1/admin", normalize: false })
@@ -26,15 +50,7 @@ export function adminRoutes(admin: AdminGuardDeps & IdempotencyDeps, accounts: A
         return { account: accountJson(account), token: token.token, token_id: token.id };
       },
       {
-        body: t.Object(
-          {
-            name: t.Optional(t.String({ maxLength: 200 })),
-            credits: t.Optional(jsonInteger({ minimum: 0 })),
-            language: t.Optional(t.String({ minLength: 2, maxLength: 35 })),
-            is_premium: t.Optional(t.Boolean()),
-          },
-          { additionalProperties: false },
-        ),
+        body: createBody,
         detail: { tags: ["Admin"], summary: "Create an account and its first token (shown once)" },
       },
     )
@@ -63,15 +79,7 @@ export function adminRoutes(admin: AdminGuardDeps & IdempotencyDeps, accounts: A
         ),
       {
         params: idParams,
-        body: t.Object(
-          {
-            name: t.Optional(t.String({ maxLength: 200 })),
-            language: t.Optional(t.String({ minLength: 2, maxLength: 35 })),
-            is_premium: t.Optional(t.Boolean()),
-            webhook_url: t.Optional(t.Union([t.String({ minLength: 1, maxLength: 2048 }), t.Null()])),
-          },
-          { additionalProperties: false, minProperties: 1 },
-        ),
+        body: updateBody,
         detail: { tags: ["Admin"], summary: "Change an account's name, language, premium flag or webhook URL" },
       },
     )
@@ -105,10 +113,7 @@ export function adminRoutes(admin: AdminGuardDeps & IdempotencyDeps, accounts: A
       },
       {
         params: idParams,
-        body: t.Object(
-          { amount: jsonInteger({ description: "Credits to add (negative: a correction)." }), description: t.Optional(t.String({ maxLength: 500 })) },
-          { additionalProperties: false },
-        ),
+        body: grantBody,
         detail: { tags: ["Admin"], summary: "Grant credits (a `grant` transaction)" },
       },
     );
