@@ -5,13 +5,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config";
 import { memoryLogger } from "../../src/kernel";
-import { PluginRegistry, type Slot, type SlotMap } from "../../src/plugins";
+import { PluginRegistry, readPluginSettings, type Slot, type SlotMap } from "../../src/plugins";
 import { loadPluginFolders } from "../../src/plugins/load";
-import { defaultTemplates } from "../../src/templates";
+import { loadTemplates } from "../../src/templates";
+import { BUILTIN_TEMPLATES } from "../../templates";
 
 export const EXAMPLES_DIR = join(import.meta.dir, "..", "..", "examples", "plugins");
 
 let registry: Promise<PluginRegistry> | null = null;
+let templates: ReturnType<typeof loadTemplates> | null = null;
 
 /** Creates (and inits) the example plugin `name` of `slot`, with its own data dir and the given plugin settings. */
 export async function examplePlugin<S extends Slot>(slot: S, name: string, env: Record<string, string> = {}): Promise<SlotMap[S]> {
@@ -21,8 +23,9 @@ export async function examplePlugin<S extends Slot>(slot: S, name: string, env: 
     return r;
   })();
   const def = (await registry).find(slot, name);
-  const config = loadConfig({ VITRIN_DATA_DIR: mkdtempSync(join(tmpdir(), `vitrin-example-${name}-`)), VITRIN_PUBLIC_URL: "http://vitrin.test" });
-  const plugin = await def.create({ config, env, logger: memoryLogger(), templates: await defaultTemplates() });
+  const config = loadConfig({ VITRIN_DATA_DIR: mkdtempSync(join(tmpdir(), `vitrin-example-${name}-`)), VITRIN_PUBLIC_URL: "http://vitrin.test", ...env });
+  const settings = readPluginSettings(def.settings, config);
+  const plugin = await def.create({ config, settings, env, logger: memoryLogger(), templates: await (templates ??= loadTemplates({ builtin: BUILTIN_TEMPLATES })) });
   await plugin.init?.();
   return plugin;
 }
