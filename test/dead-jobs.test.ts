@@ -136,3 +136,23 @@ describe("a video waiting on a cut-out that never finishes", () => {
     expect(l.sum).toBe(20);
   });
 });
+
+describe("a webhook delivery job that goes dead", () => {
+  test("queues a fresh run for the account's waiting messages a minute on", async () => {
+    const { acct } = await setup();
+    const { jobs } = t.service.db.schema;
+    await t.service.db.tx((tx) => t.service.jobs.enqueue(tx, "webhook.deliver", { accountId: acct.id }, { maxAttempts: 1 }));
+    // Its only attempt died with its instance.
+    await t.service.db.tx((tx) =>
+      tx
+        .update(jobs)
+        .set({ status: "running", attempts: 1, leaseOwner: "gone:1:x", leaseExpiresAt: t.clock.now() - 1 })
+        .where(and(eq(jobs.kind, "webhook.deliver"), eq(jobs.status, "queued"))),
+    );
+    expect((await t.service.jobs.maintain()).dead).toBe(1);
+    const queued = await t.service.jobs.listJobs({ kind: "webhook.deliver", status: "queued" });
+    expect(queued).toHaveLength(1);
+    expect(JSON.parse(queued[0]!.payload)).toEqual({ accountId: acct.id });
+    expect(queued[0]!.runAt).toBe(t.clock.now() + 60_000);
+  });
+});

@@ -17,6 +17,8 @@ const ACCOUNT_IN_FLIGHT = 8;
 const ACCOUNTS_AT_ONCE = 32;
 /** Due messages read at a time. */
 const PAGE = 64;
+/** After a delivery job went dead (its runs kept failing), when a fresh one looks at the account's messages again. */
+const DEAD_RUN_RETRY_MS = 60_000;
 /** A delivery job hands over to a fresh one after this long, so other accounts get a turn at its slot. */
 const DRAIN_MS = 30_000;
 
@@ -169,6 +171,12 @@ export function registerDelivery(deps: DeliveryDeps): void {
       maxAttempts: DELIVERY_JOB_ATTEMPTS,
       leaseMs: 60_000,
       timeoutMs: DRAIN_MS + deps.outbound.timeoutMs + 30_000,
+      // Its messages are still due: a fresh run a minute on, rather than waiting for the next event or restart.
+      onDead: async (tx, job) => {
+        const payload = (job.payload ?? {}) as { accountId?: unknown; messageId?: unknown };
+        const accountId = typeof payload.accountId === "string" ? payload.accountId : typeof payload.messageId === "string" ? await accountOf(deps, payload.messageId) : null;
+        if (accountId) await scheduleDelivery(deps.jobs, tx, accountId, deps.clock.now() + DEAD_RUN_RETRY_MS);
+      },
     },
   );
 }
