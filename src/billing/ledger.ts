@@ -1,8 +1,7 @@
 // The credit ledger: every change to an account's credits is one transaction row written in the same database
 // transaction as the balance update, so credits always equal the sum of the account's rows.
 import { and, eq, gte, lte, sql } from "drizzle-orm";
-import type { Orm, Schema } from "../db";
-import type { transactions } from "../db/schema";
+import type { Orm, Schema, schema } from "../db";
 import { iso, newId } from "../kernel";
 import { errors } from "../kernel";
 
@@ -20,7 +19,7 @@ export type LedgerEntry = {
   at: number;
 };
 
-export type TransactionRow = typeof transactions.$inferSelect;
+export type TransactionRow = typeof schema.transactions.$inferSelect;
 
 /**
  * Books one entry inside the caller's transaction (`tables` are db.schema's). A debit that would take the balance below zero throws 402;
