@@ -1,0 +1,54 @@
+// A video that cannot be made: it is marked failed, its credits come back and the caller hears of it, exactly once.
+import { eq } from "drizzle-orm";
+import type { Orm } from "../db";
+import { videoJson } from "./json";
+import type { VideoDeps, VideoRow } from "./types";
+
+/** A render that ends the video (as opposed to one the job engine should try again): its code is the video's error code. */
+export class RenderFailure extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export async function loadVideo(deps: VideoDeps, orm: Orm, id: string): Promise<VideoRow | null> {
+  const { videos } = deps.db.schema;
+  const [row] = await orm.select().from(videos).where(eq(videos.id, id)).limit(1);
+  return row ?? null;
+}
+
+/** Marks a video failed, refunds its credits and tells the caller, in the caller's transaction; idempotent. */
+export async function failIn(deps: VideoDeps, tx: Orm, videoId: string, code: string, message: string): Promise<boolean> {
+  const { videos } = deps.db.schema;
+  const at = deps.clock.now();
+  const row = await loadVideo(deps, tx, videoId);
+  if (!row || row.status === "completed" || row.status === "failed") return false;
+  const [failed] = await tx
+    .update(videos)
+    .set({ status: "failed", errorCode: code, errorMessage: message, failedAt: at, creditsUsed: 0, updatedAt: at })
+    .where(eq(videos.id, videoId))
+    .returning();
+  await deps.billing.bookEntry(tx, {
+    accountId: row.accountId,
+    amount: row.credits,
+    type: "refund",
+    description: `Refund for video ${row.id} (${code})`,
+    platform: "system",
+    reference: `video:${row.id}:refund`,
+    at,
+  });
+  if (row.webhookUrl) {
+    const data = videoJson(failed, deps.storage);
+    await deps.webhooks.emit(tx, { accountId: row.accountId, event: "video.failed", url: row.webhookUrl, data, videoId: row.id });
+  }
+  return true;
+}
+
+export async function failVideo(deps: VideoDeps, videoId: string, code: string, message: string) {
+  if (await deps.db.tx((tx) => failIn(deps, tx, videoId, code, message))) {
+    deps.logger.warn("video failed", { video: videoId, code, error: message });
+  }
+}

@@ -1,0 +1,31 @@
+// A video as the API shows it.
+import { iso } from "../kernel";
+import type { StoragePlugin } from "../plugins";
+import type { VideoRow } from "./types";
+
+export function videoJson(row: VideoRow, storage: StoragePlugin) {
+  const completed = row.status === "completed";
+  return {
+    id: row.id,
+    object: "video",
+    status: row.status,
+    template_id: row.templateId,
+    product_id: row.productId,
+    language: row.language,
+    user_prompt: JSON.parse(row.userPrompt) as Record<string, unknown>,
+    webhook_url: row.webhookUrl,
+    progress: row.progress,
+    video_url: completed && row.videoKey ? storage.url(row.videoKey) : null,
+    thumbnail_url: completed && row.thumbnailKey ? storage.url(row.thumbnailKey) : null,
+    duration: row.durationMs === null ? null : row.durationMs / 1000,
+    width: row.width,
+    height: row.height,
+    credits_used: row.creditsUsed,
+    credits_reserved: row.status === "queued" || row.status === "processing" ? row.credits : 0,
+    error: row.errorCode ? { code: row.errorCode, message: row.errorMessage } : null,
+    created_at: iso(row.createdAt),
+    started_at: iso(row.startedAt),
+    completed_at: iso(row.completedAt),
+    failed_at: iso(row.failedAt),
+  };
+}

@@ -1,0 +1,108 @@
+// What an account asks of videos: an estimate, a new video (credits reserved and the render queued in one
+// transaction), one video, or a page of them.
+import { and, eq } from "drizzle-orm";
+import { createPager, type Db, type PageQuery } from "../db";
+import { errors, newId, type FieldProblem } from "../kernel";
+import { loadVideo } from "./failure";
+import { videoJson } from "./json";
+import { templateLanguage } from "./language";
+import { RENDER_JOB, type NewVideo, type VideoDeps, type VideoRow } from "./types";
+
+/** Checks a request and works out what it costs; throws the contract's errors. */
+async function prepare(deps: VideoDeps, accountId: string, input: NewVideo) {
+  const { db, templates } = deps;
+  const { accounts, products } = db.schema;
+  const template = templates.get(input.template_id);
+  if (!template) throw errors.notFound("template");
+  const [product] = await db.read
+    .select({ id: products.id })
+    .from(products)
+    .where(and(eq(products.accountId, accountId), eq(products.id, input.product_id)))
+    .limit(1);
+  if (!product) throw errors.notFound("product");
+  const [account] = await db.read.select().from(accounts).where(eq(accounts.id, accountId)).limit(1);
+  if (!account) throw errors.unauthorized();
+  if (template.info.premium && !account.isPremium) {
+    throw errors.forbidden(`The template ${template.info.id} needs a premium account.`);
+  }
+  const prompt = input.user_prompt ?? {};
+  const checked = template.validatePrompt(prompt);
+  if (!checked.ok) {
+    const details: FieldProblem[] = checked.problems.map((p) => ({ field: p.field ? `user_prompt.${p.field}` : "user_prompt", message: p.message }));
+    throw errors.validation(details);
+  }
+  const language = templateLanguage(template, input.language ?? account.language, { fromAccount: input.language === undefined });
+  if (input.webhook_url !== undefined) await deps.checkUrl(input.webhook_url, "webhook_url");
+  return { template, prompt, language, credits: template.info.credits, available: account.credits };
+}
+
+export async function createVideo(deps: VideoDeps, accountId: string, input: NewVideo) {
+  const { db, clock } = deps;
+  const { videos } = db.schema;
+  const { template, prompt, language, credits } = await prepare(deps, accountId, input);
+  const at = clock.now();
+  const id = newId("vid");
+  const row = await db.tx(async (tx) => {
+    // Reserving the credits is part of creating the video: no video without payment, no payment without video.
+    await deps.billing.bookEntry(tx, {
+      accountId,
+      amount: -credits,
+      type: "usage",
+      description: `Video ${id} (${template.info.name})`,
+      platform: "system",
+      reference: `video:${id}:usage`,
+      at,
+    });
+    const [inserted] = await tx
+      .insert(videos)
+      .values({
+        id,
+        accountId,
+        productId: input.product_id,
+        templateId: template.info.id,
+        language,
+        userPrompt: JSON.stringify(prompt),
+        webhookUrl: input.webhook_url ?? null,
+        status: "queued",
+        credits,
+        createdAt: at,
+        updatedAt: at,
+      })
+      .returning();
+    await deps.jobs.enqueue(tx, RENDER_JOB, { videoId: id }, { concurrencyKey: accountId });
+    return inserted;
+  });
+  return videoJson(row, deps.storage);
+}
+
+export async function estimateVideo(deps: VideoDeps, accountId: string, input: NewVideo) {
+  const { template, credits, available, language } = await prepare(deps, accountId, input);
+  return {
+    object: "video_estimate",
+    template_id: template.info.id,
+    language,
+    credits,
+    available,
+    sufficient: available >= credits,
+    duration: template.info.duration,
+    width: template.info.width,
+    height: template.info.height,
+  };
+}
+
+export async function getVideo(deps: VideoDeps, accountId: string, id: string) {
+  const row = await loadVideo(deps, deps.db.read, id);
+  if (!row || row.accountId !== accountId) throw errors.notFound("video");
+  return videoJson(row, deps.storage);
+}
+
+/** The prepared pager over an account's videos (built once per instance: preparing costs more than paging). */
+export function videoPager(db: Db) {
+  const { videos } = db.schema;
+  return createPager<VideoRow>(db.read, videos, [videos.accountId], "video");
+}
+
+export async function listVideos(deps: VideoDeps, page: ReturnType<typeof videoPager>, accountId: string, query: PageQuery) {
+  const found = await page([accountId], query);
+  return { data: found.data.map((r) => videoJson(r, deps.storage)), has_more: found.has_more };
+}

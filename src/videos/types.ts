@@ -1,0 +1,44 @@
+// The words of the videos folder: its job kind, a video row, a request, and the dependencies every function takes.
+import type { Db, schema } from "../db";
+import type { Clock, Logger } from "../kernel";
+import type { Config } from "../config";
+import type { JobEngine } from "../jobs";
+import type { RendererPlugin, StoragePlugin } from "../plugins";
+import type { Webhooks } from "../webhooks";
+import type { Billing } from "../billing";
+import type { TemplateRegistry } from "../templates";
+
+export const RENDER_JOB = "video.render";
+/** How often a render waiting for its product's cut-out looks again. */
+export const DEKUPE_WAIT_MS = 2000;
+
+export type VideoRow = typeof schema.videos.$inferSelect;
+
+export type NewVideo = {
+  template_id: string;
+  product_id: string;
+  user_prompt?: Record<string, unknown>;
+  language?: string;
+  webhook_url?: string;
+};
+
+export type VideoDeps = {
+  db: Db;
+  clock: Clock;
+  config: Config;
+  logger: Logger;
+  storage: StoragePlugin;
+  renderer: RendererPlugin;
+  templates: TemplateRegistry;
+  jobs: JobEngine;
+  webhooks: Webhooks;
+  billing: Billing;
+  checkUrl: (url: string, field?: string) => Promise<void>;
+  /** 1 renders at full size; tests render smaller through the same code. */
+  renderScale?: number;
+  renderTimeoutMs: number;
+  /** How long a video waits for its product's cut-out before it fails (and is refunded). */
+  dekupeWaitMs: number;
+  /** Told each render attempt's outcome and how long it took (metrics). */
+  observeRender?: (template: string, outcome: "completed" | "failed", seconds: number) => void;
+};
