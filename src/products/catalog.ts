@@ -1,0 +1,168 @@
+// The product catalog's requests: list, read, create, update and delete products, with safely ingested images,
+// the 5-per-account limit, and a dekupe job queued whenever a product gets a new image to clean.
+import { count, eq } from "drizzle-orm";
+import { createPager, type Db, type Orm, type PageQuery } from "../db";
+import { errors, newId } from "../kernel";
+import { ingestImage, type IngestedImage } from "./image";
+import { productJson } from "./json";
+import { enqueueDekupe, fileKey, productFileKeys, productScope, removeFiles } from "./rows";
+import { DEKUPE_RETRIES, MAX_PRODUCTS, type NewProduct, type ProductDeps, type ProductPatch, type ProductRow } from "./types";
+
+async function countFor(deps: ProductDeps, orm: Orm, accountId: string): Promise<number> {
+  const { products } = deps.db.schema;
+  const [row] = await orm.select({ n: count() }).from(products).where(eq(products.accountId, accountId));
+  return row?.n ?? 0;
+}
+
+function ingest(deps: ProductDeps, source: string): Promise<IngestedImage> {
+  const { allowPrivateNetworks, timeoutMs, resolve } = deps.image;
+  return ingestImage(source, { allowPrivateNetworks, timeoutMs, resolve });
+}
+
+function sourceLabel(source: string): string {
+  // A data: URL can be megabytes; keep only what it was.
+  return source.startsWith("data:") ? source.slice(0, source.indexOf(",") + 1 || 40).slice(0, 100) : source;
+}
+
+/** The columns that describe a newly ingested image, as the product's shown image and as its original. */
+function imageColumns(image: IngestedImage, key: string, source: string) {
+  return {
+    imageKey: key,
+    imageType: image.contentType,
+    imageWidth: image.width,
+    imageHeight: image.height,
+    originalKey: key,
+    originalType: image.contentType,
+    originalWidth: image.width,
+    originalHeight: image.height,
+    originalSize: image.size,
+    originalSha256: image.sha256,
+    originalSource: sourceLabel(source),
+  } satisfies Partial<ProductRow>;
+}
+
+/** The prepared pager over an account's products (built once per instance: preparing costs more than paging). */
+export function productPager(db: Db) {
+  const { products } = db.schema;
+  return createPager<ProductRow>(db.read, products, [products.accountId], "product");
+}
+
+export async function listProducts(deps: ProductDeps, page: ReturnType<typeof productPager>, accountId: string, query: PageQuery) {
+  // Clients poll lists; the cache holds until the next commit anywhere.
+  const key = `products:${accountId}:${query.limit ?? ""}:${query.starting_after ?? ""}:${query.ending_before ?? ""}`;
+  return deps.db.cached(key, async () => {
+    const found = await page([accountId], query);
+    return { data: found.data.map((r) => productJson(r, deps.storage)), has_more: found.has_more };
+  });
+}
+
+export async function getProductRow(deps: ProductDeps, accountId: string, id: string): Promise<ProductRow> {
+  const { products } = deps.db.schema;
+  const [row] = await deps.db.read.select().from(products).where(productScope(deps.db, accountId, id)).limit(1);
+  if (!row) throw errors.notFound("product");
+  return row;
+}
+
+export async function createProduct(deps: ProductDeps, accountId: string, input: NewProduct) {
+  const { db, storage } = deps;
+  const { products } = db.schema;
+  // Fail fast before fetching anything; the authoritative check is repeated inside the transaction.
+  const before = await countFor(deps, db.read, accountId);
+  if (before >= MAX_PRODUCTS) throw errors.productLimit(before, MAX_PRODUCTS);
+
+  const image = await ingest(deps, input.image_url);
+  const id = newId("prod");
+  const originalKey = fileKey(id, "original", image.ext);
+  await storage.put(originalKey, image.bytes, image.contentType);
+  const dekupe = input.dekupe ?? true;
+  const at = deps.clock.now();
+  try {
+    const row = await db.tx(async (tx) => {
+      const current = await countFor(deps, tx, accountId);
+      if (current >= MAX_PRODUCTS) throw errors.productLimit(current, MAX_PRODUCTS);
+      const [inserted] = await tx
+        .insert(products)
+        .values({
+          id,
+          accountId,
+          name: input.name,
+          description: input.description ?? null,
+          ...imageColumns(image, originalKey, input.image_url),
+          dekupeEnabled: dekupe,
+          dekupeStatus: dekupe ? "processing" : "off",
+          dekupeAttempts: dekupe ? 1 : 0,
+          dekupeRetriesLeft: DEKUPE_RETRIES,
+          dekupeUpdatedAt: dekupe ? at : null,
+          createdAt: at,
+          updatedAt: at,
+        })
+        .returning();
+      if (dekupe) await enqueueDekupe(deps, tx, id);
+      return inserted;
+    });
+    return productJson(row, storage);
+  } catch (e) {
+    await removeFiles(deps, [originalKey]);
+    throw e;
+  }
+}
+
+/** The columns a patch changes on `current`; a new image starts its dekupe over (when dekupe is on). */
+function patchColumns(current: ProductRow, patch: ProductPatch, replacement: { image: IngestedImage; key: string } | null, at: number) {
+  const set: Partial<ProductRow> = { updatedAt: at };
+  if (patch.name !== undefined) set.name = patch.name;
+  if (patch.description !== undefined) set.description = patch.description;
+  if (replacement) {
+    Object.assign(set, {
+      ...imageColumns(replacement.image, replacement.key, patch.image_url!),
+      dekupePreviewKey: null,
+      dekupeMaskKey: null,
+      dekupeBox: null,
+      dekupeTimings: null,
+      dekupeError: null,
+      dekupeRetriesLeft: DEKUPE_RETRIES,
+      dekupeAttempts: current.dekupeEnabled ? 1 : 0,
+      dekupeStatus: current.dekupeEnabled ? "processing" : "off",
+      dekupeUpdatedAt: at,
+    } satisfies Partial<ProductRow>);
+  }
+  return set;
+}
+
+export async function updateProduct(deps: ProductDeps, accountId: string, id: string, patch: ProductPatch) {
+  const { db, storage } = deps;
+  const { products } = db.schema;
+  // 404 before fetching anything for a product that is not there.
+  await getProductRow(deps, accountId, id);
+  const image = patch.image_url !== undefined ? await ingest(deps, patch.image_url) : null;
+  const replacement = image ? { image, key: fileKey(id, "original", image.ext) } : null;
+  if (replacement) await storage.put(replacement.key, replacement.image.bytes, replacement.image.contentType);
+  const at = deps.clock.now();
+  let replaced: ProductRow | null = null;
+  try {
+    const row = await db.tx(async (tx) => {
+      const [current] = await tx.select().from(products).where(productScope(deps.db, accountId, id)).limit(1);
+      if (!current) throw errors.notFound("product");
+      if (replacement) replaced = current;
+      const [updated] = await tx.update(products).set(patchColumns(current, patch, replacement, at)).where(eq(products.id, id)).returning();
+      if (replacement && current.dekupeEnabled) await enqueueDekupe(deps, tx, id);
+      return updated;
+    });
+    if (replaced) await removeFiles(deps, productFileKeys(replaced));
+    return productJson(row, storage);
+  } catch (e) {
+    if (replacement) await removeFiles(deps, [replacement.key]);
+    throw e;
+  }
+}
+
+export async function deleteProduct(deps: ProductDeps, accountId: string, id: string) {
+  const { products } = deps.db.schema;
+  const removed = await deps.db.tx(async (tx) => {
+    const rows = await tx.delete(products).where(productScope(deps.db, accountId, id)).returning();
+    if (rows.length === 0) throw errors.notFound("product");
+    return rows[0];
+  });
+  await removeFiles(deps, productFileKeys(removed));
+  return { id, object: "product", deleted: true };
+}

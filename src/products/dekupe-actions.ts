@@ -1,0 +1,80 @@
+// What an account does with a product's cut-out: look at it, try again (3 retries), or go back to the original.
+import { eq } from "drizzle-orm";
+import type { Orm } from "../db";
+import { errors } from "../kernel";
+import { dekupeJson, productJson } from "./json";
+import { enqueueDekupe, productScope } from "./rows";
+import type { DekupeDeps, ProductRow } from "./types";
+
+export async function previewDekupe(deps: DekupeDeps, accountId: string, id: string) {
+  const { db, storage } = deps;
+  const [row] = await db.read.select().from(db.schema.products).where(productScope(deps.db, accountId, id)).limit(1);
+  if (!row) throw errors.notFound("product");
+  return {
+    product_id: row.id,
+    object: "dekupe",
+    ...dekupeJson(row, storage),
+    image_url: storage.url(row.imageKey),
+    original_image_url: storage.url(row.originalKey),
+  };
+}
+
+/**
+ * Changes an account's product in one transaction: `change` reads the current row (and may refuse it with an error)
+ * and gives the new columns; `then` runs in the same transaction afterwards.
+ */
+async function changeProduct(
+  deps: DekupeDeps,
+  accountId: string,
+  id: string,
+  change: (current: ProductRow, at: number) => Partial<ProductRow>,
+  then?: (tx: Orm) => Promise<void>,
+): Promise<ProductRow> {
+  const { products } = deps.db.schema;
+  const at = deps.clock.now();
+  return deps.db.tx(async (tx) => {
+    const [current] = await tx.select().from(products).where(productScope(deps.db, accountId, id)).limit(1);
+    if (!current) throw errors.notFound("product");
+    const [updated] = await tx.update(products).set(change(current, at)).where(eq(products.id, id)).returning();
+    await then?.(tx);
+    return updated;
+  });
+}
+
+export async function retryDekupe(deps: DekupeDeps, accountId: string, id: string) {
+  const retry = (current: ProductRow, at: number): Partial<ProductRow> => {
+    if (current.dekupeStatus === "processing") {
+      throw errors.conflict("A background removal is already running for this product.", { dekupe_status: "processing" });
+    }
+    if (current.dekupeRetriesLeft <= 0) {
+      throw errors.conflict("All 3 dekupe retries are used up; revert to the original image or upload a new one.", {
+        retries_left: 0,
+      });
+    }
+    return {
+      dekupeEnabled: true,
+      dekupeStatus: "processing",
+      dekupeAttempts: current.dekupeAttempts + 1,
+      dekupeRetriesLeft: current.dekupeRetriesLeft - 1,
+      dekupeError: null,
+      dekupeUpdatedAt: at,
+      updatedAt: at,
+    };
+  };
+  const row = await changeProduct(deps, accountId, id, retry, (tx) => enqueueDekupe(deps, tx, id));
+  return { product_id: row.id, object: "dekupe", ...dekupeJson(row, deps.storage) };
+}
+
+export async function revertDekupe(deps: DekupeDeps, accountId: string, id: string) {
+  const row = await changeProduct(deps, accountId, id, (current, at) => ({
+    imageKey: current.originalKey,
+    imageType: current.originalType,
+    imageWidth: current.originalWidth,
+    imageHeight: current.originalHeight,
+    dekupeEnabled: false,
+    dekupeStatus: "off",
+    dekupeUpdatedAt: at,
+    updatedAt: at,
+  }));
+  return productJson(row, deps.storage);
+}

@@ -1,0 +1,131 @@
+// The dekupe job: one cut-out of the product's current image by the background-removal plugin, saved only if the
+// image is still the one it cleaned (else it starts over, a few times at most), and the failure paths.
+import { and, eq } from "drizzle-orm";
+import type { Orm } from "../db";
+import { newId } from "../kernel";
+import type { Cutout } from "../plugins";
+import { removeFiles } from "./rows";
+import type { DekupeDeps, DekupeJobPayload, ProductRow } from "./types";
+
+/** How many times the job starts over when the product's image is replaced while it works. */
+const MAX_RESTARTS = 3;
+
+async function loadProduct(deps: DekupeDeps, id: string): Promise<ProductRow | null> {
+  const { products } = deps.db.schema;
+  const [row] = await deps.db.read.select().from(products).where(eq(products.id, id)).limit(1);
+  return row ?? null;
+}
+
+/** Marks the attempt `row` stands for failed, unless the product has moved on (new image, new attempt, settled). */
+async function markFailed(deps: DekupeDeps, row: ProductRow, message: string, started?: number) {
+  const { products } = deps.db.schema;
+  const at = deps.clock.now();
+  if (started !== undefined) deps.observe?.("failed", (at - started) / 1000);
+  await deps.db.tx((tx) =>
+    tx
+      .update(products)
+      .set({ dekupeStatus: "failed", dekupeError: message, dekupeUpdatedAt: at, updatedAt: at })
+      .where(
+        and(
+          eq(products.id, row.id),
+          eq(products.originalKey, row.originalKey),
+          eq(products.dekupeAttempts, row.dekupeAttempts),
+          eq(products.dekupeStatus, "processing"),
+        ),
+      ),
+  );
+}
+
+type SavedCutout = { cut: Cutout; cutoutKey: string; maskKey: string; started: number; cutoutMs: number };
+
+/** Points the product at its stored cut-out if it still waits for this very attempt; says what it found otherwise. */
+async function saveCutout(deps: DekupeDeps, row: ProductRow, saved: SavedCutout) {
+  const { products } = deps.db.schema;
+  const { cut, cutoutKey, maskKey, started, cutoutMs } = saved;
+  const at = deps.clock.now();
+  return deps.db.tx(async (tx) => {
+    const [current] = await tx.select().from(products).where(eq(products.id, row.id)).limit(1);
+    if (!current) return "gone" as const;
+    if (current.originalKey !== row.originalKey) return "changed" as const;
+    if (current.dekupeStatus !== "processing" || current.dekupeAttempts !== row.dekupeAttempts) return "stale" as const;
+    await tx
+      .update(products)
+      .set({
+        imageKey: cutoutKey,
+        imageType: "image/png",
+        imageWidth: cut.width,
+        imageHeight: cut.height,
+        dekupeStatus: "ready",
+        dekupePreviewKey: cutoutKey,
+        dekupeMaskKey: maskKey,
+        dekupeBox: JSON.stringify(cut.box),
+        // total_ms: job start to ready; cutout_ms: the plugin's call, broken down further when the plugin says how.
+        dekupeTimings: JSON.stringify({ total_ms: at - started, cutout_ms: cutoutMs, ...cut.timings, variant: cut.variant }),
+        dekupeError: null,
+        dekupeUpdatedAt: at,
+        updatedAt: at,
+      })
+      .where(eq(products.id, row.id));
+    return "ready" as const;
+  });
+}
+
+/** One cut-out attempt for the product's current image; returns false when the image changed meanwhile. */
+async function attempt(deps: DekupeDeps, row: ProductRow, signal: AbortSignal): Promise<boolean> {
+  const { storage } = deps;
+  const started = deps.clock.now();
+  const file = await storage.get(row.originalKey);
+  if (!file) {
+    await markFailed(deps, row, "The original image is missing from storage.", started);
+    return true;
+  }
+  const source = new Uint8Array(await file.body.arrayBuffer());
+  let cut;
+  const t0 = performance.now();
+  try {
+    cut = await deps.removal.remove({ image: source, attempt: row.dekupeAttempts, signal });
+  } catch (e) {
+    if (signal.aborted) throw e;
+    await markFailed(deps, row, `Background removal failed: ${(e as Error).message}`, started);
+    return true;
+  }
+  const cutoutMs = Math.round(performance.now() - t0);
+  const suffix = newId("file").slice(5);
+  const cutoutKey = `products/${row.id}/cutout-${suffix}.png`;
+  const maskKey = `products/${row.id}/mask-${suffix}.png`;
+  await storage.put(cutoutKey, cut.png, "image/png");
+  await storage.put(maskKey, cut.mask, "image/png");
+  const outcome = await saveCutout(deps, row, { cut, cutoutKey, maskKey, started, cutoutMs });
+  if (outcome !== "ready") {
+    await removeFiles(deps, [cutoutKey, maskKey]);
+    return outcome !== "changed";
+  }
+  deps.observe?.("ready", (deps.clock.now() - started) / 1000);
+  // The previous attempt's files are no longer referenced by the row.
+  await removeFiles(deps, [row.dekupePreviewKey, row.dekupeMaskKey].filter((k) => k !== row.originalKey));
+  return true;
+}
+
+/** The job handler: idempotent, since a job may run again after a crash. */
+export async function runDekupe(deps: DekupeDeps, payload: DekupeJobPayload, signal: AbortSignal): Promise<void> {
+  for (let i = 0; i < MAX_RESTARTS; i++) {
+    const row = await loadProduct(deps, payload.productId);
+    if (!row || row.dekupeStatus !== "processing") return;
+    if (await attempt(deps, row, signal)) return;
+  }
+  const row = await loadProduct(deps, payload.productId);
+  if (row && row.dekupeStatus === "processing") await markFailed(deps, row, "The image kept changing while it was being cleaned.");
+}
+
+/**
+ * The dekupe job went dead (every attempt failed, or each died with its instance): the cut-out is marked failed in
+ * the same transaction, so the product stops saying "processing" and a video waiting on it goes ahead with the photo.
+ */
+export async function dekupeDead(deps: DekupeDeps, tx: Orm, productId: string, error: string): Promise<void> {
+  const { products } = deps.db.schema;
+  const at = deps.clock.now();
+  await tx
+    .update(products)
+    .set({ dekupeStatus: "failed", dekupeError: `Background removal did not finish: ${error}`, dekupeUpdatedAt: at, updatedAt: at })
+    .where(and(eq(products.id, productId), eq(products.dekupeStatus, "processing")));
+}

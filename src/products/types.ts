@@ -1,0 +1,46 @@
+// The words of the products folder: its limits and job kind, a product row, requests, and the dependencies its
+// functions take.
+import type { Db, Orm, schema } from "../db";
+import type { Clock, Logger } from "../kernel";
+import type { BackgroundRemovalPlugin, StoragePlugin } from "../plugins";
+
+export const MAX_PRODUCTS = 5;
+export const DEKUPE_RETRIES = 3;
+export const DEKUPE_JOB = "dekupe";
+
+export type ProductRow = typeof schema.products.$inferSelect;
+export type DekupeStatus = "processing" | "ready" | "failed" | "off";
+
+export type JobQueue = {
+  enqueue(
+    tx: Orm,
+    kind: string,
+    payload: Record<string, unknown>,
+    opts?: { dedupeKey?: string; concurrencyKey?: string; priority?: number },
+  ): Promise<{ id: string }>;
+};
+
+export type ProductDeps = {
+  db: Db;
+  clock: Clock;
+  storage: StoragePlugin;
+  jobs: JobQueue;
+  logger: Logger;
+  image: { allowPrivateNetworks: boolean; timeoutMs: number; resolve?: (host: string) => Promise<string[]> };
+};
+
+export type NewProduct = { name: string; description?: string; image_url: string; dekupe?: boolean };
+export type ProductPatch = { name?: string; description?: string | null; image_url?: string };
+
+export type DekupeDeps = {
+  db: Db;
+  clock: Clock;
+  storage: StoragePlugin;
+  removal: BackgroundRemovalPlugin;
+  jobs: JobQueue;
+  logger: Logger;
+  /** Told each attempt's outcome and how long it took from the job's start (metrics). */
+  observe?: (outcome: "ready" | "failed", seconds: number) => void;
+};
+
+export type DekupeJobPayload = { productId: string };
