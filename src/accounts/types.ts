@@ -1,0 +1,10 @@
+// The words of the accounts folder: an account row, who a request is, and what its functions work with.
+import type { Db, schema } from "../db";
+import type { Clock } from "../kernel";
+
+export type AccountRow = typeof schema.accounts.$inferSelect;
+export type Principal = { accountId: string; tokenId: string };
+export type NewAccount = { name?: string; credits?: number; language?: string; isPremium?: boolean };
+export type AccountPatch = { isPremium?: boolean; language?: string; name?: string; webhookUrl?: string | null };
+
+export type AccountDeps = { db: Db; clock: Clock };
