@@ -1,5 +1,5 @@
-// The composition root: builds one vitrin instance (database, plugins, job engine, domain modules, HTTP app)
-// from a config, and knows how to start serving and how to shut down gracefully.
+// The composition root: builds one vitrin instance from a config in named steps (open the database, load the
+// templates and plugins, build the domain, build the HTTP app) and knows how to serve and shut down gracefully.
 import type { Server } from "bun";
 import type { Config } from "./config";
 import { createLogger, type Logger } from "./kernel";
@@ -7,11 +7,10 @@ import { openDatabase, type Db } from "./db";
 import { systemClock, type Clock } from "./kernel";
 import { createAccounts } from "./accounts";
 import { adminRoutes } from "./http/routes/accounts";
-import { createProducts, DEKUPE_JOB } from "./products";
-import { createDekupe, type DekupeJobPayload } from "./products/dekupe";
+import { createDekupe, createProducts, DEKUPE_JOB, type Dekupe, type DekupeJobPayload } from "./products";
 import { productRoutes } from "./http/routes/products";
 import { createHttpApp, type RequestMeta } from "./http";
-import { createMetrics } from "./http/metrics";
+import { createMetrics, type Metrics } from "./http/metrics";
 import { createRateLimiter } from "./http/ratelimit";
 import { AuthGate } from "./http/auth-gate";
 import { AuthThrottle } from "./http/auth-throttle";
@@ -21,12 +20,12 @@ import { recordIdempotentError } from "./http/idempotency-hooks";
 import { registerIdempotencyPurge } from "./http/idempotency-purge";
 import type { GuardDeps } from "./http/guard";
 import { JobEngine } from "./jobs";
-import { createIdleReclaim } from "./native/idle";
+import { createIdleReclaim, type IdleReclaim } from "./native/idle";
 import { jobRoutes } from "./http/routes/jobs";
 import { createWebhooks } from "./webhooks";
 import { webhookRoutes } from "./http/routes/webhooks";
 import { checkOutboundUrl } from "./net";
-import { createBilling } from "./billing/service";
+import { createBilling } from "./billing";
 import { balanceRoutes, paymentRoutes } from "./http/routes/billing";
 import { createVideos } from "./videos";
 import { videoRoutes } from "./http/routes/videos";
@@ -50,9 +49,8 @@ export type ServiceOptions = {
   renderScale?: number;
 };
 
-export async function createService(config: Config, opts: ServiceOptions = {}) {
-  const clock = opts.clock ?? systemClock;
-  const logger = opts.logger ?? createLogger(config.logLevel);
+/** Opens the database and brings its schema up to date; a database that cannot migrate is closed again. */
+async function openStore(config: Config): Promise<Db> {
   const db: Db = openDatabase(config.databaseUrl, { poolSize: config.databasePool, busyTimeoutMs: config.databaseBusyTimeoutMs });
   try {
     await db.migrate();
@@ -60,6 +58,11 @@ export async function createService(config: Config, opts: ServiceOptions = {}) {
     db.close();
     throw e;
   }
+  return db;
+}
+
+/** Loads the templates and starts the plugins (built-in and folder ones); the database is closed if either fails. */
+async function loadExtensions(config: Config, opts: ServiceOptions, logger: Logger, db: Db) {
   let plugins;
   let templates: TemplateRegistry;
   try {
@@ -71,10 +74,37 @@ export async function createService(config: Config, opts: ServiceOptions = {}) {
     db.close();
     throw e;
   }
+  return { plugins, templates };
+}
 
-  // Cut-outs and renders leave freed native memory mapped; once they stop for a while it goes back (native/idle.ts).
-  const idle = createIdleReclaim({ idleMs: config.idleTrimMs, logger });
-  const metrics = createMetrics();
+/** What every later step builds on: the instance's settings, clock, logger, database, plugins and templates. */
+type Foundation = {
+  config: Config;
+  opts: ServiceOptions;
+  clock: Clock;
+  logger: Logger;
+  db: Db;
+  plugins: Awaited<ReturnType<typeof loadExtensions>>["plugins"];
+  templates: TemplateRegistry;
+  idle: IdleReclaim;
+  metrics: Metrics;
+};
+
+/** The dekupe job runs the products folder's handler, one at a time; a dead job marks the cut-out failed. */
+function registerDekupeJob(jobs: JobEngine, dekupe: Dekupe) {
+  jobs.register<DekupeJobPayload>(DEKUPE_JOB, (job) => dekupe.run(job.payload, job.signal), {
+    concurrency: 1,
+    maxAttempts: 3,
+    onDead: (tx, job) => {
+      const productId = (job.payload as Partial<DekupeJobPayload> | undefined)?.productId;
+      if (typeof productId === "string") return dekupe.onDead(tx, productId, job.error);
+    },
+  });
+}
+
+/** The job engine and the domain modules over it (their jobs registered, not yet started). */
+function buildDomain(f: Foundation) {
+  const { config, opts, clock, logger, db, plugins, templates, idle, metrics } = f;
   const jobs = new JobEngine({
     db,
     clock,
@@ -95,14 +125,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}) {
     logger,
     observe: metrics.observeDekupe,
   });
-  jobs.register<DekupeJobPayload>(DEKUPE_JOB, (job) => dekupe.run(job.payload, job.signal), {
-    concurrency: 1,
-    maxAttempts: 3,
-    onDead: (tx, job) => {
-      const productId = (job.payload as Partial<DekupeJobPayload> | undefined)?.productId;
-      if (typeof productId === "string") return dekupe.onDead(tx, productId, job.error);
-    },
-  });
+  registerDekupeJob(jobs, dekupe);
   const outbound = { allowPrivateNetworks: config.allowPrivateNetworks, resolve: opts.resolve };
   const webhooks = createWebhooks({
     db,
@@ -141,21 +164,22 @@ export async function createService(config: Config, opts: ServiceOptions = {}) {
     observeRender: metrics.observeRender,
     dekupeWaitMs: config.dekupeWaitMs,
   });
+  return { jobs, accounts, products, dekupe, webhooks, billing, videos, checkUrl };
+}
 
-  metrics.watchJobs(() => jobs.stats());
-  metrics.watchWebhooks(() => webhooks.backlog());
+/** Whether the instance is shutting down: stop() sets it, and the HTTP app answers accordingly. */
+type RunState = { shuttingDown: boolean };
 
-  function startWorker() {
-    jobs.start();
-    webhooks.resume().catch((err) => logger.error("could not queue waiting webhook deliveries", { err }));
-  }
+/** The HTTP face: rate limiter, idempotency (and its purge job), the auth gate, the guard and every route. */
+async function buildHttp(f: Foundation, domain: ReturnType<typeof buildDomain>, state: RunState) {
+  const { config, clock, logger, db, plugins, templates, metrics } = f;
+  const { jobs, accounts, products, dekupe, webhooks, billing, videos, checkUrl } = domain;
   const limiter = createRateLimiter(db, config.rateLimitPerMinute, config.rateLimitBurst, clock);
   const idempotency = createIdempotency(db, clock, { leaseMs: config.idempotencyLeaseMs });
   const idempotencyPurge = registerIdempotencyPurge({ jobs, db, clock, idempotency });
   // A write at start: on a full disk or a locked database the service still starts, and the next start queues it.
   await idempotencyPurge.schedule().catch((err) => logger.warn("could not queue the idempotency key purge", { err }));
   const meta = new WeakMap<Request, RequestMeta>();
-  let shuttingDown = false;
 
   const auth = new AuthGate(
     new AuthThrottle({ limit: config.authFailuresPerMinute, clock }),
@@ -170,7 +194,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}) {
     metrics,
     plugins,
     meta,
-    isShuttingDown: () => shuttingDown,
+    isShuttingDown: () => state.shuttingDown,
     readiness: async () => ({ database: { ok: await db.ping() } }),
     onIdempotentOutcome: (m, status, body) => recordIdempotentError(idempotency, logger, m, status, body),
   })
@@ -181,35 +205,25 @@ export async function createService(config: Config, opts: ServiceOptions = {}) {
     .use(paymentRoutes(guard, billing, plugins.payment))
     .use(adminRoutes(guard, accounts))
     .use(jobRoutes(guard, jobs));
+  return { app, idempotency };
+}
 
+type Domain = ReturnType<typeof buildDomain>;
+type HttpApp = Awaited<ReturnType<typeof buildHttp>>["app"];
+
+/** Serving and stopping: listen (API, and jobs unless API-only), listenWorker (jobs only), and a graceful stop. */
+function createLifecycle(f: Foundation, domain: Domain, app: HttpApp, state: RunState) {
+  const { config, opts, logger, db, plugins, idle } = f;
+  const { jobs, webhooks } = domain;
   let server: Server<unknown> | null = null;
   const runWorker = opts.worker ?? true;
   let stopping: Promise<void> | null = null;
-
-  const service = {
-    config,
-    clock,
-    logger,
-    db,
-    plugins,
-    jobs,
-    accounts,
-    products,
-    dekupe,
-    webhooks,
-    billing,
-    videos,
-    templates,
-    checkUrl,
-    idempotency,
-    metrics,
-    idle,
-    app,
-    /** In-process request handling, as tests use it. */
-    handle: (request: Request) => app.handle(request),
-    get server() {
-      return server;
-    },
+  function startWorker() {
+    jobs.start();
+    webhooks.resume().catch((err) => logger.error("could not queue waiting webhook deliveries", { err }));
+  }
+  return {
+    server: () => server,
     /** Starts the HTTP server (and the job engine unless this is an API-only instance). */
     listen(port = config.port, hostname = config.host) {
       app.listen({ port, hostname, reusePort: false, maxRequestBodySize: config.maxBodyBytes + 64 * 1024 });
@@ -243,7 +257,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}) {
     /** Graceful shutdown: refuse new work, let requests and jobs finish within the deadline, close everything. */
     stop(): Promise<void> {
       stopping ??= (async () => {
-        shuttingDown = true;
+        state.shuttingDown = true;
         const deadline = config.shutdownTimeoutMs;
         if (server) {
           const drained = server.stop(false);
@@ -258,6 +272,57 @@ export async function createService(config: Config, opts: ServiceOptions = {}) {
       })();
       return stopping;
     },
+  };
+}
+
+export async function createService(config: Config, opts: ServiceOptions = {}) {
+  const clock = opts.clock ?? systemClock;
+  const logger = opts.logger ?? createLogger(config.logLevel);
+  const db = await openStore(config);
+  const { plugins, templates } = await loadExtensions(config, opts, logger, db);
+
+  // Cut-outs and renders leave freed native memory mapped; once they stop for a while it goes back (native/idle.ts).
+  const idle = createIdleReclaim({ idleMs: config.idleTrimMs, logger });
+  const metrics = createMetrics();
+  const foundation: Foundation = { config, opts, clock, logger, db, plugins, templates, idle, metrics };
+  const domain = buildDomain(foundation);
+  const { jobs, accounts, products, dekupe, webhooks, billing, videos, checkUrl } = domain;
+
+  metrics.watchJobs(() => jobs.stats());
+  metrics.watchWebhooks(() => webhooks.backlog());
+
+  const state: RunState = { shuttingDown: false };
+  const { app, idempotency } = await buildHttp(foundation, domain, state);
+  const life = createLifecycle(foundation, domain, app, state);
+
+  const service = {
+    config,
+    clock,
+    logger,
+    db,
+    plugins,
+    jobs,
+    accounts,
+    products,
+    dekupe,
+    webhooks,
+    billing,
+    videos,
+    templates,
+    checkUrl,
+    idempotency,
+    metrics,
+    idle,
+    app,
+    /** In-process request handling, as tests use it. */
+    handle: (request: Request) => app.handle(request),
+    get server() {
+      return life.server();
+    },
+    // listen, listenWorker and stop are said in createLifecycle.
+    listen: life.listen,
+    listenWorker: life.listenWorker,
+    stop: life.stop,
   };
   return service;
 }
