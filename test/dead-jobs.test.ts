@@ -156,3 +156,24 @@ describe("a webhook delivery job that goes dead", () => {
     expect(queued[0]!.runAt).toBe(t.clock.now() + 60_000);
   });
 });
+
+describe("a top-up expiry job that goes dead", () => {
+  test("asks about the still-pending top-up again an hour on", async () => {
+    const { acct } = await setup();
+    const topUp = await t.json("POST", "/v1/balance/top-up", { token: acct.token, body: { amount: 1000, currency: "usd" } });
+    expect(topUp.status).toBe(201);
+    const { jobs } = t.service.db.schema;
+    // Its last attempt died with its instance.
+    await t.service.db.tx((tx) =>
+      tx
+        .update(jobs)
+        .set({ status: "running", attempts: 5, leaseOwner: "gone:1:x", leaseExpiresAt: t.clock.now() - 1 })
+        .where(and(eq(jobs.kind, "topup.expire"), eq(jobs.status, "queued"))),
+    );
+    expect((await t.service.jobs.maintain()).dead).toBe(1);
+    const queued = await t.service.jobs.listJobs({ kind: "topup.expire", status: "queued" });
+    expect(queued).toHaveLength(1);
+    expect(JSON.parse(queued[0]!.payload)).toEqual({ topUpId: topUp.body.id });
+    expect(queued[0]!.runAt).toBe(t.clock.now() + 60 * 60 * 1000);
+  });
+});
