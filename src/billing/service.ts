@@ -7,26 +7,19 @@ import { balance, bookEntry, ledgerCheck, listTransactions, transactionPager } f
 import type { BillingDeps } from "./deps";
 import type { LedgerEntry } from "./ledger";
 import { checkReturn, handleNotice, startTopUp, type TopUpRequest } from "./payments";
-import { completeManually, expireTopUp, fulfil, getTopUp, loadTopUp, TOP_UP_EXPIRE_JOB } from "./top-ups";
+import { completeManually, expireTopUp, expiryDead, fulfil, getTopUp, loadTopUp, TOP_UP_EXPIRE_JOB } from "./top-ups";
 
 export type { BillingDeps } from "./deps";
 export { creditsFor, MIN_TOP_UP, TOP_UP_EXPIRE_JOB, topUpJson, type TopUpRow } from "./top-ups";
-
-/** When a pending top-up whose expiry job went dead is looked at again. */
-const EXPIRY_RETRY_MS = 60 * 60 * 1000;
 
 export function createBilling(deps: BillingDeps) {
   const pageTransactions = transactionPager(deps.db);
   deps.jobs.register<{ topUpId: string }>(TOP_UP_EXPIRE_JOB, (job) => expireTopUp(deps, job.payload.topUpId), {
     concurrency: 4,
     maxAttempts: 5,
-    // The provider could not be asked (or the database written) five times over: a pending top-up is asked about again
-    // an hour on, since it may yet be paid, rather than left pending with nobody looking.
     onDead: async (tx, job) => {
       const topUpId = (job.payload as { topUpId?: unknown } | undefined)?.topUpId;
-      if (typeof topUpId !== "string") return;
-      const row = await loadTopUp(deps, tx, topUpId);
-      if (row?.status === "pending") await deps.jobs.enqueue(tx, TOP_UP_EXPIRE_JOB, { topUpId }, { runAt: deps.clock.now() + EXPIRY_RETRY_MS });
+      if (typeof topUpId === "string") await expiryDead(deps, tx, topUpId);
     },
   });
   return {

@@ -100,6 +100,18 @@ export async function expireTopUp(deps: BillingDeps, topUpId: string) {
   await settleUnpaid(deps, row.id, "expired", null);
 }
 
+/** When a pending top-up whose expiry job went dead is looked at again. */
+const EXPIRY_RETRY_MS = 60 * 60 * 1000;
+
+/**
+ * The expiry job went dead: the provider could not be asked (or the database written) five times over. A pending
+ * top-up is asked about again an hour on, since it may yet be paid, rather than left pending with nobody looking.
+ */
+export async function expiryDead(deps: BillingDeps, tx: Orm, topUpId: string) {
+  const row = await loadTopUp(deps, tx, topUpId);
+  if (row?.status === "pending") await deps.jobs.enqueue(tx, TOP_UP_EXPIRE_JOB, { topUpId }, { runAt: deps.clock.now() + EXPIRY_RETRY_MS });
+}
+
 export async function getTopUp(deps: BillingDeps, accountId: string, id: string) {
   const row = await loadTopUp(deps, deps.db.read, id);
   if (!row || row.accountId !== accountId) throw errors.notFound("top-up");
