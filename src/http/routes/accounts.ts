@@ -35,8 +35,9 @@ export function adminRoutes(admin: AdminGuardDeps & IdempotencyDeps, accounts: A
   return new Elysia({ prefix: "/v1/admin", normalize: false })
     .use(adminGuard(admin))
     // A retried grant must credit once: the operator's keys share one scope, apart from every account's.
-    .onBeforeHandle((ctx) => reserveIdempotencyKey(admin, ADMIN_IDEMPOTENCY_SCOPE, ctx))
-    .onAfterHandle((ctx) => storeIdempotentAnswer(admin, ctx))
+    // Hooks name the fields they use: one taking the whole context makes Elysia parse cookies on every route.
+    .onBeforeHandle(({ request, body, path }) => reserveIdempotencyKey(admin, ADMIN_IDEMPOTENCY_SCOPE, { request, body, path }))
+    .onAfterHandle(({ request, responseValue, set }) => storeIdempotentAnswer(admin, { request, responseValue, set }))
     .post(
       "/accounts",
       async ({ body, set }) => {

@@ -1,5 +1,5 @@
 // The small HTML pages a payer sees: the manual provider's payment page, and the return and cancel pages.
-import type { TopUpRow } from "../../billing/service";
+import type { TopUpRow } from "../../billing";
 
 function escape(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

@@ -5,7 +5,7 @@ import { accountGuard, adminGuard, type AdminGuardDeps, type GuardDeps } from ".
 import { errors } from "../../kernel";
 import { idParams, jsonInteger, pageQuery } from "../schema";
 import { PaymentSignatureError, type PaymentPlugin } from "../../plugins";
-import { MIN_TOP_UP, topUpJson, type Billing } from "../../billing/service";
+import { MIN_TOP_UP, topUpJson, type Billing } from "../../billing";
 import { cancelPage, manualPaymentPage, notFoundPage, returnPage } from "./billing-pages";
 
 

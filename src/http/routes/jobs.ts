@@ -3,7 +3,7 @@ import { Elysia, t } from "elysia";
 import { adminGuard, type AdminGuardDeps } from "../guard";
 import { errors } from "../../kernel";
 import { iso } from "../../kernel";
-import { JOB_STATUSES, type JobEngine, type JobRecord } from "../../jobs/index";
+import { JOB_STATUSES, type JobEngine, type JobRecord } from "../../jobs";
 
 export function jobJson(job: JobRecord) {
   return {

@@ -2,8 +2,8 @@
 import { Elysia, t } from "elysia";
 import { accountGuard, type GuardDeps } from "../guard";
 import { idParams, pageQuery } from "../schema";
-import type { Products } from "../../products/index";
-import type { Dekupe } from "../../products/dekupe";
+import type { Products } from "../../products";
+import type { Dekupe } from "../../products";
 
 const name = t.String({ minLength: 1, maxLength: 200, pattern: "\\S", description: "Product name." });
 const description = t.String({ maxLength: 5000, description: "Detailed description." });

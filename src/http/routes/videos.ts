@@ -6,8 +6,8 @@ import { errors } from "../../kernel";
 import type { RendererPlugin } from "../../plugins";
 import type { TemplateRegistry, LoadedTemplate } from "../../templates";
 import { baseLanguage, PreviewCache } from "../../templates";
-import type { Videos } from "../../videos/index";
-import { templateLanguage } from "../../videos/language";
+import type { Videos } from "../../videos";
+import { templateLanguage } from "../../videos";
 
 /** How previews are made and kept: by the renderer plugin (when it makes them), cached in VITRIN_PREVIEW_CACHE_BYTES. */
 export type PreviewOptions = { renderer: Pick<RendererPlugin, "name" | "preview">; cacheBytes?: number };

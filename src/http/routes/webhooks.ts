@@ -2,7 +2,7 @@
 import { Elysia, t } from "elysia";
 import { idParams, pageQuery } from "../schema";
 import { accountGuard, type GuardDeps } from "../guard";
-import type { Webhooks } from "../../webhooks/index";
+import type { Webhooks } from "../../webhooks";
 import type { Accounts } from "../../accounts";
 
 
