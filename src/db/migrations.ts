@@ -6,22 +6,26 @@ import m0000 from "../../drizzle/sqlite/0000_init.sql" with { type: "text" };
 import m0001 from "../../drizzle/sqlite/0001_claim_indexes.sql" with { type: "text" };
 import m0002 from "../../drizzle/sqlite/0002_webhook_outbox.sql" with { type: "text" };
 import m0003 from "../../drizzle/sqlite/0003_attempts_by_message.sql" with { type: "text" };
+import m0004 from "../../drizzle/sqlite/0004_brands.sql" with { type: "text" };
 import pgJournal from "../../drizzle/pg/meta/_journal.json";
 import pg0000 from "../../drizzle/pg/0000_init.sql" with { type: "text" };
 import pg0001 from "../../drizzle/pg/0001_webhook_outbox.sql" with { type: "text" };
 import pg0002 from "../../drizzle/pg/0002_attempts_by_message.sql" with { type: "text" };
+import pg0003 from "../../drizzle/pg/0003_brands.sql" with { type: "text" };
 
 const files: Record<string, string> = {
   "0000_init": m0000,
   "0001_claim_indexes": m0001,
   "0002_webhook_outbox": m0002,
   "0003_attempts_by_message": m0003,
+  "0004_brands": m0004,
 };
 
 const pgFiles: Record<string, string> = {
   "0000_init": pg0000,
   "0001_webhook_outbox": pg0001,
   "0002_attempts_by_message": pg0002,
+  "0003_brands": pg0003,
 };
 
 export type Migration = { tag: string; when: number; hash: string; statements: string[] };

@@ -296,3 +296,21 @@ export const rateLimits = pgTable("rate_limits", {
   // Fractional: the emission interval (60 000 / per-minute rate) rarely divides evenly.
   tat: doublePrecision("tat").notNull(),
 });
+
+// An account's brand kit (PUT /v1/brand): at most one row per account; every field may be unset (null).
+export const brands = pgTable("brands", {
+  accountId: text("account_id")
+    .primaryKey()
+    .references(() => accounts.id, { onDelete: "cascade" }),
+  logoKey: text("logo_key"),
+  logoType: text("logo_type"),
+  logoWidth: integer("logo_width"),
+  logoHeight: integer("logo_height"),
+  primaryColor: text("primary_color"),
+  secondaryColor: text("secondary_color"),
+  backgroundColor: text("background_color"),
+  textColor: text("text_color"),
+  font: text("font"),
+  createdAt: ms("created_at").notNull(),
+  updatedAt: ms("updated_at").notNull(),
+});

@@ -302,3 +302,21 @@ export const videos = sqliteTable(
   },
   (t) => [index("videos_account_created_idx").on(t.accountId, t.createdAt, t.id), index("videos_product_idx").on(t.productId)],
 );
+
+// An account's brand kit (PUT /v1/brand): at most one row per account; every field may be unset (null).
+export const brands = sqliteTable("brands", {
+  accountId: text("account_id")
+    .primaryKey()
+    .references(() => accounts.id, { onDelete: "cascade" }),
+  logoKey: text("logo_key"),
+  logoType: text("logo_type"),
+  logoWidth: integer("logo_width"),
+  logoHeight: integer("logo_height"),
+  primaryColor: text("primary_color"),
+  secondaryColor: text("secondary_color"),
+  backgroundColor: text("background_color"),
+  textColor: text("text_color"),
+  font: text("font"),
+  createdAt: integer("created_at").notNull(),
+  updatedAt: integer("updated_at").notNull(),
+});

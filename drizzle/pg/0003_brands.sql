@@ -1,0 +1,17 @@
+-- brands: an account's brand kit (logo, four colours, a font), one row per account, gone with the account.
+CREATE TABLE "brands" (
+	"account_id" text PRIMARY KEY NOT NULL,
+	"logo_key" text,
+	"logo_type" text,
+	"logo_width" integer,
+	"logo_height" integer,
+	"primary_color" text,
+	"secondary_color" text,
+	"background_color" text,
+	"text_color" text,
+	"font" text,
+	"created_at" bigint NOT NULL,
+	"updated_at" bigint NOT NULL
+);
+--> statement-breakpoint
+ALTER TABLE "brands" ADD CONSTRAINT "brands_account_id_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."accounts"("id") ON DELETE cascade ON UPDATE no action;
