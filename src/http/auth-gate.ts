@@ -26,24 +26,32 @@ export class AuthGate {
   ) {}
 
   /**
-   * The throttle bucket this caller counts in, or null when it has none (in-process handling has no client address;
-   * its callers are this process's own code and tests, not the network). Throws 429 when the bucket is spent.
+   * Throws 429 when the caller's address has spent its failures. The address is only worked out while some address
+   * is turned away (see AuthThrottle.blocking); in-process handling has no address, and its callers are this
+   * process's own code and tests, not the network.
    */
-  admit(request: Request, server: PeerSource): string | null {
-    if (!this.throttle.enabled) return null;
-    const address = clientAddress(request, server, this.trustedProxies);
-    if (address === null) return null;
-    const key = throttleKey(address);
+  admit(request: Request, server: PeerSource): void {
+    if (!this.throttle.blocking) return;
+    const key = this.callerKey(request, server);
+    if (key === null) return;
     const wait = this.throttle.retryAfter(key);
     if (wait > 0) throw errors.tooManyRequests(wait);
-    return key;
   }
 
-  /** Counts a failed authentication (a sent-but-wrong token also against `key`) and gives the 401 to throw. */
-  reject(guard: GuardName, key: string | null, token: string | null, message?: string): ApiError {
+  /** Counts a failed authentication (a sent-but-wrong token also against the caller's address) and gives the 401. */
+  reject(guard: GuardName, request: Request, server: PeerSource, token: string | null, message?: string): ApiError {
     const reason: FailureReason = token === null ? "missing" : "invalid";
     this.countFailure(guard, reason);
-    if (reason === "invalid" && key !== null) this.throttle.fail(key);
+    if (reason === "invalid" && this.throttle.enabled) {
+      const key = this.callerKey(request, server);
+      if (key !== null) this.throttle.fail(key);
+    }
     return errors.unauthorized(message);
+  }
+
+  /** The throttle bucket a caller counts in, or null when it has no address. */
+  private callerKey(request: Request, server: PeerSource): string | null {
+    const address = clientAddress(request, server, this.trustedProxies);
+    return address === null ? null : throttleKey(address);
   }
 }

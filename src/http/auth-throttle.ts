@@ -23,6 +23,8 @@ export class AuthThrottle {
   // A Map iterates in insertion order; re-inserting on each failure keeps the least recently failed first.
   private readonly windows = new Map<string, Window>();
   private lastSweep = 0;
+  /** No address is turned away after this time: until a window fills up again, callers need not be placed. */
+  private blockedUntil = 0;
 
   constructor(opts: AuthThrottleOptions) {
     this.limit = opts.limit;
@@ -33,6 +35,14 @@ export class AuthThrottle {
 
   get enabled(): boolean {
     return this.limit > 0;
+  }
+
+  /**
+   * Whether any address may be turned away now. Working out a caller's address costs about as much as the rest of
+   * authenticating, so the guards ask this first and skip it while nobody has spent their failures.
+   */
+  get blocking(): boolean {
+    return this.enabled && this.blockedUntil > this.clock.now();
   }
 
   /** Seconds until `key` may try again, or 0 when it may try now. */
@@ -51,6 +61,7 @@ export class AuthThrottle {
     this.sweep(now);
     const w = this.current(key, now) ?? { startedAt: now, failures: 0 };
     w.failures++;
+    if (w.failures >= this.limit) this.blockedUntil = Math.max(this.blockedUntil, w.startedAt + this.windowMs);
     this.windows.delete(key);
     this.windows.set(key, w);
     if (this.windows.size > this.maxAddresses) this.windows.delete(this.windows.keys().next().value!);

@@ -26,10 +26,12 @@ export type AdminGuardDeps = Pick<GuardDeps, "adminToken" | "auth">;
 export function accountGuard(deps: GuardDeps) {
   return new Elysia({ normalize: false })
     .derive({ as: "scoped" }, async ({ request, server, set }): Promise<{ principal: Principal }> => {
-      const caller = deps.auth.admit(request, server);
+      deps.auth.admit(request, server);
       const token = bearerToken(request);
       const principal = token ? await deps.accounts.authenticate(token) : null;
-      if (!principal) throw deps.auth.reject("account", caller, token, token ? "The bearer token is unknown or revoked." : undefined);
+      if (!principal) {
+        throw deps.auth.reject("account", request, server, token, token ? "The bearer token is unknown or revoked." : undefined);
+      }
       if (deps.limiter.enabled) {
         const decision = await deps.limiter.check(principal.tokenId);
         const headers = deps.limiter.headers(decision);
@@ -42,8 +44,10 @@ export function accountGuard(deps: GuardDeps) {
       }
       return { principal };
     })
-    .onBeforeHandle({ as: "scoped" }, (ctx) => reserveIdempotencyKey(deps, ctx.principal.accountId, ctx))
-    .onAfterHandle({ as: "scoped" }, (ctx) => storeIdempotentAnswer(deps, ctx));
+    // Elysia reads which context fields a hook names and prepares only those (a hook taking the whole context made
+    // every request parse its cookies too); it awaits a hook whose text reads `=> call(`, so each stays on one line.
+    .onBeforeHandle({ as: "scoped" }, ({ principal, request, body, path }) => reserveIdempotencyKey(deps, principal.accountId, { request, body, path }))
+    .onAfterHandle({ as: "scoped" }, ({ request, responseValue, set }) => storeIdempotentAnswer(deps, { request, responseValue, set }));
 }
 
 /** Admin routes: off (404) when no VITRIN_ADMIN_TOKEN is set, 401 for any other token. */
@@ -52,11 +56,11 @@ export function adminGuard(deps: AdminGuardDeps) {
   // derive runs before body validation, so a caller without the token learns nothing about the schema.
   return new Elysia({ normalize: false }).derive({ as: "scoped" }, ({ request, server }) => {
     if (!expected) throw errors.notFound("route");
-    const caller = deps.auth.admit(request, server);
+    deps.auth.admit(request, server);
     const token = bearerToken(request);
     const given = new TextEncoder().encode(token ?? "");
     const same = given.length === expected.length && timingSafeEqual(given, expected);
-    if (!same) throw deps.auth.reject("admin", caller, token, "The admin API needs `Authorization: Bearer <VITRIN_ADMIN_TOKEN>`.");
+    if (!same) throw deps.auth.reject("admin", request, server, token, "The admin API needs `Authorization: Bearer <VITRIN_ADMIN_TOKEN>`.");
     return { admin: true as const };
   });
 }

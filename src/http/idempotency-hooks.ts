@@ -3,6 +3,7 @@
 import type { Logger } from "../kernel";
 import { errors } from "../kernel";
 import { requestHash, validKey, type Idempotency } from "./idempotency";
+import { isJsonAnswer, jsonText } from "./json-text";
 import type { RequestMeta } from "./index";
 
 export type IdempotencyDeps = { idempotency: Idempotency; meta: WeakMap<Request, RequestMeta> };
@@ -47,7 +48,10 @@ export async function storeIdempotentAnswer(
   const m = deps.meta.get(ctx.request);
   if (!m?.idempotency) return;
   const status = typeof ctx.set.status === "number" ? ctx.set.status : 200;
-  await deps.idempotency.finish(m.idempotency.accountId, m.idempotency.key, status, JSON.stringify(ctx.responseValue ?? null));
+  // Written through jsonText, so the answer's text is written once for the store and for the client.
+  const value = ctx.responseValue;
+  const body = isJsonAnswer(value) ? jsonText(value) : JSON.stringify(value ?? null);
+  await deps.idempotency.finish(m.idempotency.accountId, m.idempotency.key, status, body);
   m.idempotency = undefined;
 }
 

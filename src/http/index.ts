@@ -2,8 +2,6 @@
 // rate limits, idempotency, logs and metrics, plus the operational routes (/healthz, /readyz, /metrics, docs, files).
 import { Elysia, ValidationError } from "elysia";
 import { openapi } from "@elysiajs/openapi";
-import swaggerBundle from "swagger-ui-dist/swagger-ui-bundle.js" with { type: "file" };
-import swaggerCss from "swagger-ui-dist/swagger-ui.css" with { type: "file" };
 import type { Config } from "../config";
 import type { Logger } from "../kernel";
 import type { Clock } from "../kernel";
@@ -13,7 +11,9 @@ import { ApiError, errors, isApiError, type FieldProblem } from "../kernel";
 import { faultError, logFault } from "./faults";
 import { readBodyText } from "./body";
 import { refuseNul } from "./text";
+import { isJsonAnswer, jsonText, JSON_CONTENT_TYPE } from "./json-text";
 import type { Metrics } from "./metrics";
+import { apiDocs, operationRoutes } from "./operations";
 
 export type RequestMeta = {
   id: string;
@@ -99,127 +99,101 @@ export function toApiError(code: string | number, error: unknown, requestId: str
   return errors.internal(requestId);
 }
 
-export function createHttpApp(ctx: HttpContext) {
-  const { config, logger, metrics, meta } = ctx;
-  const maxBody = config.maxBodyBytes;
-
-  return new Elysia({ name: "vitrin-http", normalize: false })
-    .onRequest(({ request, set }) => {
-      const incoming = request.headers.get("x-request-id");
-      const id = incoming && requestIdPattern.test(incoming) ? incoming : nextRequestId();
-      meta.set(request, { id, startedAt: performance.now() });
-      set.headers["x-request-id"] = id;
-      if (ctx.isShuttingDown() && !pathOf(request.url).startsWith("/healthz")) {
-        const err = errors.unavailable("The service is shutting down.");
-        meta.get(request)!.status = err.status;
-        return errorResponse(err, id);
-      }
-    })
-    .onParse({ as: "global" }, async ({ request, contentType }) => {
-      // Payment providers sign the exact bytes they send: their webhook route gets the raw text, unscanned.
-      const raw = pathOf(request.url).startsWith("/v1/payments/");
-      const text = await readBodyText(request, { maxBytes: maxBody, json: !raw });
-      if (raw) return text;
-      if (text.trim() === "") return {};
-      const type = (contentType ?? "").split(";")[0].trim().toLowerCase();
-      if (type !== "application/json" && !type.endsWith("+json")) {
-        throw errors.badRequest("Send the body as JSON with `Content-Type: application/json`.");
-      }
-      try {
-        return JSON.parse(text);
-      } catch {
-        throw errors.badRequest("The request body is not valid JSON.");
-      }
-    })
-    // Before validation, so every route is covered; the payment webhook's raw, signed text is the provider's business.
-    .onTransform({ as: "global" }, ({ params, query, body, request }) => {
-      if (!pathOf(request.url).startsWith("/v1/payments/")) refuseNul({ params, query, body });
-    })
-    .onError({ as: "global" }, async ({ code, error, request }) => {
-      const m = meta.get(request);
-      const id = m?.id ?? newId("req");
-      const err = toApiError(code, error, id, logger);
-      if (m) {
-        m.status = err.status;
-        if (m.idempotency) await ctx.onIdempotentOutcome(m, err.status, JSON.stringify(err.toJSON()));
-      }
+/** onRequest: gives the request its id (the caller's, when well-formed) and turns it away while shutting down. */
+function startRequest(ctx: HttpContext) {
+  const { meta } = ctx;
+  return ({ request, set }: { request: Request; set: { headers: Record<string, string | number> } }) => {
+    const incoming = request.headers.get("x-request-id");
+    const id = incoming && requestIdPattern.test(incoming) ? incoming : nextRequestId();
+    meta.set(request, { id, startedAt: performance.now() });
+    set.headers["x-request-id"] = id;
+    if (ctx.isShuttingDown() && !pathOf(request.url).startsWith("/healthz")) {
+      const err = errors.unavailable("The service is shutting down.");
+      meta.get(request)!.status = err.status;
       return errorResponse(err, id);
+    }
+  };
+}
+
+/** onParse: bodies are JSON only, read within the byte cap; payment webhooks get their raw text. */
+function parseBody(maxBody: number) {
+  return async ({ request, contentType }: { request: Request; contentType: string }) => {
+    // Payment providers sign the exact bytes they send: their webhook route gets the raw text, unscanned.
+    const raw = pathOf(request.url).startsWith("/v1/payments/");
+    const text = await readBodyText(request, { maxBytes: maxBody, json: !raw });
+    if (raw) return text;
+    if (text.trim() === "") return {};
+    const type = (contentType ?? "").split(";")[0].trim().toLowerCase();
+    if (type !== "application/json" && !type.endsWith("+json")) {
+      throw errors.badRequest("Send the body as JSON with `Content-Type: application/json`.");
+    }
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw errors.badRequest("The request body is not valid JSON.");
+    }
+  };
+}
+
+/** onError: anything thrown becomes the catalogue's shape; an idempotent request's outcome is stored or freed. */
+function answerError(ctx: HttpContext) {
+  const { meta, logger } = ctx;
+  return async ({ code, error, request }: { code: string | number; error: unknown; request: Request }) => {
+    const m = meta.get(request);
+    const id = m?.id ?? newId("req");
+    const err = toApiError(code, error, id, logger);
+    if (m) {
+      m.status = err.status;
+      if (m.idempotency) await ctx.onIdempotentOutcome(m, err.status, JSON.stringify(err.toJSON()));
+    }
+    return errorResponse(err, id);
+  };
+}
+
+/** onAfterResponse: counts the request in /metrics and logs its line. */
+function recordRequest(ctx: HttpContext) {
+  const { meta, metrics, logger } = ctx;
+  type Answered = { request: Request; route: string; set: { status?: number | string }; responseValue: unknown };
+  return ({ request, route, set, responseValue }: Answered) => {
+    const m = meta.get(request);
+    if (!m) return;
+    const status =
+      m.status ?? (responseValue instanceof Response ? responseValue.status : typeof set.status === "number" ? set.status : 200);
+    const seconds = (performance.now() - m.startedAt) / 1000;
+    const routeLabel = route || "unmatched";
+    metrics.observeRequest(request.method, routeLabel, status, seconds);
+    if (logger.enabled("info")) {
+      logger.info("request", {
+        request_id: m.id,
+        method: request.method,
+        route: routeLabel,
+        path: pathOf(request.url),
+        status,
+        ms: Math.round(seconds * 100000) / 100,
+      });
+    }
+  };
+}
+
+export function createHttpApp(ctx: HttpContext) {
+  return new Elysia({ name: "vitrin-http", normalize: false })
+    .onRequest(startRequest(ctx))
+    .onParse({ as: "global" }, parseBody(ctx.config.maxBodyBytes))
+    // Before validation, so every route is covered; the payment webhook's raw, signed text is the provider's business.
+    .onTransform({ as: "global" }, ({ params, query, body, path }) => {
+      if (!path.startsWith("/v1/payments/")) refuseNul({ params, query, body });
     })
-    .onAfterResponse({ as: "global" }, ({ request, route, set, responseValue }) => {
-      const m = meta.get(request);
-      if (!m) return;
-      const status =
-        m.status ?? (responseValue instanceof Response ? responseValue.status : typeof set.status === "number" ? set.status : 200);
-      const seconds = (performance.now() - m.startedAt) / 1000;
-      const routeLabel = route || "unmatched";
-      metrics.observeRequest(request.method, routeLabel, status, seconds);
-      if (logger.enabled("info")) {
-        logger.info("request", {
-          request_id: m.id,
-          method: request.method,
-          route: routeLabel,
-          path: pathOf(request.url),
-          status,
-          ms: Math.round(seconds * 100000) / 100,
-        });
-      }
+    .onError({ as: "global" }, answerError(ctx))
+    // Plain objects and arrays are written as JSON here instead of by Elysia's Response.json, so an answer the read
+    // cache shares between requests is written once (json-text.ts); the text then goes out as Elysia sends strings.
+    .mapResponse({ as: "global" }, ({ responseValue, set }) => {
+      if (!isJsonAnswer(responseValue)) return;
+      set.headers["content-type"] ??= JSON_CONTENT_TYPE;
+      // Elysia sends what mapResponse gives as it sends a handler's value, so the text goes out as any string does
+      // (its types ask for a Response, which Elysia would copy once more, body and all, to add the headers in `set`).
+      return jsonText(responseValue) as unknown as Response;
     })
-    .use(
-      openapi({
-        path: "/docs",
-        specPath: "/openapi.json",
-        provider: "swagger-ui",
-        swagger: { cdn: "/docs/assets/swagger-ui-bundle.js", theme: "/docs/assets/swagger-ui.css", autoDarkMode: true },
-        documentation: {
-          info: {
-            title: "vitrin API",
-            version: "0.1.0",
-            description:
-              "Product catalog with AI background removal, templated product videos, credits and signed webhooks. " +
-              "Every /v1 route takes `Authorization: Bearer <token>`.",
-          },
-          components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
-          security: [{ bearer: [] }],
-        },
-        exclude: { paths: ["/docs/assets/swagger-ui-bundle.js", "/docs/assets/swagger-ui.css", "/files/*"] },
-      }),
-    )
-    .get("/docs/assets/swagger-ui-bundle.js", () => new Response(Bun.file(swaggerBundle), {
-      headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=86400" },
-    }), { detail: { hide: true } })
-    .get("/docs/assets/swagger-ui.css", () => new Response(Bun.file(swaggerCss), {
-      headers: { "content-type": "text/css; charset=utf-8", "cache-control": "public, max-age=86400" },
-    }), { detail: { hide: true } })
-    .get("/healthz", () => ({ status: "ok" }), { detail: { tags: ["Operations"], summary: "Liveness (no dependencies)" } })
-    .get(
-      "/readyz",
-      async ({ set }) => {
-        const checks: Record<string, ReadyReport> = { ...(await ctx.readiness()), ...(await ctx.plugins.readiness()) };
-        const shuttingDown = ctx.isShuttingDown();
-        const ok = !shuttingDown && Object.values(checks).every((c) => c.ok);
-        set.status = ok ? 200 : 503;
-        return { status: ok ? "ready" : shuttingDown ? "shutting_down" : "not_ready", checks };
-      },
-      { detail: { tags: ["Operations"], summary: "Readiness: database, storage and plugins" } },
-    )
-    .get("/metrics", async () => new Response(await metrics.text(), { headers: { "content-type": metrics.contentType } }), {
-      detail: { tags: ["Operations"], summary: "Prometheus metrics" },
-    })
-    .get(
-      "/files/*",
-      async ({ request, params }) => {
-        const storage = ctx.plugins.storage;
-        const key = decodeURIComponent(params["*"] ?? "");
-        const res = storage.serve ? await storage.serve(key, request) : null;
-        if (!res) throw errors.notFound("file");
-        return res;
-      },
-      { detail: { hide: true } },
-    )
-    .head("/files/*", async ({ request, params }) => {
-      const storage = ctx.plugins.storage;
-      const res = storage.serve ? await storage.serve(decodeURIComponent(params["*"] ?? ""), request) : null;
-      if (!res) throw errors.notFound("file");
-      return res;
-    }, { detail: { hide: true } });
+    .onAfterResponse({ as: "global" }, recordRequest(ctx))
+    .use(openapi(apiDocs))
+    .use(operationRoutes(ctx));
 }

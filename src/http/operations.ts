@@ -1,0 +1,72 @@
+// The operational routes beside the API: liveness and readiness, Prometheus metrics, stored files, and the API docs
+// (the OpenAPI options and Swagger UI's own assets, served from the package rather than a CDN).
+import { Elysia } from "elysia";
+import type { ElysiaOpenAPIConfig } from "@elysiajs/openapi";
+import swaggerBundle from "swagger-ui-dist/swagger-ui-bundle.js" with { type: "file" };
+import swaggerCss from "swagger-ui-dist/swagger-ui.css" with { type: "file" };
+import { errors } from "../kernel";
+import type { Plugins, ReadyReport } from "../plugins";
+import type { Metrics } from "./metrics";
+
+/** What these routes need of the HTTP context. */
+export type OperationsDeps = {
+  plugins: Plugins;
+  metrics: Metrics;
+  readiness: () => Promise<Record<string, ReadyReport>>;
+  isShuttingDown: () => boolean;
+};
+
+export const apiDocs = {
+  path: "/docs",
+  specPath: "/openapi.json",
+  provider: "swagger-ui",
+  swagger: { cdn: "/docs/assets/swagger-ui-bundle.js", theme: "/docs/assets/swagger-ui.css", autoDarkMode: true },
+  documentation: {
+    info: {
+      title: "vitrin API",
+      version: "0.1.0",
+      description:
+        "Product catalog with AI background removal, templated product videos, credits and signed webhooks. " +
+        "Every /v1 route takes `Authorization: Bearer <token>`.",
+    },
+    components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
+    security: [{ bearer: [] }],
+  },
+  exclude: { paths: ["/docs/assets/swagger-ui-bundle.js", "/docs/assets/swagger-ui.css", "/files/*"] },
+} satisfies ElysiaOpenAPIConfig<true, "/docs">;
+
+/** A stored file as its storage plugin serves it (local storage does; S3 hands out its own URLs). */
+async function serveFile(ctx: OperationsDeps, request: Request, path: string | undefined): Promise<Response> {
+  const storage = ctx.plugins.storage;
+  const res = storage.serve ? await storage.serve(decodeURIComponent(path ?? ""), request) : null;
+  if (!res) throw errors.notFound("file");
+  return res;
+}
+
+export function operationRoutes(ctx: OperationsDeps) {
+  const cached = { "cache-control": "public, max-age=86400" };
+  return new Elysia({ normalize: false })
+    .get("/docs/assets/swagger-ui-bundle.js", () => new Response(Bun.file(swaggerBundle), {
+      headers: { "content-type": "text/javascript; charset=utf-8", ...cached },
+    }), { detail: { hide: true } })
+    .get("/docs/assets/swagger-ui.css", () => new Response(Bun.file(swaggerCss), {
+      headers: { "content-type": "text/css; charset=utf-8", ...cached },
+    }), { detail: { hide: true } })
+    .get("/healthz", () => ({ status: "ok" }), { detail: { tags: ["Operations"], summary: "Liveness (no dependencies)" } })
+    .get(
+      "/readyz",
+      async ({ set }) => {
+        const checks: Record<string, ReadyReport> = { ...(await ctx.readiness()), ...(await ctx.plugins.readiness()) };
+        const shuttingDown = ctx.isShuttingDown();
+        const ok = !shuttingDown && Object.values(checks).every((c) => c.ok);
+        set.status = ok ? 200 : 503;
+        return { status: ok ? "ready" : shuttingDown ? "shutting_down" : "not_ready", checks };
+      },
+      { detail: { tags: ["Operations"], summary: "Readiness: database, storage and plugins" } },
+    )
+    .get("/metrics", async () => new Response(await ctx.metrics.text(), { headers: { "content-type": ctx.metrics.contentType } }), {
+      detail: { tags: ["Operations"], summary: "Prometheus metrics" },
+    })
+    .get("/files/*", ({ request, params }) => serveFile(ctx, request, params["*"]), { detail: { hide: true } })
+    .head("/files/*", ({ request, params }) => serveFile(ctx, request, params["*"]), { detail: { hide: true } });
+}

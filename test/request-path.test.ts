@@ -1,0 +1,89 @@
+// The request path stays lean (issue 19 point 8): a guarded route prepares only the context fields its hooks name,
+// the failed-authentication throttle says when nobody can be turned away (so callers' addresses need not be worked
+// out), JSON answers written once still follow every write, and the request metrics read as prom-client's did.
+import { afterEach, expect, test } from "bun:test";
+import { AuthThrottle } from "../src/http/auth-throttle";
+import { ManualClock } from "../src/kernel";
+import { eventually, productPhoto, startService, type TestService } from "./helpers";
+
+let t: TestService;
+afterEach(async () => {
+  await t?.close();
+});
+
+test("a guarded route neither parses cookies nor copies the request headers", async () => {
+  t = await startService();
+  for (const [method, path] of [["GET", "/v1/products"], ["GET", "/v1/products/:id"], ["POST", "/v1/admin/accounts"]]) {
+    const route = t.service.app.routes.find((r) => r.method === method && r.path === path);
+    expect(route).toBeDefined();
+    const handler = String(route!.compile());
+    // A hook that takes the whole context makes Elysia prepare all of it for every route in the app.
+    expect(handler).not.toContain("parseCookie");
+    expect(handler).not.toContain("c.headers=");
+  }
+});
+
+test("the throttle is blocking only while some address has spent its failures, until that window ends", () => {
+  const clock = new ManualClock(Date.UTC(2026, 10, 22, 12, 0, 0));
+  const throttle = new AuthThrottle({ limit: 3, clock });
+  expect(throttle.blocking).toBe(false);
+  throttle.fail("192.0.2.1");
+  throttle.fail("192.0.2.1");
+  throttle.fail("192.0.2.2");
+  expect(throttle.blocking).toBe(false);
+  clock.advance(20_000);
+  throttle.fail("192.0.2.1");
+  expect(throttle.blocking).toBe(true);
+  expect(throttle.retryAfter("192.0.2.1")).toBe(40);
+  // The window opened at the address's first failure, so it ends 60 s after that, not after the last one.
+  clock.advance(39_999);
+  expect(throttle.blocking).toBe(true);
+  clock.advance(1);
+  expect(throttle.blocking).toBe(false);
+  expect(throttle.retryAfter("192.0.2.1")).toBe(0);
+  expect(new AuthThrottle({ limit: 0, clock }).blocking).toBe(false);
+});
+
+test("a list answered from the read cache is the same text each time and changes with the next write", async () => {
+  t = await startService();
+  const { token } = await t.newAccount();
+  const image_url = `data:image/jpeg;base64,${Buffer.from(await productPhoto("jpeg", 64, 64)).toString("base64")}`;
+  const created = await t.json("POST", "/v1/products", { token, body: { name: "Mug", image_url, dekupe: false } });
+  expect(created.status).toBe(201);
+  const first = await t.call("GET", "/v1/products", { token });
+  const second = await t.call("GET", "/v1/products", { token });
+  expect(first.headers.get("content-type")).toBe("application/json;charset=utf-8");
+  const text = await first.text();
+  expect(await second.text()).toBe(text);
+  expect(JSON.parse(text).data.map((p: { name: string }) => p.name)).toEqual(["Mug"]);
+  const renamed = await t.json("PATCH", `/v1/products/${created.body.id}`, { token, body: { name: "Cup" } });
+  expect(renamed.status).toBe(200);
+  const after = await t.json("GET", "/v1/products", { token });
+  expect(after.body.data.map((p: { name: string }) => p.name)).toEqual(["Cup"]);
+});
+
+test("request counts and latency buckets read as prom-client writes them", async () => {
+  t = await startService();
+  for (let i = 0; i < 3; i++) await t.call("GET", "/healthz");
+  await t.call("GET", "/v1/products");
+  // Requests are counted once answered, a turn after the answer is handed back.
+  let lines: string[] = [];
+  const counted = await eventually(async () => {
+    lines = (await (await t.call("GET", "/metrics")).text()).split("\n");
+    return lines.some((l) => l.includes('route="/v1/products",status="401"'));
+  });
+  expect(counted).toBe(true);
+  expect(lines).toContain('vitrin_http_requests_total{method="GET",route="/healthz",status="200"} 3');
+  expect(lines).toContain('vitrin_http_requests_total{method="GET",route="/v1/products",status="401"} 1');
+  expect(lines).toContain("# TYPE vitrin_http_request_duration_seconds histogram");
+  const healthz = lines.filter((l) => l.startsWith("vitrin_http_request_duration_seconds") && l.includes('route="/healthz"'));
+  // 14 buckets, +Inf, sum and count, in that order; buckets are cumulative and end at the count.
+  expect(healthz).toHaveLength(17);
+  expect(healthz[0]).toMatch(/^vitrin_http_request_duration_seconds_bucket\{le="0\.0005",method="GET",route="\/healthz"\} \d$/);
+  expect(healthz[13]).toBe('vitrin_http_request_duration_seconds_bucket{le="10",method="GET",route="/healthz"} 3');
+  expect(healthz[14]).toBe('vitrin_http_request_duration_seconds_bucket{le="+Inf",method="GET",route="/healthz"} 3');
+  expect(healthz[15]).toMatch(/^vitrin_http_request_duration_seconds_sum\{method="GET",route="\/healthz"\} [\d.e-]+$/);
+  expect(healthz[16]).toBe('vitrin_http_request_duration_seconds_count{method="GET",route="/healthz"} 3');
+  const counts = healthz.slice(0, 14).map((l) => Number(l.split(" ").pop()));
+  expect(counts).toEqual([...counts].sort((a, b) => a - b));
+});
