@@ -169,11 +169,11 @@ describe("text", () => {
     expect(oneLine.width).toBeLessThanOrEqual(501);
     const short = await renderTextImage({ text: "Mug", size: 80, maxWidth: 600 }, "en", 1);
     expect(short.fontSize).toBe(80);
-    // Markup characters are text, and what no shipped font draws (emoji) is dropped rather than boxed.
+    // Markup characters are text; emoji are drawn (in colour: test/scripts.test.ts), never dropped.
     const marked = await renderTextImage({ text: "Tom & Jerry <b>mug</b>", size: 40, maxWidth: 900 }, "en", 1);
     expect(marked.width).toBeGreaterThan(300);
     const emoji = await renderTextImage({ text: "🎉🎉", size: 40, maxWidth: 300 }, "en", 1);
-    expect([emoji.width, emoji.lines]).toEqual([2, 0]);
+    expect([emoji.width > 60, emoji.lines]).toEqual([true, 1]);
     const half = await renderTextImage({ text: "Mug", size: 80, maxWidth: 600 }, "en", 0.5);
     expect(Math.abs(half.width - short.width / 2)).toBeLessThanOrEqual(3);
   });

@@ -19,6 +19,21 @@ import arabicBold from "@expo-google-fonts/noto-sans-arabic/700Bold/NotoSansArab
 import jpRegular from "@expo-google-fonts/noto-sans-jp/400Regular/NotoSansJP_400Regular.ttf" with { type: "file" };
 import jpBold from "@expo-google-fonts/noto-sans-jp/700Bold/NotoSansJP_700Bold.ttf" with { type: "file" };
 import scBold from "@expo-google-fonts/noto-sans-sc/700Bold/NotoSansSC_700Bold.ttf" with { type: "file" };
+import serifJpRegular from "@expo-google-fonts/noto-serif-jp/400Regular/NotoSerifJP_400Regular.ttf" with { type: "file" };
+import serifJpBold from "@expo-google-fonts/noto-serif-jp/700Bold/NotoSerifJP_700Bold.ttf" with { type: "file" };
+import naskhRegular from "@expo-google-fonts/noto-naskh-arabic/400Regular/NotoNaskhArabic_400Regular.ttf" with { type: "file" };
+import naskhBold from "@expo-google-fonts/noto-naskh-arabic/700Bold/NotoNaskhArabic_700Bold.ttf" with { type: "file" };
+import hebrewRegular from "@expo-google-fonts/noto-sans-hebrew/400Regular/NotoSansHebrew_400Regular.ttf" with { type: "file" };
+import hebrewBold from "@expo-google-fonts/noto-sans-hebrew/700Bold/NotoSansHebrew_700Bold.ttf" with { type: "file" };
+import krRegular from "@expo-google-fonts/noto-sans-kr/400Regular/NotoSansKR_400Regular.ttf" with { type: "file" };
+import krBold from "@expo-google-fonts/noto-sans-kr/700Bold/NotoSansKR_700Bold.ttf" with { type: "file" };
+import thaiRegular from "@expo-google-fonts/noto-sans-thai/400Regular/NotoSansThai_400Regular.ttf" with { type: "file" };
+import thaiBold from "@expo-google-fonts/noto-sans-thai/700Bold/NotoSansThai_700Bold.ttf" with { type: "file" };
+import devanagariRegular from "@expo-google-fonts/noto-sans-devanagari/400Regular/NotoSansDevanagari_400Regular.ttf" with { type: "file" };
+import devanagariBold from "@expo-google-fonts/noto-sans-devanagari/700Bold/NotoSansDevanagari_700Bold.ttf" with { type: "file" };
+// Colour emoji (CBDT bitmaps, drawn in colour by cairo): shops write emoji in their copy, and dropping them
+// silently changed what the caller wrote; 25 MB of the binary is the price.
+import colorEmoji from "@expo-google-fonts/noto-color-emoji/400Regular/NotoColorEmoji_400Regular.ttf" with { type: "file" };
 
 const roleFamily: Record<FontRole, string> = { sans: "Inter", display: "Montserrat", serif: "Playfair Display" };
 
@@ -27,13 +42,19 @@ export const FONT_FILES: readonly string[] = [
   montserratBold, montserratExtraBold, montserratBlack,
   playfairRegular, playfairItalic, playfairBold,
   arabicRegular, arabicBold, jpRegular, jpBold, scBold,
+  serifJpRegular, serifJpBold, naskhRegular, naskhBold,
+  hebrewRegular, hebrewBold, krRegular, krBold, thaiRegular, thaiBold, devanagariRegular, devanagariBold,
+  colorEmoji,
 ];
 
-/** The pango family list for a role: pango falls back along it per character run (Arabic, kana, Han). */
+/** The pango family list for a role: pango falls back along it per character run (Arabic, kana, Han, Hangul…). */
 export function familyList(role: FontRole, lang: string): string {
-  // Han characters are shared by Chinese and Japanese; the reader's language decides which shapes come first.
-  const cjk = lang === "zh" ? "Noto Sans SC,Noto Sans JP" : "Noto Sans JP,Noto Sans SC";
-  return `${roleFamily[role]},Noto Sans Arabic,${cjk}`;
+  const serif = role === "serif";
+  const jp = serif ? "Noto Serif JP" : "Noto Sans JP";
+  // Han characters are shared by Chinese, Japanese and Korean; the reader's language decides which shapes come first.
+  const cjk = lang === "zh" ? `Noto Sans SC,${jp},Noto Sans KR` : lang === "ko" ? `Noto Sans KR,${jp},Noto Sans SC` : `${jp},Noto Sans SC,Noto Sans KR`;
+  const arabic = serif ? "Noto Naskh Arabic,Noto Sans Arabic" : "Noto Sans Arabic";
+  return `${roleFamily[role]},${arabic},Noto Sans Hebrew,Noto Sans Thai,Noto Sans Devanagari,${cjk},Noto Color Emoji`;
 }
 
 let ready: Promise<void> | null = null;
@@ -55,7 +76,7 @@ async function materialize(path: string): Promise<string> {
   const target = join(dir, basename(path));
   const source = Bun.file(path);
   // Compared by size before reading: in a binary, reading a font faults its pages of the executable into this
-  // process's RSS for good, ~23 MB for all of them, which a process that finds them already copied need not carry.
+  // process's RSS for good, ~75 MB for all of them, which a process that finds them already copied need not carry.
   if (existsSync(target) && statSync(target).size === source.size) return target;
   const part = `${target}.${process.pid}.part`;
   writeFileSync(part, await source.bytes());

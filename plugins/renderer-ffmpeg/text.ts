@@ -2,6 +2,7 @@
 import { baseLanguage, type TextStyle } from "../../src/plugins/renderer-kit";
 import sharp from "../../src/plugins/sharp";
 import { ensureFonts, familyList } from "./fonts";
+import { phraseMarkup } from "./line-breaks";
 
 export type { TextStyle };
 
@@ -18,12 +19,10 @@ export type TextImage = {
   lines: number;
 };
 
-/** Characters no shipped font draws (emoji and their modifiers); dropped rather than shown as boxes. */
-const UNDRAWABLE = /[\p{Extended_Pictographic}\u{1F3FB}-\u{1F3FF}\u{FE0E}\u{FE0F}\u{200D}\u{20E3}]/gu;
 const CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F]/g;
 
 export function cleanText(text: string, lang: string, uppercase = false): string {
-  let s = text.replace(UNDRAWABLE, "").replace(CONTROL, "").replace(/[ \t]+/g, " ").trim();
+  let s = text.replace(CONTROL, "").replace(/[ \t]+/g, " ").trim();
   if (uppercase) s = s.toLocaleUpperCase(baseLanguage(lang));
   return s;
 }
@@ -35,6 +34,10 @@ const weightName: Record<number, string> = { 400: "", 600: "Semi-Bold", 700: "Bo
 /** Whether the text holds a script whose letters join (spacing them apart breaks the words). */
 const JOINING = /[\u0600-\u06FF\u0750-\u077F\u08A0-\u08FF\uFB50-\uFDFF\uFE70-\uFEFF]/;
 
+/** Chinese, Japanese or Korean, in the text or the video's language: their figures stand as tall as the ideographs. */
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+const liningFigures = (text: string, lang: string) => CJK.test(text) || ["ja", "zh", "ko"].includes(baseLanguage(lang));
+
 type Drawn = { png: Buffer; width: number; height: number };
 
 async function draw(style: TextStyle, text: string, lang: string, px: number, widthPx: number | undefined): Promise<Drawn> {
@@ -44,6 +47,8 @@ async function draw(style: TextStyle, text: string, lang: string, px: number, wi
   const spacingEm = JOINING.test(text) ? 0 : (style.letterSpacing ?? 0);
   const attrs = [
     `foreground="${style.color ?? "#ffffff"}"`,
+    // Playfair's default figures are old-style (they dip below the line), which looks broken beside kanji.
+    liningFigures(text, lang) ? `font_features="lnum"` : "",
     spacingEm ? `letter_spacing="${Math.round(spacingEm * px * 1024)}"` : "",
     style.strike ? `strikethrough="true"` : "",
     // Arabic fonts reserve room for stacked marks, so their natural lines sit far apart; pull them closer.
@@ -53,7 +58,7 @@ async function draw(style: TextStyle, text: string, lang: string, px: number, wi
   const font = `${familyList(style.font ?? "sans", baseLanguage(lang))} ${weightName[style.weight ?? 400] ?? ""}${style.italic ? " Italic" : ""} ${px.toFixed(2)}px`;
   const out = await sharp({
     text: {
-      text: `<span ${attrs}>${escapeMarkup(text)}</span>`,
+      text: `<span ${attrs}>${phraseMarkup(text, lang, escapeMarkup)}</span>`,
       font: font.replace(/\s+/g, " "),
       width: widthPx ? Math.max(1, Math.floor(widthPx)) : undefined,
       align: pangoAlign,
@@ -76,7 +81,7 @@ export async function renderTextImage(style: TextStyle, lang: string, scale: num
   const maxLines = Math.max(1, Math.floor(style.maxLines ?? 1));
   let text = cleanText(style.text, lang, style.uppercase);
   if (!text) {
-    // Nothing drawable (empty, or only emoji): an empty picture keeps layouts working.
+    // Nothing to draw (empty, or only control characters): an empty picture keeps layouts working.
     const png = await sharp({ create: { width: 2, height: 2, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } }).png().toBuffer();
     return { png, width: 2, height: 2, w: 2 / scale, h: 2 / scale, fontSize: style.size, lines: 0 };
   }

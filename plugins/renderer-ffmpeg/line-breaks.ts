@@ -1,0 +1,57 @@
+// Where lines may break in scripts written without spaces: BudouX's phrases for Japanese, Chinese and Thai, so a
+// line never ends in the middle of a word (pango alone breaks between any two Han or kana, and mid-word in Thai).
+import { loadDefaultJapaneseParser, loadDefaultSimplifiedChineseParser, loadDefaultThaiParser, loadDefaultTraditionalChineseParser } from "budoux";
+
+type Parser = { parse(sentence: string): string[] };
+
+const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
+const HAN = /\p{Script=Han}/u;
+const THAI = /\p{Script=Thai}/u;
+
+// The models are loaded on first use: most videos never need one.
+const parsers = new Map<string, Parser>();
+const loaders: Record<string, () => Parser> = {
+  ja: loadDefaultJapaneseParser,
+  "zh-hans": loadDefaultSimplifiedChineseParser,
+  "zh-hant": loadDefaultTraditionalChineseParser,
+  th: loadDefaultThaiParser,
+};
+
+function parser(model: string): Parser {
+  let p = parsers.get(model);
+  if (!p) parsers.set(model, (p = loaders[model]!()));
+  return p;
+}
+
+/**
+ * The model for a line, from its own characters first (a Turkish video may carry a Japanese product name): kana mean
+ * Japanese; Han alone follows the video's language (Japanese, or Traditional/Simplified Chinese); none for the rest.
+ */
+function modelFor(line: string, lang: string): string | null {
+  if (KANA.test(line)) return "ja";
+  if (HAN.test(line)) {
+    const tag = lang.toLowerCase();
+    if (tag.startsWith("ja")) return "ja";
+    return /^zh[-_](hant|tw|hk|mo)/.test(tag) ? "zh-hant" : "zh-hans";
+  }
+  if (THAI.test(line)) return "th";
+  return null;
+}
+
+/** The text's lines cut into phrases that should stay on one line; a line in other scripts is one piece. */
+export function phrases(text: string, lang: string): string[][] {
+  return text.split("\n").map((line) => {
+    const model = modelFor(line, lang);
+    return model ? parser(model).parse(line) : [line];
+  });
+}
+
+/**
+ * Pango markup for the text in which lines break only between phrases (pango may still cut a phrase wider than
+ * the whole line, with wrap "word-char").
+ */
+export function phraseMarkup(text: string, lang: string, escape: (s: string) => string): string {
+  return phrases(text, lang)
+    .map((pieces) => (pieces.length > 1 ? pieces.map((p) => `<span allow_breaks="false">${escape(p)}</span>`).join("") : escape(pieces[0] ?? "")))
+    .join("\n");
+}
