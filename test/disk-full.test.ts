@@ -43,7 +43,8 @@ function emptyWal(path: string): void {
 describe.skipIf(unavailable !== null)("requests on a full disk", () => {
   test("an upload is a 507 with Retry-After, leaves no partial file, and works once space is freed", async () => {
     disk = mountSmallDisk(8 * 1024);
-    t = await startService({ VITRIN_DATA_DIR: disk.dir });
+    // The files go to this small disk only with local storage (the S3 run would put them in its bucket).
+    t = await startService({ VITRIN_DATA_DIR: disk.dir, VITRIN_STORAGE: "local" });
     const a = await t.newAccount();
     const png = await noisyPng();
     const body = { name: "Noise", image_url: `data:image/png;base64,${Buffer.from(png).toString("base64")}`, dekupe: false };
