@@ -29,6 +29,8 @@ import { createBilling } from "./billing";
 import { balanceRoutes, paymentRoutes } from "./http/routes/billing";
 import { createVideos } from "./videos";
 import { videoRoutes } from "./http/routes/videos";
+import { brandRoutes } from "./http/routes/brand";
+import { createBrand } from "./brand";
 import { loadTemplates, type TemplateRegistry } from "./templates";
 import { BUILTIN_TEMPLATES } from "../templates";
 import type { PluginRegistry } from "./plugins";
@@ -116,6 +118,7 @@ function buildDomain(f: Foundation) {
   const accounts = createAccounts(db, clock);
   const image = { allowPrivateNetworks: config.allowPrivateNetworks, timeoutMs: config.fetchTimeoutMs, resolve: opts.resolve };
   const products = createProducts({ db, clock, storage: plugins.storage, jobs, logger, image });
+  const brand = createBrand({ db, clock, storage: plugins.storage, logger, image });
   const dekupe = createDekupe({
     db,
     clock,
@@ -159,12 +162,13 @@ function buildDomain(f: Foundation) {
     webhooks,
     billing,
     checkUrl,
+    brand,
     renderScale: opts.renderScale,
     renderTimeoutMs: config.renderTimeoutMs,
     observeRender: metrics.observeRender,
     dekupeWaitMs: config.dekupeWaitMs,
   });
-  return { jobs, accounts, products, dekupe, webhooks, billing, videos, checkUrl };
+  return { jobs, accounts, products, dekupe, webhooks, billing, videos, checkUrl, brand };
 }
 
 /** Whether the instance is shutting down: stop() sets it, and the HTTP app answers accordingly. */
@@ -199,6 +203,7 @@ async function buildHttp(f: Foundation, domain: ReturnType<typeof buildDomain>, 
     onIdempotentOutcome: (m, status, body) => recordIdempotentError(idempotency, logger, m, status, body),
   })
     .use(productRoutes(guard, products, dekupe))
+    .use(brandRoutes(guard, domain.brand))
     .use(webhookRoutes(guard, webhooks, accounts, (url) => checkUrl(url)))
     .use(balanceRoutes(guard, billing))
     .use(videoRoutes(guard, videos, templates, config.publicUrl, { cacheBytes: config.previewCacheBytes, renderer: plugins.renderer }))

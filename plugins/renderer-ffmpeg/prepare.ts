@@ -18,6 +18,7 @@ import {
   type TemplateDefinition,
 } from "../../src/plugins/renderer-kit";
 import { AssetWriter } from "./assets";
+import { logoLayer } from "./logo";
 import { compileScene, type CompiledGraph } from "./scene/compile";
 import { layout } from "./scene/spans";
 
@@ -26,6 +27,8 @@ export type RenderInput = {
   product: { id: string; name: string; description: string | null; imagePath: string; maskPath: string | null; cutout: boolean };
   prompt: Record<string, unknown>;
   language: string;
+  /** The account's brand logo, laid over the scene in a corner (see logo.ts). */
+  logoPath?: string;
   /** Output size factor (1 = the template's size). */
   scale?: number;
   /** Folder for the layer pictures (the render's scratch folder). */
@@ -107,6 +110,7 @@ export async function prepareRender(input: RenderInput): Promise<RenderJob> {
 
   input.signal?.throwIfAborted();
   const scene = await def.build(ctx as never);
+  if (input.logoPath) scene.layers.push(await logoLayer(writer, input.logoPath, scene, { ...full, duration: def.meta.duration, rtl }));
   input.signal?.throwIfAborted();
   const startFrame = Math.max(0, Math.min(frames - 1, Math.floor(input.startFrame ?? 0)));
   const compileFrom = (first: number) =>

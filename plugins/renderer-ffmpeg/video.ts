@@ -53,6 +53,7 @@ async function prepare(deps: VideoDeps, req: RenderRequest): Promise<RenderJob> 
       product: req.product,
       prompt: req.prompt,
       language: req.language,
+      logoPath: req.logoPath,
       scale: req.scale,
       workDir: req.workDir,
       signal: req.signal,

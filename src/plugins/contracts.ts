@@ -105,6 +105,8 @@ export type RenderRequest = {
   prompt: Record<string, unknown>;
   /** BCP 47 language of the video's built-in strings and layout (right-to-left languages mirror it). */
   language: string;
+  /** The account's brand logo (PNG, WebP or JPG inside workDir), shown small in a corner inside the safe area. */
+  logoPath?: string;
   /** 1 renders at the template's size; tests may pass e.g. 0.25 to render smaller through the same code. */
   scale?: number;
   signal: AbortSignal;

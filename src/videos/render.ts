@@ -3,6 +3,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { and, eq, sql } from "drizzle-orm";
+import { withBrandColors } from "../brand";
 import type { Orm, schema } from "../db";
 import { JobAborted } from "../jobs";
 import { newId } from "../kernel";
@@ -77,12 +78,16 @@ type RenderRun = { video: VideoRow; product: RenderProduct; workDir: string; sig
 
 async function runRenderer(deps: VideoDeps, run: RenderRun): Promise<RenderResult> {
   const { video, product, workDir, signal, onProgress } = run;
+  const brand = await deps.brand?.forRender(video.accountId, workDir);
+  const prompt = JSON.parse(video.userPrompt);
+  const schema = deps.templates.get(video.templateId)?.definition.prompt;
   try {
     return await deps.renderer.render({
       workDir,
       templateId: video.templateId,
       product,
-      prompt: JSON.parse(video.userPrompt),
+      prompt: brand ? withBrandColors(schema, prompt, brand) : prompt,
+      logoPath: brand?.logoPath ?? undefined,
       language: video.language,
       scale: deps.renderScale,
       signal,

@@ -7,6 +7,7 @@ import type { RendererPlugin, StoragePlugin } from "../plugins";
 import type { Webhooks } from "../webhooks";
 import type { Billing } from "../billing";
 import type { TemplateRegistry } from "../templates";
+import type { Brand } from "../brand";
 
 export const RENDER_JOB = "video.render";
 /** How often a render waiting for its product's cut-out looks again. */
@@ -34,6 +35,8 @@ export type VideoDeps = {
   webhooks: Webhooks;
   billing: Billing;
   checkUrl: (url: string, field?: string) => Promise<void>;
+  /** The account's brand kit: its colours under the video's own, its logo into the render. */
+  brand?: Pick<Brand, "forRender">;
   /** 1 renders at full size; tests render smaller through the same code. */
   renderScale?: number;
   renderTimeoutMs: number;
