@@ -5,12 +5,14 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import sharp from "sharp";
 import { builtinPlugins } from "../plugins";
-import { createFfmpegRenderer, optionsFrom } from "../plugins/renderer-ffmpeg";
+import { createFfmpegRenderer, optionsFrom, prepareRender, writeSampleProduct } from "../plugins/renderer-ffmpeg";
+import { loadTemplates } from "../src/templates";
+import { BUILTIN_TEMPLATES } from "../templates";
 import { logoCorners } from "../plugins/renderer-ffmpeg/logo";
 import { FONT_FILES } from "../plugins/renderer-ffmpeg/fonts";
 import { definePlugin, type RenderRequest } from "../src/plugins";
 import { SHIPPED_FONTS } from "../src/templates/api";
-import { fetchStored, productPhoto, startService, type TestService } from "./helpers";
+import { fetchStored, productPhoto, startService, tempDir, type TestService } from "./helpers";
 
 let t: TestService | undefined;
 afterEach(async () => {
@@ -168,7 +170,7 @@ describe("videos use the brand", () => {
     const { t, acct } = await setup({ registry: recordingRegistry(seen), renderScale: 0.25 }, { VITRIN_RENDERER: "recording" });
     await t.json("PUT", "/v1/brand", {
       token: acct.token,
-      body: { logo: dataUrl(await logoPng(), "image/png"), colors: { primary: "#102030", secondary: "#405060", background: "#f0e0d0", text: "#111111" } },
+      body: { logo: dataUrl(await logoPng(), "image/png"), colors: { primary: "#102030", secondary: "#405060", background: "#f0e0d0", text: "#111111" }, font: "Playfair Display" },
     });
     const product = await t.json("POST", "/v1/products", { token: acct.token, body: { name: "Mug", image_url: dataUrl(await productPhoto("jpeg", 400, 300), "image/jpeg") } });
     await t.runJobs();
@@ -208,6 +210,7 @@ describe("videos use the brand", () => {
     const { req } = await videoWith({});
     expect(req.prompt.colors).toEqual({ primary: "#102030", accent: "#405060", background: "#f0e0d0", text: "#111111" });
     expect(req.logoPath).toEndWith("logo.png");
+    expect(req.font).toBe("Playfair Display");
   }, 60_000);
 
   test("the logo's pixels are in the rendered video, in a corner inside the frame's margins", async () => {
@@ -229,3 +232,21 @@ describe("videos use the brand", () => {
     expect(req.prompt.colors).toEqual({ primary: "#ff0000", accent: "#405060", background: "#f0e0d0", text: "#111111" });
   }, 60_000);
 });
+
+test("the brand font sets the template's headline, and body text stays as the template set it", async () => {
+  const templates = await loadTemplates({ builtin: BUILTIN_TEMPLATES });
+  const dir = tempDir();
+  const product = await writeSampleProduct(dir, "en");
+  const headlineOf = async (font?: string) => {
+    const job = await prepareRender({ definition: templates.get("clean-card")!.definition, product, prompt: {}, language: "en", scale: 0.25, workDir: dir, font });
+    const layerFiles = job.scene.layers.flatMap((l) => (l ? [l.image.path] : []));
+    return { headline: await Bun.file(layerFiles.find((p) => p.includes("-headline"))!).bytes(), tag: await Bun.file(layerFiles.find((p) => p.includes("-tag"))!).bytes() };
+  };
+  const plain = await headlineOf();
+  const again = await headlineOf();
+  const branded = await headlineOf("Playfair Display");
+  expect(Buffer.from(again.headline).equals(Buffer.from(plain.headline))).toBe(true);
+  expect(Buffer.from(branded.headline).equals(Buffer.from(plain.headline))).toBe(false);
+  // The tag is sans body text: unchanged.
+  expect(Buffer.from(branded.tag).equals(Buffer.from(plain.tag))).toBe(true);
+}, 30_000);

@@ -32,17 +32,27 @@ export function logoCorners(frame: { width: number; height: number }, w: number,
 const overlap = (a: Box, b: Box) =>
   Math.max(0, Math.min(a.x + a.width, b.x + b.width) - Math.max(a.x, b.x)) * Math.max(0, Math.min(a.y + a.height, b.y + b.height) - Math.max(a.y, b.y));
 
-/** How much of the scene's smaller layers (text, buttons, badges, the product) a box covers over the video. */
-function covered(scene: Scene, frame: Frame, box: Box): number {
-  let total = 0;
+/** Room kept around the logo: text that merely touches it reads as one jumble. */
+const CLEARANCE = 32;
+
+/**
+ * How much of the scene's smaller layers a box and its clearance cover over the video, as one number where covering
+ * text, buttons and badges always weighs more than covering the product's box (mostly air around the product).
+ */
+function covered(scene: Scene, frame: Frame, logo: Box): number {
+  const box = { x: logo.x - CLEARANCE, y: logo.y - CLEARANCE, width: logo.width + 2 * CLEARANCE, height: logo.height + 2 * CLEARANCE };
+  let words = 0;
+  let product = 0;
   for (let i = 1; i <= 10; i++) {
     const t = (frame.duration * i) / 11;
     for (const p of layout(scene, t, { templateWidth: frame.width, rtl: frame.rtl, duration: frame.duration })) {
       // Backdrops and panels as large as a good part of the frame are what a logo may sit on.
-      if (p.visible && p.width * p.height < frame.width * frame.height * 0.3) total += overlap(box, p);
+      if (!p.visible || p.width * p.height >= frame.width * frame.height * 0.3) continue;
+      if (p.name === "product") product += overlap(box, p);
+      else words += overlap(box, p);
     }
   }
-  return total;
+  return words * frame.width * frame.height * 10 + product;
 }
 
 export async function logoLayer(writer: AssetWriter, logoPath: string, scene: Scene, frame: Frame): Promise<Layer> {

@@ -19,6 +19,7 @@ import {
 } from "../../src/plugins/renderer-kit";
 import { AssetWriter } from "./assets";
 import { logoLayer } from "./logo";
+import { brandRole, withBrandFont } from "./brand-font";
 import { compileScene, type CompiledGraph } from "./scene/compile";
 import { layout } from "./scene/spans";
 
@@ -29,6 +30,8 @@ export type RenderInput = {
   language: string;
   /** The account's brand logo, laid over the scene in a corner (see logo.ts). */
   logoPath?: string;
+  /** The account's brand font (a shipped family): the template's headline text takes it (see brand-font.ts). */
+  font?: string;
   /** Output size factor (1 = the template's size). */
   scale?: number;
   /** Folder for the layer pictures (the render's scratch folder). */
@@ -79,6 +82,7 @@ export async function prepareRender(input: RenderInput): Promise<RenderJob> {
   const rtl = isRtl(input.language);
   const prompt = withDefaults(def.prompt, input.prompt);
   const currency = currencyFor(lang, typeof prompt.currency === "string" ? prompt.currency : undefined);
+  const headlineRole = brandRole(input.font);
   const writer = new AssetWriter(input.workDir, scale, input.language, rtl);
   const s = makeStrings(lang, def.strings);
   const numeric = (v: unknown) => (typeof v === "number" ? v : typeof v === "string" && /^\s*\d+([.,]\d+)?\s*$/.test(v) ? Number(v.replace(",", ".")) : NaN);
@@ -101,10 +105,10 @@ export async function prepareRender(input: RenderInput): Promise<RenderJob> {
       if (!(a >= 0 && b > a)) return null;
       return `-${formatPercent((b - a) / b, input.language)}`;
     },
-    text: (style) => writer.text(style, style.name ?? "text"),
+    text: (style) => writer.text(withBrandFont(style, headlineRole), style.name ?? "text"),
     svg: (markup, w, h, name) => writer.svg(markup, w, h, name),
     productImage: (o) => writer.product(p, o),
-    button: (o) => writer.button(o),
+    button: (o) => writer.button(withBrandFont(o, headlineRole)),
     group: (o) => writer.group(o),
   };
 
