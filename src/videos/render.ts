@@ -11,7 +11,6 @@ import type { RenderProduct, RenderResult } from "../plugins";
 import { failVideo, loadVideo, RenderFailure } from "./failure";
 import { videoJson } from "./json";
 import { progressWriter } from "./progress";
-import { musicForRender } from "./music";
 import { DEKUPE_WAIT_MS, RENDER_JOB, type VideoDeps, type VideoRow } from "./types";
 
 type ProductRow = typeof schema.products.$inferSelect;
@@ -92,7 +91,6 @@ async function runRenderer(deps: VideoDeps, run: RenderRun): Promise<RenderResul
       font: brand?.font ?? undefined,
       language: video.language,
       scale: deps.renderScale,
-      music: musicForRender(deps, video.music, video.templateId),
       signal,
       onProgress,
     });
