@@ -11,3 +11,7 @@ declare module "swagger-ui-dist/swagger-ui.css" {
   const path: string;
   export default path;
 }
+declare module "*.opus" {
+  const path: string;
+  export default path;
+}

@@ -31,6 +31,8 @@ import { createVideos } from "./videos";
 import { videoRoutes } from "./http/routes/videos";
 import { brandRoutes } from "./http/routes/brand";
 import { createBrand } from "./brand";
+import { createMusic } from "./music";
+import { musicRoutes } from "./http/routes/music";
 import { loadTemplates, type TemplateRegistry } from "./templates";
 import { BUILTIN_TEMPLATES } from "../templates";
 import type { PluginRegistry } from "./plugins";
@@ -150,6 +152,7 @@ function buildDomain(f: Foundation) {
     webhooks,
   });
 
+  const music = createMusic(config.musicDirs);
   const videos = createVideos({
     db,
     clock,
@@ -163,12 +166,13 @@ function buildDomain(f: Foundation) {
     billing,
     checkUrl,
     brand,
+    music,
     renderScale: opts.renderScale,
     renderTimeoutMs: config.renderTimeoutMs,
     observeRender: metrics.observeRender,
     dekupeWaitMs: config.dekupeWaitMs,
   });
-  return { jobs, accounts, products, dekupe, webhooks, billing, videos, checkUrl, brand };
+  return { jobs, accounts, products, dekupe, webhooks, billing, videos, checkUrl, brand, music };
 }
 
 /** Whether the instance is shutting down: stop() sets it, and the HTTP app answers accordingly. */
@@ -204,6 +208,7 @@ async function buildHttp(f: Foundation, domain: ReturnType<typeof buildDomain>, 
   })
     .use(productRoutes(guard, products, dekupe))
     .use(brandRoutes(guard, domain.brand))
+    .use(musicRoutes(guard, domain.music))
     .use(webhookRoutes(guard, webhooks, accounts, (url) => checkUrl(url)))
     .use(balanceRoutes(guard, billing))
     .use(videoRoutes(guard, videos, templates, config.publicUrl, { cacheBytes: config.previewCacheBytes, renderer: plugins.renderer }))

@@ -31,7 +31,7 @@ export const LAYERS: string[][] = [
   ["src/db"],
   ["src/jobs"],
   ["src/plugins", "src/templates"],
-  ["src/accounts", "src/products", "src/billing", "src/webhooks", "src/videos", "src/backup", "src/brand"],
+  ["src/accounts", "src/products", "src/billing", "src/webhooks", "src/videos", "src/backup", "src/brand", "src/music"],
   ["src/http"],
   ["src/service.ts"],
   ["src/main.ts"],

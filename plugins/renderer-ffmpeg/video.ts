@@ -6,6 +6,7 @@ import type { RenderRequest, RenderResult } from "../../src/plugins";
 import type { TemplateRegistry } from "../../src/plugins/renderer-kit";
 import { probe, RenderError, runFfmpeg } from "./ffmpeg";
 import { prepareRender, type RenderJob } from "./prepare";
+import { prepareAudio, type AudioArgs } from "./audio";
 import type { Tools } from "./readiness";
 
 export type VideoDeps = { tools: () => Tools; templates: TemplateRegistry; timeoutMs: number; threads: number };
@@ -18,13 +19,15 @@ export function encoderArgs(threads: number): string[] {
 }
 
 /** The whole ffmpeg command line of a job, writing the video to `videoFile`. */
-export function ffmpegArgs(job: RenderJob, videoFile: string, threads: number): string[] {
+export function ffmpegArgs(job: RenderJob, videoFile: string, threads: number, audio?: AudioArgs | null): string[] {
   return [
     "-hide_banner", "-nostdin", "-y", "-loglevel", "error", "-nostats", "-progress", "pipe:1",
     ...job.inputs,
+    ...(audio?.inputs ?? []),
     "-filter_complex_threads", "1",
-    "-filter_complex", job.filter,
+    "-filter_complex", audio ? `${job.filter};${audio.filter}` : job.filter,
     "-map", job.output, "-frames:v", String(job.frames), "-r", String(job.fps),
+    ...(audio ? [...audio.map, ...audio.codec] : []),
     ...encoderArgs(threads), "-f", "mp4", videoFile,
   ];
 }
@@ -69,7 +72,7 @@ async function prepare(deps: VideoDeps, req: RenderRequest): Promise<RenderJob> 
  * The encode and the thumbnail, run side by side (the encoder leaves some of the cores idle); if either fails, the
  * other is stopped before anything is thrown, and the first real failure explains the render.
  */
-async function encode(deps: VideoDeps, req: RenderRequest, job: RenderJob, files: { video: string; thumb: string }, deadline: number): Promise<void> {
+async function encode(deps: VideoDeps, req: RenderRequest, job: RenderJob, files: { video: string; thumb: string }, deadline: number, audio: AudioArgs | null): Promise<void> {
   const { ffmpeg } = deps.tools();
   const both = new AbortController();
   const stopBoth = () => both.abort();
@@ -77,7 +80,7 @@ async function encode(deps: VideoDeps, req: RenderRequest, job: RenderJob, files
   const common = { timeoutLabelMs: deps.timeoutMs, signal: both.signal };
   const settled = await Promise.allSettled(
     [
-      runFfmpeg(ffmpeg, ffmpegArgs(job, files.video, deps.threads), { ...common, frames: job.frames, timeoutMs: deadline - Date.now(), onProgress: req.onProgress }),
+      runFfmpeg(ffmpeg, ffmpegArgs(job, files.video, deps.threads, audio), { ...common, frames: job.frames, timeoutMs: deadline - Date.now(), onProgress: req.onProgress }),
       runFfmpeg(ffmpeg, thumbnailArgs(job, files.thumb), { ...common, frames: 1, timeoutMs: deadline - Date.now() }),
     ].map((run) => run.catch((e) => {
       both.abort();
@@ -112,7 +115,9 @@ export async function renderVideo(deps: VideoDeps, req: RenderRequest): Promise<
   const thumbnailPath = join(req.workDir, "thumbnail.jpg");
   const partial = { video: join(req.workDir, "video.partial.mp4"), thumb: join(req.workDir, "thumbnail.partial.jpg") };
   try {
-    await encode(deps, req, job, partial, deadline);
+    // The music (a separate part of the encode: audio.ts), measured on its cut before ffmpeg starts.
+    const audio = req.music ? await prepareAudio(deps.tools().ffmpeg, req.music, { duration: job.duration, videoInputs: job.inputs, workDir: req.workDir, signal: req.signal }) : null;
+    await encode(deps, req, job, partial, deadline, audio);
     const problems = await problemsOf(ffprobe, job, partial);
     if (problems.length) throw new RenderError(`the rendered video is not what was asked: ${problems.join(", ")}`, "invalid");
     await rename(partial.video, videoPath);

@@ -43,6 +43,7 @@ export type CoreConfig = {
   dekupeWaitMs: number;
   previewCacheBytes: number;
   templateDirs: string[];
+  musicDirs: string[];
   pluginDirs: string[];
   nativeDir: string;
 };
@@ -329,6 +330,14 @@ export const coreSettings: CoreSetting[] = [
     unset: () => besideExecutable("templates"),
     default: "(templates/ next to the executable, if any)",
     doc: "Extra folders of template scripts (`:`-separated), loaded at start beside the built-in templates.",
+    parse: pathList,
+  },
+  {
+    env: "VITRIN_MUSIC_DIRS",
+    key: "musicDirs",
+    unset: () => besideExecutable("music"),
+    default: "(music/ next to the executable, if any)",
+    doc: "Extra folders of music tracks (`:`-separated), each with a `tracks.json` like the shipped music/tracks.json, listed by GET /v1/music beside the shipped tracks.",
     parse: pathList,
   },
   {

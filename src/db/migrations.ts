@@ -7,11 +7,13 @@ import m0001 from "../../drizzle/sqlite/0001_claim_indexes.sql" with { type: "te
 import m0002 from "../../drizzle/sqlite/0002_webhook_outbox.sql" with { type: "text" };
 import m0003 from "../../drizzle/sqlite/0003_attempts_by_message.sql" with { type: "text" };
 import m0004 from "../../drizzle/sqlite/0004_brands.sql" with { type: "text" };
+import m0005 from "../../drizzle/sqlite/0005_video_music.sql" with { type: "text" };
 import pgJournal from "../../drizzle/pg/meta/_journal.json";
 import pg0000 from "../../drizzle/pg/0000_init.sql" with { type: "text" };
 import pg0001 from "../../drizzle/pg/0001_webhook_outbox.sql" with { type: "text" };
 import pg0002 from "../../drizzle/pg/0002_attempts_by_message.sql" with { type: "text" };
 import pg0003 from "../../drizzle/pg/0003_brands.sql" with { type: "text" };
+import pg0004 from "../../drizzle/pg/0004_video_music.sql" with { type: "text" };
 
 const files: Record<string, string> = {
   "0000_init": m0000,
@@ -19,6 +21,7 @@ const files: Record<string, string> = {
   "0002_webhook_outbox": m0002,
   "0003_attempts_by_message": m0003,
   "0004_brands": m0004,
+  "0005_video_music": m0005,
 };
 
 const pgFiles: Record<string, string> = {
@@ -26,6 +29,7 @@ const pgFiles: Record<string, string> = {
   "0001_webhook_outbox": pg0001,
   "0002_attempts_by_message": pg0002,
   "0003_brands": pg0003,
+  "0004_video_music": pg0004,
 };
 
 export type Migration = { tag: string; when: number; hash: string; statements: string[] };

@@ -267,6 +267,8 @@ export const videos = pgTable(
     language: text("language").notNull(),
     userPrompt: text("user_prompt").notNull().default("{}"),
     webhookUrl: text("webhook_url"),
+    // The music track chosen at create time ("none": no audio stream; null on videos made before music).
+    music: text("music"),
     status: text("status").notNull(),
     progress: integer("progress").notNull().default(0),
     videoKey: text("video_key"),

@@ -281,6 +281,8 @@ export const videos = sqliteTable(
     language: text("language").notNull(),
     userPrompt: text("user_prompt").notNull().default("{}"),
     webhookUrl: text("webhook_url"),
+    // The music track chosen at create time ("none": no audio stream; null on videos made before music).
+    music: text("music"),
     // queued → processing → completed | failed
     status: text("status").notNull(),
     progress: integer("progress").notNull().default(0),

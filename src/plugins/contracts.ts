@@ -111,9 +111,14 @@ export type RenderRequest = {
   font?: string;
   /** 1 renders at the template's size; tests may pass e.g. 0.25 to render smaller through the same code. */
   scale?: number;
+  /** The music track to lay under the video; absent or null makes a video without an audio stream. */
+  music?: RenderMusic | null;
   signal: AbortSignal;
   onProgress: RenderProgress;
 };
+
+/** A music track for a render: its audio file (maybe embedded in a binary), tempo and length. */
+export type RenderMusic = { file: string; bpm: number; seconds: number };
 
 export type RenderResult = {
   /** H.264 MP4 inside workDir, verified with ffprobe. */

@@ -11,6 +11,7 @@ import type { RenderProduct, RenderResult } from "../plugins";
 import { failVideo, loadVideo, RenderFailure } from "./failure";
 import { videoJson } from "./json";
 import { progressWriter } from "./progress";
+import { musicForRender } from "./music";
 import { DEKUPE_WAIT_MS, RENDER_JOB, type VideoDeps, type VideoRow } from "./types";
 
 type ProductRow = typeof schema.products.$inferSelect;
@@ -91,6 +92,7 @@ async function runRenderer(deps: VideoDeps, run: RenderRun): Promise<RenderResul
       font: brand?.font ?? undefined,
       language: video.language,
       scale: deps.renderScale,
+      music: musicForRender(deps, video.music, video.templateId),
       signal,
       onProgress,
     });

@@ -6,6 +6,7 @@ import { errors, newId, type FieldProblem } from "../kernel";
 import { loadVideo } from "./failure";
 import { videoJson } from "./json";
 import { templateLanguage } from "./language";
+import { chooseMusic } from "./music";
 import { RENDER_JOB, type NewVideo, type VideoDeps, type VideoRow } from "./types";
 
 /** Checks a request and works out what it costs; throws the contract's errors. */
@@ -33,13 +34,14 @@ async function prepare(deps: VideoDeps, accountId: string, input: NewVideo) {
   }
   const language = templateLanguage(template, input.language ?? account.language, { fromAccount: input.language === undefined });
   if (input.webhook_url !== undefined) await deps.checkUrl(input.webhook_url, "webhook_url");
-  return { template, prompt, language, credits: template.info.credits, available: account.credits };
+  const music = chooseMusic(deps, template.info.id, input.music);
+  return { template, prompt, language, music, credits: template.info.credits, available: account.credits };
 }
 
 export async function createVideo(deps: VideoDeps, accountId: string, input: NewVideo) {
   const { db, clock } = deps;
   const { videos } = db.schema;
-  const { template, prompt, language, credits } = await prepare(deps, accountId, input);
+  const { template, prompt, language, music, credits } = await prepare(deps, accountId, input);
   const at = clock.now();
   const id = newId("vid");
   const row = await db.tx(async (tx) => {
@@ -63,6 +65,7 @@ export async function createVideo(deps: VideoDeps, accountId: string, input: New
         language,
         userPrompt: JSON.stringify(prompt),
         webhookUrl: input.webhook_url ?? null,
+        music,
         status: "queued",
         credits,
         createdAt: at,
@@ -76,11 +79,12 @@ export async function createVideo(deps: VideoDeps, accountId: string, input: New
 }
 
 export async function estimateVideo(deps: VideoDeps, accountId: string, input: NewVideo) {
-  const { template, credits, available, language } = await prepare(deps, accountId, input);
+  const { template, credits, available, language, music } = await prepare(deps, accountId, input);
   return {
     object: "video_estimate",
     template_id: template.info.id,
     language,
+    music,
     credits,
     available,
     sufficient: available >= credits,

@@ -8,6 +8,7 @@ import type { Webhooks } from "../webhooks";
 import type { Billing } from "../billing";
 import type { TemplateRegistry } from "../templates";
 import type { Brand } from "../brand";
+import type { Music } from "../music";
 
 export const RENDER_JOB = "video.render";
 /** How often a render waiting for its product's cut-out looks again. */
@@ -21,6 +22,8 @@ export type NewVideo = {
   user_prompt?: Record<string, unknown>;
   language?: string;
   webhook_url?: string;
+  /** "auto" (default: the template's mood), a track id, or "none". */
+  music?: string;
 };
 
 export type VideoDeps = {
@@ -37,6 +40,8 @@ export type VideoDeps = {
   checkUrl: (url: string, field?: string) => Promise<void>;
   /** The account's brand kit: its colours under the video's own, its logo into the render. */
   brand?: Pick<Brand, "forRender">;
+  /** The music catalogue; without it videos have no sound. */
+  music?: Music;
   /** 1 renders at full size; tests render smaller through the same code. */
   renderScale?: number;
   renderTimeoutMs: number;

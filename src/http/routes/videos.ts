@@ -20,6 +20,7 @@ const videoBody = t.Object(
     user_prompt: t.Optional(t.Record(t.String(), t.Unknown(), { description: "Template-specific fields (see the template's prompt_schema)." })),
     language: t.Optional(t.String({ minLength: 2, maxLength: 35, description: "BCP 47 language; defaults to the account's." })),
     webhook_url: t.Optional(t.String({ minLength: 1, maxLength: 2048, description: "Receives video.completed / video.failed." })),
+    music: t.Optional(t.String({ minLength: 1, maxLength: 100, description: '"auto" (default: the template\'s mood), a track id from GET /v1/music, or "none" (no audio stream).' })),
   },
   { additionalProperties: false },
 );
