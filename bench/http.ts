@@ -1,6 +1,6 @@
 // bench:http — authenticated GET /v1/products (an account with 5 products) under wrk, beside a bare Elysia
-// hello-world measured in the same run; prints req/s, p50/p99 and the ratio to the bare server.
-import { mkdtempSync, rmSync } from "node:fs";
+// hello-world measured in the same run; prints req/s, p50/p99, each server's CPU time per request and the ratios.
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sharp from "sharp";
@@ -11,6 +11,30 @@ const connections = 64;
 const root = join(import.meta.dir, "..");
 const bun = process.execPath;
 
+/** A process's CPU time (user + system) so far in seconds, from /proc (Linux's 100 ticks a second); null elsewhere. */
+function cpuSeconds(pid: number): number | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The timed wrk run, with the server's CPU microseconds per request: on a shared machine req/s move with whatever
+ * else runs, while the CPU a request costs the server stays put, so it is the figure to compare changes by.
+ */
+function measure(pid: number, url: string, headers?: Record<string, string>) {
+  const before = cpuSeconds(pid);
+  const started = performance.now();
+  const result = wrk(url, { seconds, connections, headers });
+  const after = cpuSeconds(pid);
+  const requests = (result.rps * (performance.now() - started)) / 1000;
+  const cpuUs = before === null || after === null ? NaN : ((after - before) * 1e6) / requests;
+  return { ...result, cpuUs };
+}
+
 async function bare(jsonFile?: string) {
   const port = await freePort();
   const args = [bun, "run", join(import.meta.dir, "bare.ts"), String(port), ...(jsonFile ? [jsonFile] : [])];
@@ -18,7 +42,7 @@ async function bare(jsonFile?: string) {
   try {
     await waitFor(`http://127.0.0.1:${port}/`);
     wrk(`http://127.0.0.1:${port}/`, { seconds: 2, connections }); // warm-up
-    return wrk(`http://127.0.0.1:${port}/`, { seconds, connections });
+    return measure(proc.pid, `http://127.0.0.1:${port}/`);
   } finally {
     proc.kill();
     await proc.exited;
@@ -66,7 +90,7 @@ async function vitrin() {
     const headers = { authorization: `Bearer ${token}` };
     await Bun.write(listFile, await (await fetch(`${base}/v1/products`, { headers })).text());
     wrk(`${base}/v1/products`, { seconds: 2, connections, headers }); // warm-up
-    return wrk(`${base}/v1/products`, { seconds, connections, headers });
+    return measure(proc.pid, `${base}/v1/products`, headers);
   } finally {
     proc.kill("SIGTERM");
     await proc.exited;
@@ -80,10 +104,13 @@ const ours = await vitrin();
 const sameBody = await bare(listFile);
 const fmt = (n: number, d = 0) => n.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d });
 console.log(`\nbench:http — wrk, 1 thread, ${connections} connections, ${seconds} s each, loopback`);
-console.log("| server | req/s | p50 ms | p99 ms | errors |");
-console.log("|---|---|---|---|---|");
-console.log(`| bare Elysia hello-world | ${fmt(base.rps)} | ${fmt(base.p50ms, 2)} | ${fmt(base.p99ms, 2)} | ${base.errors} |`);
-console.log(`| bare Elysia, same JSON body as vitrin (${fmt(Bun.file(listFile).size)} bytes) | ${fmt(sameBody.rps)} | ${fmt(sameBody.p50ms, 2)} | ${fmt(sameBody.p99ms, 2)} | ${sameBody.errors} |`);
-console.log(`| vitrin GET /v1/products (5 products, auth) | ${fmt(ours.rps)} | ${fmt(ours.p50ms, 2)} | ${fmt(ours.p99ms, 2)} | ${ours.errors} |`);
+const row = (name: string, r: typeof base) =>
+  `| ${name} | ${fmt(r.rps)} | ${fmt(r.p50ms, 2)} | ${fmt(r.p99ms, 2)} | ${fmt(r.cpuUs, 1)} | ${r.errors} |`;
+console.log("| server | req/s | p50 ms | p99 ms | server CPU µs/request | errors |");
+console.log("|---|---|---|---|---|---|");
+console.log(row("bare Elysia hello-world", base));
+console.log(row(`bare Elysia, same JSON body as vitrin (${fmt(Bun.file(listFile).size)} bytes)`, sameBody));
+console.log(row("vitrin GET /v1/products (5 products, auth)", ours));
 console.log(`ratio vitrin / bare hello-world: ${(ours.rps / base.rps).toFixed(2)} (target ≥ 0.50)`);
 console.log(`ratio vitrin / bare same body:   ${(ours.rps / sameBody.rps).toFixed(2)}`);
+console.log(`CPU per request, vitrin / bare same body: ${(ours.cpuUs / sameBody.cpuUs).toFixed(2)}`);

@@ -153,8 +153,8 @@ function answerError(ctx: HttpContext) {
 /** onAfterResponse: counts the request in /metrics and logs its line. */
 function recordRequest(ctx: HttpContext) {
   const { meta, metrics, logger } = ctx;
-  type Answered = { request: Request; route: string; set: { status?: number | string }; responseValue: unknown };
-  return ({ request, route, set, responseValue }: Answered) => {
+  type Answered = { request: Request; route: string; path: string; set: { status?: number | string }; responseValue: unknown };
+  return ({ request, route, path, set, responseValue }: Answered) => {
     const m = meta.get(request);
     if (!m) return;
     const status =
@@ -167,7 +167,8 @@ function recordRequest(ctx: HttpContext) {
         request_id: m.id,
         method: request.method,
         route: routeLabel,
-        path: pathOf(request.url),
+        // Elysia's path is the URL's, already cut out (request.url makes a new string on every read).
+        path: path ?? pathOf(request.url),
         status,
         ms: Math.round(seconds * 100000) / 100,
       });
