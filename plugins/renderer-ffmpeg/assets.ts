@@ -239,7 +239,8 @@ async function productImage(w: AssetWriter, source: ProductSource, o: ProductIma
     .resize(pw, ph, { fit: "fill", kernel: "lanczos3" })
     .raw()
     .toBuffer();
-  let shape = await sharp(mask, { raw: { width: iw, height: ih, channels: 1 } }).extract(box).resize(pw, ph, { fit: "fill" }).raw().toBuffer();
+  // sharp hands a resized one-channel raw image back as three channels: keep one, so the shadow is the mask's shape.
+  let shape = await sharp(mask, { raw: { width: iw, height: ih, channels: 1 } }).extract(box).resize(pw, ph, { fit: "fill" }).extractChannel(0).raw().toBuffer();
 
   if (!source.cutout) {
     // A photo with its background: shown as a rounded card rather than a rectangle pasted on the design.
