@@ -4,7 +4,11 @@ import sharp from "sharp";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createFfmpegRenderer } from "../plugins/renderer-ffmpeg";
 import { AssetWriter } from "../plugins/renderer-ffmpeg/assets";
+import { loadTemplates, type TemplateRegistry } from "../src/templates";
+import { BUILTIN_TEMPLATES } from "../templates";
+import { cutoutProduct, type FixtureProduct } from "./fixtures/render/product";
 
 let dir: string;
 beforeAll(() => {
@@ -38,4 +42,49 @@ describe("shadows", () => {
     // Right under the disc's lowest point there is shadow.
     expect(alpha(info.width / 2, pad + 305)).toBeGreaterThan(30);
   });
+});
+
+const SCALE = 0.25;
+let registry: TemplateRegistry;
+let product: FixtureProduct;
+let jobs = 0;
+const rendered = new Map<string, Promise<{ videoPath: string; fps: number; duration: number }>>();
+
+/** Each built-in template rendered once at reduced scale (the production code path), shared by the checks below. */
+function renderOf(templateId: string) {
+  let run = rendered.get(templateId);
+  if (!run) {
+    run = (async () => {
+      registry ??= await loadTemplates({ builtin: BUILTIN_TEMPLATES });
+      product ??= await cutoutProduct(join(dir, "product"));
+      const workDir = join(dir, `job-${++jobs}`);
+      mkdirSync(workDir, { recursive: true });
+      const renderer = createFfmpegRenderer({ templates: registry });
+      const result = await renderer.render({
+        workDir, templateId, product, prompt: { price: 24.5, old_price: 39 }, language: "en", scale: SCALE,
+        signal: new AbortController().signal, onProgress: () => {},
+      });
+      const def = registry.get(templateId)!.definition;
+      return { videoPath: result.videoPath, fps: def.meta.fps ?? 30, duration: def.meta.duration };
+    })();
+    rendered.set(templateId, run);
+  }
+  return run;
+}
+
+async function ffprobeJson(args: string[]): Promise<any> {
+  const proc = Bun.spawn(["ffprobe", "-v", "error", "-of", "json", ...args], { stdout: "pipe", stderr: "pipe" });
+  const out = await new Response(proc.stdout).text();
+  expect(await proc.exited).toBe(0);
+  return JSON.parse(out);
+}
+
+describe("frames", () => {
+  for (const templateId of BUILTIN_TEMPLATES.map((t) => t.meta.id)) {
+    test(`${templateId}: exactly duration × fps frames`, async () => {
+      const { videoPath, fps, duration } = await renderOf(templateId);
+      const p = await ffprobeJson(["-count_frames", "-select_streams", "v:0", "-show_entries", "stream=nb_read_frames", videoPath]);
+      expect(Number(p.streams[0].nb_read_frames)).toBe(Math.round(duration * fps));
+    }, 120_000);
+  }
 });

@@ -103,8 +103,9 @@ function frameSelection(plans: Plan[], bg: BackgroundPlan, o: CompileOptions): {
   const select =
     live === 0
       ? ""
-      : // The last frame is always composed too: the fps filter repeats frames only up to the last one it saw.
-        `,trim=end_frame=${Math.max(1, o.frames - o.startFrame)},select='eq(n,0)+gte(n,${Math.max(0, o.frames - o.startFrame - 1)})${windows
+      : // The last frame and one past it are always composed: the fps filter repeats a frame only until the next one it
+        // sees, so without a frame after the last it drops the last (every video was one frame short; -frames:v cuts).
+        `,trim=end_frame=${Math.max(1, o.frames - o.startFrame) + 1},select='eq(n,0)+gte(n,${Math.max(0, o.frames - o.startFrame - 1)})${windows
           .filter(([a, b]) => b >= begin && a <= end)
           .map(([a, b]) => `+between(t,${num(a)},${Number.isFinite(b) ? num(b) : 1e9})`)
           .join("")}'`;
