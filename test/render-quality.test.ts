@@ -6,9 +6,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createFfmpegRenderer } from "../plugins/renderer-ffmpeg";
 import { AssetWriter } from "../plugins/renderer-ffmpeg/assets";
+import { prepareRender } from "../plugins/renderer-ffmpeg/prepare";
 import { loadTemplates, type TemplateRegistry } from "../src/templates";
 import { BUILTIN_TEMPLATES } from "../templates";
 import { cutoutProduct, type FixtureProduct } from "./fixtures/render/product";
+import { deltaE2000 } from "./support/delta-e";
 
 let dir: string;
 beforeAll(() => {
@@ -85,6 +87,63 @@ describe("frames", () => {
       const { videoPath, fps, duration } = await renderOf(templateId);
       const p = await ffprobeJson(["-count_frames", "-select_streams", "v:0", "-show_entries", "stream=nb_read_frames", videoPath]);
       expect(Number(p.streams[0].nb_read_frames)).toBe(Math.round(duration * fps));
+    }, 120_000);
+  }
+});
+
+/**
+ * The frame `index` of a video as 8-bit sRGB, decoded as a player would: by the file's colour tags, and as BT.709
+ * TV range where it has none (what browsers and phones assume for HD video).
+ */
+async function frameRgb(videoPath: string, index: number): Promise<{ data: Buffer; width: number; height: number }> {
+  const tags = (await ffprobeJson(["-select_streams", "v:0", "-show_entries", "stream=color_space,color_range", videoPath])).streams[0];
+  const matrix = tags.color_space === "smpte170m" || tags.color_space === "bt470bg" ? "bt601" : "bt709";
+  const range = tags.color_range === "pc" ? "pc" : "tv";
+  const out = join(dir, `frame-${++jobs}.png`);
+  const convert = `select=eq(n\\,${index}),scale=in_color_matrix=${matrix}:in_range=${range}:out_range=pc,format=rgb24`;
+  const proc = Bun.spawn(["ffmpeg", "-v", "error", "-y", "-i", videoPath, "-vf", convert, "-frames:v", "1", out], { stderr: "pipe" });
+  expect(await proc.exited).toBe(0);
+  const { data, info } = await sharp(out).raw().toBuffer({ resolveWithObject: true });
+  return { data, width: info.width, height: info.height };
+}
+
+describe("colour", () => {
+  test("the video is tagged BT.709, TV range", async () => {
+    const { videoPath } = await renderOf("clean-card");
+    const p = await ffprobeJson(["-select_streams", "v:0", "-show_entries", "stream=color_space,color_primaries,color_transfer,color_range", videoPath]);
+    expect(p.streams[0]).toEqual({ color_space: "bt709", color_primaries: "bt709", color_transfer: "bt709", color_range: "tv" });
+  }, 120_000);
+
+  for (const hex of ["#c03030", "#2a9d8f", "#e9c46a"]) {
+    test(`a flat ${hex} product photo keeps its colour in the video (ΔE2000 < 3)`, async () => {
+      const folder = join(dir, `flat-${hex.slice(1)}`);
+      mkdirSync(folder, { recursive: true });
+      const imagePath = join(folder, "photo.png");
+      await sharp({ create: { width: 600, height: 480, channels: 3, background: hex } }).png().toFile(imagePath);
+      const product = { id: "prod_flat", name: "Flat", description: "", imagePath, maskPath: null, cutout: false };
+      registry ??= await loadTemplates({ builtin: BUILTIN_TEMPLATES });
+      const def = registry.get("clean-card")!.definition;
+      const workDir = join(dir, `flat-job-${hex.slice(1)}`);
+      mkdirSync(workDir, { recursive: true });
+      const result = await createFfmpegRenderer({ templates: registry }).render({
+        workDir, templateId: "clean-card", product, prompt: {}, language: "en", scale: SCALE, signal: new AbortController().signal, onProgress: () => {},
+      });
+      // Where the product sits at the poster frame, from the same template and product.
+      const job = await prepareRender({ definition: def, product, prompt: {}, language: "en", scale: SCALE, workDir: join(workDir, "layout") });
+      const at = job.placements.find((l) => l.name === "product")!;
+      const frame = await frameRgb(result.videoPath, job.posterFrame);
+      const cx = Math.round((at.x + at.width / 2) * SCALE);
+      const cy = Math.round((at.y + at.height / 2) * SCALE);
+      const sum = [0, 0, 0];
+      for (let y = cy - 3; y <= cy + 3; y++)
+        for (let x = cx - 3; x <= cx + 3; x++) for (let c = 0; c < 3; c++) sum[c]! += frame.data[(y * frame.width + x) * 3 + c]!;
+      const seen = sum.map((v) => v / 49) as [number, number, number];
+      const want = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)) as [number, number, number];
+      expect(deltaE2000(want, seen)).toBeLessThan(3);
+      // The JPEG thumbnail too, read as JPEG is (BT.601, full range).
+      const thumb = await sharp(result.thumbnailPath).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+      const i = (cy * thumb.info.width + cx) * 3;
+      expect(deltaE2000(want, [thumb.data[i]!, thumb.data[i + 1]!, thumb.data[i + 2]!])).toBeLessThan(3);
     }, 120_000);
   }
 });

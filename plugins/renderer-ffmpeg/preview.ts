@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PreviewRequest } from "../../src/plugins";
 import { baseLanguage, fpsOf, type TemplateRegistry } from "../../src/plugins/renderer-kit";
+import { asStill } from "./scene/compile";
 import { prepareRender } from "./prepare";
 import { samplePrompt, writeSampleProduct } from "./sample";
 
@@ -31,7 +32,7 @@ export async function previewFrame(deps: PreviewDeps, req: PreviewRequest): Prom
     });
     const proc = Bun.spawn(
       [ffmpeg, "-hide_banner", "-nostdin", "-loglevel", "error", ...job.inputs,
-        "-filter_complex", job.filter, "-map", job.output, "-frames:v", "1", "-f", "image2pipe", "-c:v", "png", "pipe:1"],
+        "-filter_complex", asStill(job, "png").filter, "-map", asStill(job, "png").output, "-frames:v", "1", "-f", "image2pipe", "-c:v", "png", "pipe:1"],
       // A preview is one frame: if ffmpeg is still busy after a minute, something is wrong.
       { stdout: "pipe", stderr: "pipe", stdin: "ignore", timeout: 60_000, killSignal: "SIGKILL" },
     );

@@ -6,6 +6,7 @@ import type { RenderRequest, RenderResult } from "../../src/plugins";
 import type { TemplateRegistry } from "../../src/plugins/renderer-kit";
 import { probe, RenderError, runFfmpeg } from "./ffmpeg";
 import { prepareRender, type RenderJob } from "./prepare";
+import { asStill } from "./scene/compile";
 import { prepareAudio, type AudioArgs } from "./audio";
 import type { Tools } from "./readiness";
 
@@ -15,7 +16,12 @@ const formatMs = (ms: number) => (ms >= 1000 ? `${Math.round(ms / 100) / 10} s` 
 
 /** The encoder settings every render uses (the benchmark encodes its baseline with the same). */
 export function encoderArgs(threads: number): string[] {
-  return ["-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-pix_fmt", "yuv420p", "-threads", String(threads), "-movflags", "+faststart"];
+  return [
+    "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-pix_fmt", "yuv420p",
+    // The scene is converted to BT.709 TV range (scene/compile.ts); the tags tell players so.
+    "-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709", "-color_range", "tv",
+    "-threads", String(threads), "-movflags", "+faststart",
+  ];
 }
 
 /** The whole ffmpeg command line of a job, writing the video to `videoFile`. */
@@ -34,12 +40,13 @@ export function ffmpegArgs(job: RenderJob, videoFile: string, threads: number, a
 
 /** The thumbnail: the scene composed at the poster frame only (one frame, straight from the layers). */
 export function thumbnailArgs(job: RenderJob, thumbFile: string): string[] {
+  const still = asStill(job.poster, "jpeg");
   return [
     "-hide_banner", "-nostdin", "-y", "-loglevel", "error", "-nostats", "-progress", "pipe:1",
-    ...job.poster.inputs,
+    ...still.inputs,
     "-filter_complex_threads", "1",
-    "-filter_complex", job.poster.filter,
-    "-map", job.poster.output, "-frames:v", "1", "-c:v", "mjpeg", "-q:v", "2", "-f", "image2", thumbFile,
+    "-filter_complex", still.filter,
+    "-map", still.output, "-frames:v", "1", "-c:v", "mjpeg", "-q:v", "2", "-f", "image2", thumbFile,
   ];
 }
 

@@ -50,8 +50,11 @@ function inputTable() {
     /** The start of a chain reading input `i` in a pixel format (its own split output when shared). */
     source(i: number, pixfmt: string): string {
       const n = uses.get(i)!;
-      if (n === 1) return `[${i}:v]format=${pixfmt},`;
-      if (!taken.has(i)) split.push(`[${i}:v]format=${pixfmt},split=${n}${Array.from({ length: n }, (_, k) => `[s${i}_${k}]`).join("")}`);
+      // The pictures are sRGB: converted with the BT.709 matrix into TV range, as the video is tagged (ffmpeg's own
+      // conversion would use BT.601, which players of HD video do not assume, and the colours would shift).
+      const convert = `scale=out_color_matrix=bt709:out_range=tv,format=${pixfmt}`;
+      if (n === 1) return `[${i}:v]${convert},`;
+      if (!taken.has(i)) split.push(`[${i}:v]${convert},split=${n}${Array.from({ length: n }, (_, k) => `[s${i}_${k}]`).join("")}`);
       const k = taken.get(i) ?? 0;
       taken.set(i, k + 1);
       return `[s${i}_${k}]`;
@@ -214,4 +217,13 @@ export function compileScene(scene: Scene, o: CompileOptions): CompiledGraph {
   });
   chains.push(`${base}${live >= plans.length ? repeat : ""}setsar=1[vout]`);
   return { inputs: table.inputs, filter: [...table.split, ...chains].join(";\n"), output: "[vout]" };
+}
+
+/**
+ * The graph ending in a still picture's colours: the scene is BT.709 TV range, a JPEG is read as BT.601 full range
+ * and a PNG is RGB; ffmpeg's automatic conversion would assume BT.601 TV range and shift the colours.
+ */
+export function asStill(graph: CompiledGraph, kind: "jpeg" | "png"): CompiledGraph {
+  const to = kind === "jpeg" ? ":out_color_matrix=bt601:out_range=pc,format=yuvj420p" : ",format=rgb24";
+  return { inputs: graph.inputs, filter: `${graph.filter};\n${graph.output}scale=in_color_matrix=bt709:in_range=tv${to}[still]`, output: "[still]" };
 }
