@@ -51,7 +51,8 @@ export default defineTemplate({
     return {
       background: bg,
       layers: [
-        { name: "product", image: prod, x: 540, y: [[0, 520], [0.9, 430, "out"]], opacity: [[0, 0], [0.5, 1]] },
+        // Seen from the first frame, and never still: after rising into place it keeps drifting slowly up.
+        { name: "product", image: prod, x: 540, y: [[0, 520], [0.9, 430, "out"], [7, 370, "linear"]] },
         { name: "tag", image: tagImg, x: 70, y: 80, anchor: [0, 0.5], opacity: [[0.5, 0], [0.8, 1]] },
         { name: "headline", image: nameImg, x: [[0.7, 110], [1.3, 70, "out"]], y: bandY, anchor: [0, 0.5], opacity: [[0.7, 0], [1.1, 1]] },
         priceImg && { name: "price", image: priceImg, x: W - 70, y: [[1.1, bandY - 20], [1.6, bandY - 45, "out"]], anchor: [1, 0.5], opacity: [[1.1, 0], [1.4, 1]] },

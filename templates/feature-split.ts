@@ -112,7 +112,8 @@ export default defineTemplate({
       background: bg,
       layers: [
         { name: "panel", image: panelImg, x: [[0, -panelW], [0.8, 0, "out"]], y: H / 2, anchor: [0, 0.5] },
-        { name: "product", image: prod, x: 420, y: [[0.6, 620], [1.4, 520, "out"]], scale: [[0.6, 0.86], [1.4, 1, "out"]], opacity: [[0.6, 0], [1.0, 1]] },
+        // Seen from the first frame, and never still: after settling it keeps drifting slowly up.
+        { name: "product", image: prod, x: 420, y: [[0.6, 620], [1.4, 520, "out"], [12, 400, "linear"]], scale: [[0.6, 0.86], [1.4, 1, "out"]] },
         { name: "eyebrow", image: brow, x: colX, y: top + brow.h / 2, anchor: [0, 0.5], opacity: [[1.0, 0], [1.4, 1]] },
         { name: "headline", image: head, x: [[1.2, colX + 60], [1.8, colX, "out"]], y: headY, anchor: [0, 0.5], opacity: [[1.2, 0], [1.6, 1]] },
         ...rowLayers,

@@ -117,7 +117,8 @@ export default defineTemplate({
     return {
       background: bg,
       layers: [
-        { name: "product", image: prod, x: cx, y: [[0, -420], [0.9, cy, "back"]] },
+        // Drops in from partly above (seen from the first frame), then keeps drifting slowly up.
+        { name: "product", image: prod, x: cx, y: [[0, cy - 320], [0.9, cy, "back"], [8, cy - 85, "linear"]] },
         { name: "burst", image: burstImg, x: 850, y: 185, scale: [[1.0, 0.3], [1.5, 1, "back"]], rotate: [[1.0, -70], [1.5, 8, "out"]], opacity: [[1.0, 0], [1.15, 1]] },
         { name: "badge", image: badgeImg, x: [[0.5, W + 20], [1.0, colX, "out"]], y: badgeY, anchor: [0, 0.5] },
         { name: "headline", image: head, x: colX, y: [[0.8, headY + 50], [1.3, headY, "out"]], anchor: [0, 0.5], opacity: [[0.8, 0], [1.1, 1]] },

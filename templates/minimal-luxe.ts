@@ -72,7 +72,8 @@ export default defineTemplate({
     return {
       background: bg,
       layers: [
-        { name: "product", image: prod, x: 540, y: [[0, 890], [2.4, 836, "out"]], opacity: [[0.2, 0], [1.6, 1]] },
+        // Seen from the first frame, and never still: a slow rise over the whole video.
+        { name: "product", image: prod, x: 540, y: [[0, 890], [2.4, 836, "out"], [10, 745, "linear"]] },
         { name: "eyebrow", image: brow, x: 540, y: browY, opacity: [[1.4, 0], [2.0, 1]] },
         { name: "headline", image: nameImg, x: 540, y: [[1.8, nameY + 30], [2.8, nameY, "out"]], opacity: [[1.8, 0], [2.6, 1]] },
         { name: "rule", image: ruleImg, x: 540, y: ruleY, scale: [[2.6, 0.02], [3.4, 1, "inOut"]], opacity: [[2.6, 0], [2.7, 1]] },

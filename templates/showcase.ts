@@ -116,8 +116,9 @@ export default defineTemplate({
       layers: [
         {
           name: "product", image: prod,
-          x: [[0, 1500], [1.0, px, "out"]],
-          y: [[0, py + 120], [1.0, py, "out"], [5.6, py], [6.4, restY, "inOut"]],
+          // Swings in from the right edge (seen from the first frame), then drifts slowly: never still.
+          x: [[0, px + 320], [1.0, px, "out"]],
+          y: [[0, py + 120], [1.0, py, "out"], [5.6, py - 55, "linear"], [6.4, restY, "inOut"], [10, restY - 45, "linear"]],
           rotate: [[0, 38], [1.0, 0, "out"]],
           scale: [[5.6, 1], [6.4, 0.72, "inOut"]],
         },

@@ -108,11 +108,10 @@ export default defineTemplate({
       layers: [
         {
           name: "product", image: prod, x: 540,
-          // A push-in while the words arrive, then the product holds still: a still layer costs nothing to draw
-          // or to encode, while a moving one costs on every frame.
-          y: [[0, productY + 90], [1.2, productY, "out"]],
+          // A push-in while the words arrive, then a slow drift up (a video that stands still reads as a slide),
+          // seen from the first frame.
+          y: [[0, productY + 90], [1.2, productY, "out"], [8, productY - 80, "linear"]],
           scale: [[0, 0.86], [1.4, 1, "out"]],
-          opacity: [[0, 0], [0.6, 1]],
         },
         { name: "chip", image: chipImg, x: [[0.4, 40], [1.0, 80, "out"]], y: 190, anchor: [0, 0.5], opacity: [[0.4, 0], [0.8, 1]] },
         { name: "headline", image: head, x: 540, y: [[0.9, headY + 60], [1.5, headY, "out"]], opacity: [[0.9, 0], [1.3, 1]] },

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { createFfmpegRenderer } from "../plugins/renderer-ffmpeg";
 import { AssetWriter } from "../plugins/renderer-ffmpeg/assets";
 import { prepareRender } from "../plugins/renderer-ffmpeg/prepare";
+import { asStill } from "../plugins/renderer-ffmpeg/scene/compile";
 import { loadTemplates, type TemplateRegistry } from "../src/templates";
 import { BUILTIN_TEMPLATES } from "../templates";
 import { cutoutProduct, type FixtureProduct } from "./fixtures/render/product";
@@ -144,6 +145,39 @@ describe("colour", () => {
       const thumb = await sharp(result.thumbnailPath).removeAlpha().raw().toBuffer({ resolveWithObject: true });
       const i = (cy * thumb.info.width + cx) * 3;
       expect(deltaE2000(want, [thumb.data[i]!, thumb.data[i + 1]!, thumb.data[i + 2]!])).toBeLessThan(3);
+    }, 120_000);
+  }
+});
+
+describe("motion", () => {
+  for (const templateId of BUILTIN_TEMPLATES.map((t) => t.meta.id)) {
+    test(`${templateId}: ffmpeg's freezedetect (default noise, d=1) finds no frozen second`, async () => {
+      const { videoPath } = await renderOf(templateId);
+      const proc = Bun.spawn(["ffmpeg", "-v", "info", "-nostats", "-i", videoPath, "-vf", "freezedetect=d=1", "-f", "null", "-"], { stderr: "pipe" });
+      const log = await new Response(proc.stderr).text();
+      expect(await proc.exited).toBe(0);
+      expect(log.split("\n").filter((l) => l.includes("freezedetect.freeze_start"))).toEqual([]);
+    }, 120_000);
+
+    test(`${templateId}: the product is seen in the first frame`, async () => {
+      const { videoPath } = await renderOf(templateId);
+      const first = await frameRgb(videoPath, 0);
+      // The same first frame with the product's colours inverted: where the product shows, the pictures differ.
+      const other = join(dir, `inverted-${templateId}`);
+      mkdirSync(other, { recursive: true });
+      const imagePath = join(other, "cutout.png");
+      await sharp(product.imagePath).negate({ alpha: false }).png().toFile(imagePath);
+      const job = await prepareRender({ definition: registry.get(templateId)!.definition, product: { ...product, imagePath }, prompt: { price: 24.5, old_price: 39 }, language: "en", scale: SCALE, workDir: other });
+      const still = asStill(job, "png");
+      const out = join(other, "first.png");
+      const run = Bun.spawn(["ffmpeg", "-v", "error", "-y", ...still.inputs, "-filter_complex", still.filter, "-map", still.output, "-frames:v", "1", out], { stderr: "pipe" });
+      expect(await run.exited).toBe(0);
+      const { data } = await sharp(out).raw().toBuffer({ resolveWithObject: true });
+      let differing = 0;
+      for (let i = 0; i < data.length; i += 3) {
+        if (Math.abs(data[i]! - first.data[i]!) + Math.abs(data[i + 1]! - first.data[i + 1]!) + Math.abs(data[i + 2]! - first.data[i + 2]!) > 90) differing++;
+      }
+      expect(differing / (data.length / 3)).toBeGreaterThan(0.02);
     }, 120_000);
   }
 });
