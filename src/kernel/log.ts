@@ -26,6 +26,18 @@ const stdoutSink: LogSink = (chunk) => {
   }
 };
 
+// At thousands of lines a second most fall in a millisecond already formatted: toISOString costs ~0.3 µs a call.
+let stampMs = -1;
+let stamp = "";
+function isoNow(): string {
+  const ms = Date.now();
+  if (ms !== stampMs) {
+    stampMs = ms;
+    stamp = new Date(ms).toISOString();
+  }
+  return stamp;
+}
+
 export function createLogger(level: LogLevel = "info", sink: LogSink = stdoutSink, base: Fields = {}, batch = true): Logger {
   const min = rank[level];
   let pending: string[] = [];
@@ -47,7 +59,7 @@ export function createLogger(level: LogLevel = "info", sink: LogSink = stdoutSin
   const make = (bound: Fields): Logger => {
     const emit = (lvl: LogLevel, msg: string, fields?: Fields) => {
       if (rank[lvl] < min) return;
-      const record: Fields = { time: new Date().toISOString(), level: lvl, msg, ...bound, ...fields };
+      const record: Fields = { time: isoNow(), level: lvl, msg, ...bound, ...fields };
       if (record.err instanceof Error) {
         const e = record.err as Error;
         record.err = { name: e.name, message: e.message, stack: e.stack };
