@@ -2,11 +2,10 @@
 // commands plugins add (such as `models install`); the compiled binary takes the same words.
 import { parseArgs } from "node:util";
 import { ConfigError, loadConfig, type Config } from "./config";
-import { createLogger } from "./kernel";
+import { createLogger, isApiError, systemClock } from "./kernel";
 import { openDatabase } from "./db";
-import { systemClock } from "./kernel";
 import { accountJson, createAccounts } from "./accounts";
-import { isApiError } from "./kernel";
+import { UNPACK_COMMAND, unpackAll } from "./native";
 import { createService } from "./service";
 import { JobEngine, JOB_STATUSES, type JobStatus } from "./jobs";
 import { jobJson } from "./http/routes/jobs";
@@ -326,7 +325,16 @@ export async function run(argv: string[], registry: PluginRegistry = builtinPlug
   return core ? core(invocation) : pluginCommand(registry, positionals, invocation);
 }
 
-if (import.meta.main) {
+if (import.meta.main && process.argv[2] === UNPACK_COMMAND) {
+  // A compiled binary's child that unpacks the native files, so its parent's memory never holds them (src/native).
+  unpackAll().then(
+    () => process.exit(0),
+    (e) => {
+      console.error(`could not unpack the native files: ${(e as Error).message}`);
+      process.exit(1);
+    },
+  );
+} else if (import.meta.main) {
   run(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (e) => {

@@ -72,11 +72,38 @@ export async function unpackAll(env: Record<string, string | undefined> = proces
   return root;
 }
 
+/** The hidden command a compiled binary runs in a child process to unpack its native files (see unpackInChild). */
+export const UNPACK_COMMAND = "__unpack-native";
+
+/**
+ * Unpacks every embedded native file in a child process of this same binary. Reading an embedded file faults its pages
+ * of the executable into this process's RSS for good (~60 MB for ONNX Runtime); in a child they go when it exits.
+ * Returns false when the child could not do it, and the caller unpacks in-process instead.
+ */
+function unpackInChild(): boolean {
+  if (process.env._VITRIN_NATIVE_UNPACKING_CHILD) return false; // this is the child
+  const child = Bun.spawnSync([process.execPath, UNPACK_COMMAND], {
+    env: { ...process.env, _VITRIN_NATIVE_UNPACKING_CHILD: "1" },
+    stdin: "ignore",
+    stdout: "ignore",
+    stderr: "inherit",
+  });
+  return child.exitCode === 0;
+}
+
+function unpacked(addon: EmbeddedAddon, root: string): boolean {
+  return [...addon.libraries, addon.addon].every((f) => {
+    const to = join(root, f.path);
+    return existsSync(to) && statSync(to).size === f.size;
+  });
+}
+
 /** Returns the addon's exports, unpacking and loading it on first use. */
 export function loadAddon(name: string): unknown {
   if (loaded.has(name)) return loaded.get(name);
   const addon = addonOf(name);
   const root = nativeRoot();
+  if (!unpacked(addon, root)) unpackInChild();
   try {
     for (const lib of addon.libraries) {
       const path = join(root, lib.path);
