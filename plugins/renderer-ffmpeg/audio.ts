@@ -1,6 +1,5 @@
 // The sound of a render: the chosen track cut to the video on a bar line, faded in and out, brought to -14 LUFS by
 // one gain measured on that very cut, limited below -1 dBTP, and encoded as AAC-LC 48 kHz stereo beside the video.
-import { copyFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import type { RenderMusic } from "../../src/plugins";
 import { RenderError } from "./ffmpeg";
@@ -65,7 +64,8 @@ export async function prepareAudio(
 ): Promise<AudioArgs> {
   // ffmpeg cannot read a file embedded in a compiled binary: it gets a copy on disk.
   const file = music.file.startsWith("/$bunfs/") ? join(o.workDir, basename(music.file)) : music.file;
-  if (file !== music.file) await copyFile(music.file, file);
+  // copyfile(2) cannot read the executable's embedded files: Bun's own file API can.
+  if (file !== music.file) await Bun.write(file, Bun.file(music.file));
   const plan = planAudio(o.duration, music.bpm, music.seconds);
   const key = `${music.file}|${plan.seconds}|${plan.loop}`;
   let gain = gains.get(key);
