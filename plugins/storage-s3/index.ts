@@ -1,21 +1,12 @@
 // Storage in an S3-compatible bucket (AWS S3, MinIO, Garage, R2…) through Bun's built-in S3 client; clients fetch files from the bucket, never through vitrin.
 import { S3Client } from "bun";
 import { contentTypeOf, definePlugin, isSafeKey, type ReadyReport, type StoragePlugin } from "../../src/plugins";
-import { s3Settings } from "./settings";
+import { s3Settings, type S3Settings } from "./settings";
 
-export type S3StorageOptions = {
-  /** Base URL of the S3 API without the bucket; null means AWS S3 in `region`. */
-  endpoint: string | null;
-  region: string;
-  bucket: string | null;
-  accessKeyId: string | null;
-  secretAccessKey: string | null;
-  /** Bucket in the path (`endpoint/bucket/key`) rather than in the host name (`bucket.endpoint/key`). */
-  pathStyle: boolean;
+/** The connection settings as declared in settings.ts, and how links are made. */
+export type S3StorageOptions = Pick<S3Settings, "endpoint" | "region" | "bucket" | "accessKeyId" | "secretAccessKey" | "pathStyle" | "urlTtlSeconds"> & {
   /** When set, url() gives plain links under it (a public bucket or a CDN in front of it) instead of presigned ones. */
   publicUrl: string | null;
-  /** Lifetime of a presigned link. */
-  urlTtlSeconds: number;
   /** How long ready() waits for the bucket before calling it unreachable. */
   readyTimeoutMs?: number;
 };

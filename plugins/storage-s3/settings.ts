@@ -2,13 +2,16 @@
 import { boolean, integer, optionalText, optionalUrl, type PluginSettings } from "../../src/plugins";
 
 export type S3Settings = {
+  /** Base URL of the S3 API without the bucket; null means AWS S3 in `region`. */
   endpoint: string | null;
   region: string;
   bucket: string | null;
   accessKeyId: string | null;
   secretAccessKey: string | null;
+  /** Bucket in the path (`endpoint/bucket/key`) rather than in the host name (`bucket.endpoint/key`). */
   pathStyle: boolean;
   urls: "presigned" | "public";
+  /** Lifetime of a presigned link. */
   urlTtlSeconds: number;
 };
 

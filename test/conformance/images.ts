@@ -3,6 +3,7 @@
 import { crc32, deflateSync, inflateSync } from "node:zlib";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { RenderProduct } from "../../src/plugins";
 
 const SIGNATURE = [137, 80, 78, 71, 13, 10, 26, 10];
 
@@ -140,14 +141,8 @@ export function productPixels(width = 600, height = 480): { rgba: Uint8Array; ma
   return { rgba, mask };
 }
 
-export type KitProduct = {
-  id: string;
-  name: string;
-  description: string | null;
-  imagePath: string;
-  maskPath: string | null;
-  cutout: boolean;
-};
+/** A product as a renderer is handed it: the slot's own type. */
+export type KitProduct = RenderProduct;
 
 /** Writes a cut-out PNG (transparent around the product) and its mask into `dir`, as a render request's product. */
 export function writeCutoutProduct(dir: string): KitProduct {
