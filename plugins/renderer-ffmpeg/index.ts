@@ -12,8 +12,8 @@ import { renderVideo } from "./video";
 export { RenderError } from "./ffmpeg";
 export { encoderArgs, ffmpegArgs, thumbnailArgs } from "./video";
 export { prepareRender, withDefaults, type RenderInput, type RenderJob } from "./prepare";
-export { previewFrame } from "./preview";
-export { samplePrompt, writeSampleProduct, type SampleProduct } from "./sample";
+export { previewFrame, stillFrame, stillOf } from "./preview";
+export { sampleCopy, samplePrompt, writeSampleProduct, type SampleProduct } from "./sample";
 export { cleanText, renderTextImage, type TextImage } from "./text";
 export { ensureFonts, FONT_FILES } from "./fonts";
 

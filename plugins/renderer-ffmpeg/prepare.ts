@@ -12,6 +12,8 @@ import {
   isRtl,
   makeStrings,
   renderSize,
+  safeArea,
+  type Aspect,
   type BuildContext,
   type Placement,
   type Scene,
@@ -28,6 +30,8 @@ export type RenderInput = {
   product: { id: string; name: string; description: string | null; imagePath: string; maskPath: string | null; cutout: boolean };
   prompt: Record<string, unknown>;
   language: string;
+  /** The format (default: the template's own aspect). */
+  aspect?: Aspect;
   /** The account's brand logo, laid over the scene in a corner (see logo.ts). */
   logoPath?: string;
   /** The account's brand font (a shipped family): the template's headline text takes it (see brand-font.ts). */
@@ -74,7 +78,8 @@ export async function prepareRender(input: RenderInput): Promise<RenderJob> {
   if (!(scale > 0 && scale <= 2)) throw new Error(`scale must be between 0 and 2, not ${scale}`);
   const p = input.product;
   if (!p.imagePath || !existsSync(p.imagePath)) throw new Error(`the product image does not exist: ${p.imagePath || "(none)"}`);
-  const full = ASPECT_SIZES[def.meta.aspect];
+  const aspect = input.aspect ?? def.meta.aspect;
+  const full = ASPECT_SIZES[aspect];
   const { width, height } = renderSize(full, scale);
   const fps = fpsOf(def);
   const frames = Math.round(def.meta.duration * fps);
@@ -90,6 +95,8 @@ export async function prepareRender(input: RenderInput): Promise<RenderJob> {
   const ctx: BuildContext<Record<string, unknown>> = {
     width: full.width,
     height: full.height,
+    aspect,
+    safe: safeArea(aspect, isRtl(input.language)),
     duration: def.meta.duration,
     fps,
     lang,

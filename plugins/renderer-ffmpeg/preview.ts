@@ -1,43 +1,54 @@
-// A template's preview: its poster frame as a PNG, made with the bundled sample product (its name and description in
-// the language) through the same scene a render uses, by one single-frame ffmpeg run.
+// Single frames of a render as PNG: a template's preview (its poster frame made with the bundled sample product, in
+// the language) and stills of any prepared render (contact sheets, checks), each by one single-frame ffmpeg run.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PreviewRequest } from "../../src/plugins";
 import { baseLanguage, fpsOf, type TemplateRegistry } from "../../src/plugins/renderer-kit";
 import { asStill } from "./scene/compile";
-import { prepareRender } from "./prepare";
+import { prepareRender, type RenderInput, type RenderJob } from "./prepare";
 import { samplePrompt, writeSampleProduct } from "./sample";
 
 export type PreviewDeps = { ffmpeg: () => string; templates: TemplateRegistry };
+
+/** The first frame a prepared job produces (its `startFrame`), as a PNG. */
+export async function stillOf(ffmpeg: string, job: RenderJob, what = "the frame"): Promise<Uint8Array> {
+  const still = asStill(job, "png");
+  const proc = Bun.spawn(
+    [ffmpeg, "-hide_banner", "-nostdin", "-loglevel", "error", ...job.inputs,
+      "-filter_complex", still.filter, "-map", still.output, "-frames:v", "1", "-f", "image2pipe", "-c:v", "png", "pipe:1"],
+    // A still is one frame: if ffmpeg is still busy after a minute, something is wrong.
+    { stdout: "pipe", stderr: "pipe", stdin: "ignore", timeout: 60_000, killSignal: "SIGKILL" },
+  );
+  const [png, err, code] = await Promise.all([new Response(proc.stdout).bytes(), new Response(proc.stderr).text(), proc.exited]);
+  if (code !== 0 || png.length === 0) throw new Error(`ffmpeg failed to make ${what}: ${err.trim().split("\n").slice(-3).join(" ")}`);
+  return png;
+}
+
+/** A still of a render at a moment (default: the template's poster time), prepared in `input.workDir`. */
+export async function stillFrame(ffmpeg: string, input: Omit<RenderInput, "startFrame">, atSeconds?: number): Promise<{ png: Uint8Array; job: RenderJob }> {
+  const def = input.definition;
+  const at = atSeconds ?? def.meta.posterAt ?? def.meta.duration * 0.75;
+  const job = await prepareRender({ ...input, startFrame: Math.round(at * fpsOf(def)) });
+  return { png: await stillOf(ffmpeg, job, `a still of ${def.meta.id}`), job };
+}
 
 export async function previewFrame(deps: PreviewDeps, req: PreviewRequest): Promise<Uint8Array> {
   const tpl = deps.templates.get(req.templateId);
   if (!tpl) throw new Error(`unknown template "${req.templateId}"`);
   const language = baseLanguage(req.language ?? "en");
-  const ffmpeg = deps.ffmpeg();
   const dir = await mkdtemp(join(tmpdir(), "vitrin-preview-"));
   try {
     const product = await writeSampleProduct(dir, language);
-    const def = tpl.definition;
-    const posterAt = def.meta.posterAt ?? def.meta.duration * 0.75;
-    const job = await prepareRender({
-      definition: def,
+    const { png } = await stillFrame(deps.ffmpeg(), {
+      definition: tpl.definition,
       product,
       prompt: samplePrompt(language),
       language,
+      aspect: req.aspect,
       scale: req.scale ?? 0.5,
       workDir: dir,
-      startFrame: Math.round(posterAt * fpsOf(def)),
     });
-    const proc = Bun.spawn(
-      [ffmpeg, "-hide_banner", "-nostdin", "-loglevel", "error", ...job.inputs,
-        "-filter_complex", asStill(job, "png").filter, "-map", asStill(job, "png").output, "-frames:v", "1", "-f", "image2pipe", "-c:v", "png", "pipe:1"],
-      // A preview is one frame: if ffmpeg is still busy after a minute, something is wrong.
-      { stdout: "pipe", stderr: "pipe", stdin: "ignore", timeout: 60_000, killSignal: "SIGKILL" },
-    );
-    const [png, err, code] = await Promise.all([new Response(proc.stdout).bytes(), new Response(proc.stderr).text(), proc.exited]);
-    if (code !== 0 || png.length === 0) throw new Error(`ffmpeg failed to make the preview of ${req.templateId}: ${err.trim().split("\n").slice(-3).join(" ")}`);
     return png;
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -70,3 +70,61 @@ export function samplePrompt(language = "en"): Record<string, unknown> {
   const [price, old] = prices[l] ?? [34.9, 49.9];
   return { price, old_price: old };
 }
+
+/** Long copy per language: each text field of a prompt filled close to its limit, for layout checks and contact sheets. */
+const LONG: Record<string, { headline: string; subheadline: string; cta: string; features: string[] }> = {
+  en: {
+    headline: "Vitamin C brightening serum for visibly radiant skin every single day",
+    subheadline: "A lightweight daily serum that absorbs in seconds and leaves skin soft, even and glowing from morning to night",
+    cta: "Order yours today with free shipping",
+    features: ["Absorbs in seconds with no sticky feeling", "Dermatologist tested on sensitive skin", "Fifteen percent pure vitamin C inside", "Recyclable thirty millilitre glass bottle"],
+  },
+  tr: {
+    headline: "Her gün gözle görülür şekilde ışıldayan bir cilt için C vitaminli serum",
+    subheadline: "Saniyeler içinde emilen, cildi sabahtan akşama kadar yumuşak, eşit tonlu ve ışıltılı bırakan hafif bir serum",
+    cta: "Hemen sipariş verin, kargo bizden",
+    features: ["Yapışkanlık bırakmadan saniyeler içinde emilir", "Hassas ciltlerde dermatolojik olarak test edildi", "İçinde yüzde on beş saf C vitamini var", "Geri dönüştürülebilir otuz mililitre cam şişe"],
+  },
+  ar: {
+    headline: "سيروم فيتامين سي لبشرة مشرقة ونضرة بشكل واضح كل يوم من أيام الأسبوع",
+    subheadline: "سيروم يومي خفيف يمتص في ثوانٍ ويترك البشرة ناعمة ومتوحدة اللون ومشرقة من الصباح حتى المساء",
+    cta: "اطلبه اليوم مع شحن مجاني",
+    features: ["يمتص في ثوانٍ دون أي إحساس لزج", "مختبر من أطباء الجلد على البشرة الحساسة", "يحتوي على خمسة عشر بالمئة فيتامين سي", "عبوة زجاجية قابلة لإعادة التدوير"],
+  },
+  ja: {
+    headline: "毎日のお手入れで明るく輝く肌へ導くビタミンC配合の高濃度美容液が新登場しました",
+    subheadline: "数秒でなじむ軽いテクスチャーで、朝から夜までなめらかで均一な明るい肌を保ちます。敏感肌の方にもおすすめです",
+    cta: "今すぐ注文して送料無料でお届け",
+    features: ["べたつかずに数秒でなじみます", "敏感肌で皮膚科医テスト済みです", "純粋なビタミンCを十五パーセント配合", "リサイクルできる三十ミリリットルのガラス瓶"],
+  },
+};
+
+/** `text` cut to at most `max` characters, at a word boundary where the language has spaces. */
+function cut(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const head = text.slice(0, max);
+  const space = head.lastIndexOf(" ");
+  return (space > max * 0.6 ? head.slice(0, space) : head).trim();
+}
+
+type FieldSchema = { maxLength?: number; maxItems?: number; items?: { maxLength?: number }; anyOf?: unknown[] };
+
+/**
+ * A prompt for a template's schema (its JSON Schema `properties`) with short copy (the sample prices only: every text
+ * defaults from the product) or long copy (every text field near its limit in the language).
+ */
+export function sampleCopy(properties: Record<string, FieldSchema>, language = "en", length: "short" | "long" = "short"): Record<string, unknown> {
+  const prompt = samplePrompt(language);
+  for (const key of Object.keys(prompt)) if (!(key in properties)) delete prompt[key];
+  if (length === "short") return prompt;
+  const words = LONG[baseLanguage(language)] ?? LONG.en!;
+  const text: Record<string, string> = { headline: words.headline, subheadline: words.subheadline, call_to_action: words.cta };
+  for (const [key, schema] of Object.entries(properties)) {
+    if (key in text) prompt[key] = cut(text[key]!, schema.maxLength ?? 60);
+    if (key === "features") {
+      const n = schema.maxItems ?? 3;
+      prompt[key] = words.features.slice(0, n).map((f) => cut(f, schema.items?.maxLength ?? 48));
+    }
+  }
+  return prompt;
+}

@@ -63,6 +63,7 @@ async function prepare(deps: VideoDeps, req: RenderRequest): Promise<RenderJob> 
       product: req.product,
       prompt: req.prompt,
       language: req.language,
+      aspect: req.aspect,
       logoPath: req.logoPath,
       font: req.font,
       scale: req.scale,

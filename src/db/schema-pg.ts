@@ -63,6 +63,8 @@ export const products = pgTable(
     dekupeMaskKey: text("dekupe_mask_key"),
     dekupeBox: text("dekupe_box"),
     dekupeTimings: text("dekupe_timings"),
+    // The caller's own key-value pairs (a JSON object of strings, Stripe's limits), returned as they were given.
+    metadata: text("metadata").notNull().default("{}"),
     dekupeUpdatedAt: ms("dekupe_updated_at"),
     createdAt: ms("created_at").notNull(),
     updatedAt: ms("updated_at").notNull(),
@@ -269,6 +271,12 @@ export const videos = pgTable(
     webhookUrl: text("webhook_url"),
     // The music track chosen at create time ("none": no audio stream; null on videos made before music).
     music: text("music"),
+    // The format asked for at create time: 9:16, 4:5, 1:1 or 16:9 (videos made before formats were 9:16 or the template's own).
+    aspectRatio: text("aspect_ratio").notNull().default("9:16"),
+    // The caller's own key-value pairs (a JSON object of strings), returned everywhere the video is.
+    metadata: text("metadata").notNull().default("{}"),
+    // When the video's files were removed (DELETE /v1/videos/:id or the retention schedule); the record stays.
+    filesDeletedAt: ms("files_deleted_at"),
     status: text("status").notNull(),
     progress: integer("progress").notNull().default(0),
     videoKey: text("video_key"),

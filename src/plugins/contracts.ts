@@ -2,7 +2,7 @@
 // is given (the plugin context), and how a plugin declares itself, its settings and its CLI commands.
 import type { Config } from "../config";
 import type { Logger } from "../kernel";
-import type { TemplateRegistry } from "../templates";
+import type { Aspect, TemplateRegistry } from "../templates";
 import type { PluginCommand } from "./commands";
 import type { PluginSettings } from "./settings";
 
@@ -105,6 +105,8 @@ export type RenderRequest = {
   prompt: Record<string, unknown>;
   /** BCP 47 language of the video's built-in strings and layout (right-to-left languages mirror it). */
   language: string;
+  /** The format: 9:16 1080×1920, 4:5 1080×1350, 1:1 1080×1080 or 16:9 1920×1080 (default: the template's own). */
+  aspect?: Aspect;
   /** The account's brand logo (PNG, WebP or JPG inside workDir), shown small in a corner inside the safe area. */
   logoPath?: string;
   /** The account's brand font, one of SHIPPED_FONTS: the template's headline text takes it. */
@@ -135,6 +137,8 @@ export type PreviewRequest = {
   templateId: string;
   /** BCP 47 language of the sample product's words and of the template's strings (default en). */
   language?: string;
+  /** The format (default: the template's own). */
+  aspect?: Aspect;
   /** Output size factor (default 0.5: half the template's size). */
   scale?: number;
 };

@@ -2,6 +2,7 @@
 // the words and number formats of a language, and the animation values as ffmpeg expressions.
 export {
   ASPECT_SIZES,
+  ASPECTS,
   baseLanguage,
   currencyFor,
   exprOf,
@@ -12,10 +13,13 @@ export {
   isRtl,
   makeStrings,
   renderSize,
+  safeArea,
   sortedKeyframes,
   valueAt,
   type Anim,
+  type Aspect,
   type Asset,
+  type Box,
   type Background,
   type BuildContext,
   type ButtonOptions,

@@ -60,6 +60,7 @@ export type { Anim, Ease, Expr, Keyframe } from "./anim";
 export type { Asset, Background, Layer, Scene } from "./scene";
 export type {
   Aspect,
+  Box,
   BuildContext,
   ButtonOptions,
   FontRole,

@@ -5,13 +5,34 @@ import type { Anim } from "./anim";
 import type { Strings } from "./i18n";
 import type { Asset, Scene } from "./scene";
 
-export type Aspect = "9:16" | "1:1" | "16:9";
+/** The video formats: 9:16 (stories, Reels, TikTok, Shorts), 4:5 (feed), 1:1 (square) and 16:9 (landscape). */
+export type Aspect = "9:16" | "4:5" | "1:1" | "16:9";
+
+export const ASPECTS: readonly Aspect[] = ["9:16", "4:5", "1:1", "16:9"];
 
 export const ASPECT_SIZES: Record<Aspect, { width: number; height: number }> = {
   "9:16": { width: 1080, height: 1920 },
+  "4:5": { width: 1080, height: 1350 },
   "1:1": { width: 1080, height: 1080 },
   "16:9": { width: 1920, height: 1080 },
 };
+
+/** A rectangle in template pixels. */
+export type Box = { x: number; y: number; w: number; h: number };
+
+/**
+ * Where text and buttons may go in a format, in the template's (left-to-right) pixels. In 9:16 the apps that play
+ * vertical video cover the top 220 px, the bottom 420 px and the right 140 px with their own buttons and captions;
+ * the other formats keep a 54 px margin (5 % of 1080). A right-to-left scene is mirrored after it is built, so its
+ * safe area is mirrored before: the covered strip still ends up on the right.
+ */
+export function safeArea(aspect: Aspect, rtl = false): Box {
+  const { width, height } = ASPECT_SIZES[aspect];
+  const m = 54;
+  const [top, bottom, left, right] = aspect === "9:16" ? [220, 420, 60, 140] : [m, m, m, m];
+  const [l, r] = rtl ? [right, left] : [left, right];
+  return { x: l, y: top, w: width - l - r, h: height - top - bottom };
+}
 
 /** Font roles a template picks from; each is a Latin family, with the script fallbacks appended per language. */
 export type FontRole = "sans" | "display" | "serif";
@@ -116,9 +137,13 @@ export type GroupOptions = {
 };
 
 export type BuildContext<P> = {
-  /** Template frame size in template pixels (the full-size video). */
+  /** Template frame size in template pixels (the full-size video): set by the format asked for. */
   width: number;
   height: number;
+  /** The format being composed: every template lays out each one on its own (no letterboxing, no cropping). */
+  aspect: Aspect;
+  /** Where text and buttons must stay (see safeArea); products and backgrounds may use the whole frame. */
+  safe: Box;
   duration: number;
   fps: number;
   /** Base language of the video's words ("ar", "ja", …), and whether it reads right to left. */

@@ -19,7 +19,7 @@ export type TemplateInfo = {
   duration: number /* seconds */;
   credits: number;
   premium: boolean;
-  aspect: "9:16" | "1:1" | "16:9";
+  aspect: Aspect;
   languages: string[];
 };
 
