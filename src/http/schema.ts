@@ -19,3 +19,15 @@ export const pageQuery = t.Object(
   },
   { additionalProperties: false },
 );
+
+/**
+ * `metadata` on products and videos. Values are checked by the domain (src/kernel/metadata.ts), not here: a schema
+ * union would report a bad value as "metadata: Expected union value" instead of naming `metadata.<key>`.
+ */
+export const metadataBody = t.Union([
+  t.Record(t.String(), t.Unknown(), {
+    description:
+      'Your own key-value strings: at most 50 keys, keys up to 40 characters, values strings up to 500. On update keys merge; "" or null removes a key.',
+  }),
+  t.Null({ description: "On update: removes every key." }),
+]);

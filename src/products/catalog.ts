@@ -3,6 +3,7 @@
 import { count, eq } from "drizzle-orm";
 import { createPager, type Db, type Orm, type PageQuery } from "../db";
 import { errors, newId } from "../kernel";
+import { mergeMetadata, parseMetadata } from "../kernel/metadata";
 import { ingestImage, type IngestedImage } from "./image";
 import { productJson } from "./json";
 import { enqueueDekupe, fileKey, productFileKeys, productScope, removeFiles } from "./rows";
@@ -69,6 +70,7 @@ export async function createProduct(deps: ProductDeps, accountId: string, input:
   // Fail fast before fetching anything; the authoritative check is repeated inside the transaction.
   const before = await countFor(deps, db.read, accountId);
   if (before >= MAX_PRODUCTS) throw errors.productLimit(before, MAX_PRODUCTS);
+  const metadata = mergeMetadata({}, input.metadata);
 
   const image = await ingest(deps, input.image_url);
   const id = newId("prod");
@@ -87,6 +89,7 @@ export async function createProduct(deps: ProductDeps, accountId: string, input:
           accountId,
           name: input.name,
           description: input.description ?? null,
+          metadata: JSON.stringify(metadata),
           ...imageColumns(image, originalKey, input.image_url),
           dekupeEnabled: dekupe,
           dekupeStatus: dekupe ? "processing" : "off",
@@ -112,6 +115,8 @@ function patchColumns(current: ProductRow, patch: ProductPatch, replacement: { i
   const set: Partial<ProductRow> = { updatedAt: at };
   if (patch.name !== undefined) set.name = patch.name;
   if (patch.description !== undefined) set.description = patch.description;
+  // Merged with what the row holds inside the update's transaction, so two patches of different keys both stay.
+  if (patch.metadata !== undefined) set.metadata = JSON.stringify(mergeMetadata(parseMetadata(current.metadata), patch.metadata));
   if (replacement) {
     Object.assign(set, {
       ...imageColumns(replacement.image, replacement.key, patch.image_url!),
@@ -132,8 +137,9 @@ function patchColumns(current: ProductRow, patch: ProductPatch, replacement: { i
 export async function updateProduct(deps: ProductDeps, accountId: string, id: string, patch: ProductPatch) {
   const { db, storage } = deps;
   const { products } = db.schema;
-  // 404 before fetching anything for a product that is not there.
-  await getProductRow(deps, accountId, id);
+  // 404 (and a bad metadata 422) before fetching anything for a product that is not there.
+  const before = await getProductRow(deps, accountId, id);
+  mergeMetadata(parseMetadata(before.metadata), patch.metadata);
   const image = patch.image_url !== undefined ? await ingest(deps, patch.image_url) : null;
   const replacement = image ? { image, key: fileKey(id, "original", image.ext) } : null;
   if (replacement) await storage.put(replacement.key, replacement.image.bytes, replacement.image.contentType);

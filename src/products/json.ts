@@ -1,5 +1,6 @@
 // A product and its dekupe state as the API shows them.
 import { iso } from "../kernel";
+import { parseMetadata } from "../kernel/metadata";
 import type { StoragePlugin } from "../plugins";
 import type { DekupeStatus, ProductRow } from "./types";
 
@@ -12,6 +13,7 @@ export function productJson(row: ProductRow, storage: StoragePlugin) {
     image_url: storage.url(row.imageKey),
     original_image_url: storage.url(row.originalKey),
     dekupe: dekupeJson(row, storage),
+    metadata: parseMetadata(row.metadata),
     created_at: iso(row.createdAt),
     updated_at: iso(row.updatedAt),
   };

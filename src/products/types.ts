@@ -2,6 +2,7 @@
 // functions take.
 import type { Db, Orm, schema } from "../db";
 import type { Clock, Logger } from "../kernel";
+import type { MetadataInput } from "../kernel/metadata";
 import type { BackgroundRemovalPlugin, StoragePlugin } from "../plugins";
 
 export const MAX_PRODUCTS = 5;
@@ -29,8 +30,8 @@ export type ProductDeps = {
   image: { allowPrivateNetworks: boolean; timeoutMs: number; resolve?: (host: string) => Promise<string[]> };
 };
 
-export type NewProduct = { name: string; description?: string; image_url: string; dekupe?: boolean };
-export type ProductPatch = { name?: string; description?: string | null; image_url?: string };
+export type NewProduct = { name: string; description?: string; image_url: string; dekupe?: boolean; metadata?: MetadataInput };
+export type ProductPatch = { name?: string; description?: string | null; image_url?: string; metadata?: MetadataInput };
 
 export type DekupeDeps = {
   db: Db;

@@ -1,5 +1,6 @@
 // A video as the API shows it.
 import { iso } from "../kernel";
+import { parseMetadata } from "../kernel/metadata";
 import type { StoragePlugin } from "../plugins";
 import type { VideoRow } from "./types";
 
@@ -23,6 +24,7 @@ export function videoJson(row: VideoRow, storage: StoragePlugin) {
     credits_used: row.creditsUsed,
     credits_reserved: row.status === "queued" || row.status === "processing" ? row.credits : 0,
     error: row.errorCode ? { code: row.errorCode, message: row.errorMessage } : null,
+    metadata: parseMetadata(row.metadata),
     created_at: iso(row.createdAt),
     started_at: iso(row.startedAt),
     completed_at: iso(row.completedAt),

@@ -3,6 +3,7 @@
 import { and, eq } from "drizzle-orm";
 import { createPager, type Db, type PageQuery } from "../db";
 import { errors, newId, type FieldProblem } from "../kernel";
+import { mergeMetadata } from "../kernel/metadata";
 import { loadVideo } from "./failure";
 import { videoJson } from "./json";
 import { templateLanguage } from "./language";
@@ -35,13 +36,14 @@ async function prepare(deps: VideoDeps, accountId: string, input: NewVideo) {
   const language = templateLanguage(template, input.language ?? account.language, { fromAccount: input.language === undefined });
   if (input.webhook_url !== undefined) await deps.checkUrl(input.webhook_url, "webhook_url");
   const music = chooseMusic(deps, template.info.id, input.music);
-  return { template, prompt, language, music, credits: template.info.credits, available: account.credits };
+  const metadata = mergeMetadata({}, input.metadata);
+  return { template, prompt, language, music, metadata, credits: template.info.credits, available: account.credits };
 }
 
 export async function createVideo(deps: VideoDeps, accountId: string, input: NewVideo) {
   const { db, clock } = deps;
   const { videos } = db.schema;
-  const { template, prompt, language, music, credits } = await prepare(deps, accountId, input);
+  const { template, prompt, language, music, credits, metadata } = await prepare(deps, accountId, input);
   const at = clock.now();
   const id = newId("vid");
   const row = await db.tx(async (tx) => {
@@ -66,6 +68,7 @@ export async function createVideo(deps: VideoDeps, accountId: string, input: New
         userPrompt: JSON.stringify(prompt),
         webhookUrl: input.webhook_url ?? null,
         music,
+        metadata: JSON.stringify(metadata),
         status: "queued",
         credits,
         createdAt: at,

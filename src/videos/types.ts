@@ -1,6 +1,7 @@
 // The words of the videos folder: its job kind, a video row, a request, and the dependencies every function takes.
 import type { Db, schema } from "../db";
 import type { Clock, Logger } from "../kernel";
+import type { MetadataInput } from "../kernel/metadata";
 import type { Config } from "../config";
 import type { JobEngine } from "../jobs";
 import type { RendererPlugin, StoragePlugin } from "../plugins";
@@ -24,6 +25,8 @@ export type NewVideo = {
   webhook_url?: string;
   /** "auto" (default: the template's mood), a track id, or "none". */
   music?: string;
+  /** The client's own key-value strings (Stripe's limits); returned with the video and in its webhooks. */
+  metadata?: MetadataInput;
 };
 
 export type VideoDeps = {

@@ -1,7 +1,7 @@
 // HTTP routes for /v1/products and their dekupe preview, retry and revert.
 import { Elysia, t } from "elysia";
 import { accountGuard, type GuardDeps } from "../guard";
-import { idParams, pageQuery } from "../schema";
+import { idParams, metadataBody, pageQuery } from "../schema";
 import type { Products } from "../../products";
 import type { Dekupe } from "../../products";
 
@@ -35,6 +35,7 @@ export function productRoutes(guard: GuardDeps, products: Products, dekupe: Deku
             description: t.Optional(description),
             image_url: imageUrl,
             dekupe: t.Optional(t.Boolean({ default: true, description: "Remove the background (default true)." })),
+            metadata: t.Optional(metadataBody),
           },
           { additionalProperties: false },
         ),
@@ -48,10 +49,15 @@ export function productRoutes(guard: GuardDeps, products: Products, dekupe: Deku
     .patch("/products/:id", ({ principal, params, body }) => products.update(principal.accountId, params.id, body), {
       params: idParams,
       body: t.Object(
-        { name: t.Optional(name), description: t.Optional(t.Union([description, t.Null()])), image_url: t.Optional(imageUrl) },
+        {
+          name: t.Optional(name),
+          description: t.Optional(t.Union([description, t.Null()])),
+          image_url: t.Optional(imageUrl),
+          metadata: t.Optional(metadataBody),
+        },
         { additionalProperties: false, minProperties: 1 },
       ),
-      detail: { tags: ["Products"], summary: "Update name, description or image (a new image is cleaned again)" },
+      detail: { tags: ["Products"], summary: "Update name, description, image or metadata (a new image is cleaned again)" },
     })
     .delete("/products/:id", ({ principal, params }) => products.delete(principal.accountId, params.id), {
       params: idParams,

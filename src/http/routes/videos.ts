@@ -1,6 +1,6 @@
 // HTTP routes for /v1/videos (create, estimate, read, list) and /v1/templates (catalogue, prompt schemas, previews).
 import { Elysia, t } from "elysia";
-import { idParams, pageQuery } from "../schema";
+import { idParams, metadataBody, pageQuery } from "../schema";
 import { accountGuard, type GuardDeps } from "../guard";
 import { errors } from "../../kernel";
 import type { RendererPlugin } from "../../plugins";
@@ -21,6 +21,7 @@ const videoBody = t.Object(
     language: t.Optional(t.String({ minLength: 2, maxLength: 35, description: "BCP 47 language; defaults to the account's." })),
     webhook_url: t.Optional(t.String({ minLength: 1, maxLength: 2048, description: "Receives video.completed / video.failed." })),
     music: t.Optional(t.String({ minLength: 1, maxLength: 100, description: '"auto" (default: the template\'s mood), a track id from GET /v1/music, or "none" (no audio stream).' })),
+    metadata: t.Optional(metadataBody),
   },
   { additionalProperties: false },
 );
