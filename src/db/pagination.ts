@@ -1,7 +1,7 @@
 // Cursor pagination shared by every list: newest first by (created_at, id), so rows inserted while a client pages
 // through never cause duplicates or gaps (new rows land before the cursor, never after it).
 // Each list prepares its statements once: building a drizzle query costs several times more than running it.
-import { and, asc, desc, eq, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import { and, asc, desc, eq, gte, lte, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Orm } from "./types";
 import { errors } from "../kernel";
@@ -21,6 +21,21 @@ export function parseLimit(raw: number | string | undefined): number {
 
 type Keyed = { id: SQLiteColumn; createdAt: SQLiteColumn };
 
+export type PagerOptions = {
+  /**
+   * How many of the leading scope columns a cursor id is looked up in (default: all). A list filtered on a column that
+   * changes (a video's status) looks its cursor up in the account alone, so a row that has since left the filter
+   * still marks the place.
+   */
+  cursorScope?: number;
+  /** Bounds every page by `created_at` from `range.from` to `range.to` (both inclusive, ms), given per call. */
+  createdRange?: boolean;
+};
+
+/** The inclusive `created_at` bounds of a page (ms epoch); the widest when a list is not filtered by time. */
+export type CreatedRange = { from: number; to: number };
+export const ALL_TIME: CreatedRange = { from: Number.MIN_SAFE_INTEGER, to: Number.MAX_SAFE_INTEGER };
+
 /**
  * `(a, b) > (x, y)` (or `<`): a keyset cursor as one row-value comparison, which SQLite and PostgreSQL both turn into
  * the start of an index range. Spelled `a > x OR (a = x AND b > y)`, SQLite bounds the range by `a >= x` only, and then
@@ -39,9 +54,14 @@ export function createPager<Row extends { id: string; createdAt: number }>(
   table: SQLiteTable & Keyed,
   scope: SQLiteColumn[],
   noun: string,
+  options: PagerOptions = {},
 ) {
   const p = (i: number) => sql.placeholder(`s${i}`);
-  const inScope = (): SQL | undefined => and(...scope.map((col, i) => eq(col, p(i))));
+  const inRange = options.createdRange
+    ? and(gte(table.createdAt, sql.placeholder("from")), lte(table.createdAt, sql.placeholder("to")))
+    : undefined;
+  const inScope = (): SQL | undefined => and(...scope.map((col, i) => eq(col, p(i))), inRange);
+  const cursorScope = scope.slice(0, options.cursorScope ?? scope.length);
   const at = sql.placeholder("at");
   const cid = sql.placeholder("cid");
   const limit = sql.placeholder("limit");
@@ -49,7 +69,12 @@ export function createPager<Row extends { id: string; createdAt: number }>(
   // Prepared on the first page asked for: a service has a dozen lists, and starting should not build them all.
   let statements: ReturnType<typeof prepare> | null = null;
   const prepare = () => ({
-    cursor: orm.select({ createdAt: table.createdAt }).from(table).where(and(eq(table.id, cid), inScope())).limit(1).prepare(),
+    cursor: orm
+      .select({ createdAt: table.createdAt })
+      .from(table)
+      .where(and(eq(table.id, cid), ...cursorScope.map((col, i) => eq(col, p(i)))))
+      .limit(1)
+      .prepare(),
     first: orm.select().from(table).where(inScope()).orderBy(...newestFirst).limit(limit).prepare(),
     after: orm
       .select()
@@ -67,7 +92,7 @@ export function createPager<Row extends { id: string; createdAt: number }>(
       .prepare(),
   });
 
-  return async function page(scopeValues: unknown[], query: PageQuery): Promise<Page<Row>> {
+  return async function page(scopeValues: unknown[], query: PageQuery, range: CreatedRange = ALL_TIME): Promise<Page<Row>> {
     const n = parseLimit(query.limit);
     statements ??= prepare();
     const { cursor, first, after, before } = statements;
@@ -75,6 +100,7 @@ export function createPager<Row extends { id: string; createdAt: number }>(
       throw errors.validation([{ field: "ending_before", message: "use either starting_after or ending_before, not both" }]);
     }
     const params: Record<string, unknown> = { limit: n + 1 };
+    if (options.createdRange) Object.assign(params, range);
     scopeValues.forEach((v, i) => (params[`s${i}`] = v));
     const cursorId = query.starting_after ?? query.ending_before;
     let rows: Row[];

@@ -2,18 +2,19 @@
 // (waiting for the product's cut-out if it is still being made), store the result, and tell the caller by webhook.
 // A video that fails is refunded; credits_used is the template's price on success and 0 on failure. This face
 // assembles the named functions of requests.ts, render.ts and failure.ts over one dependencies object.
-import type { PageQuery } from "../db";
 import { failIn, failVideo } from "./failure";
 import { renderJob } from "./render";
-import { createVideo, estimateVideo, getVideo, listVideos, videoPager } from "./requests";
+import { videoLister, type VideoListQuery } from "./list";
+import { createVideo, estimateVideo, getVideo } from "./requests";
 import { RENDER_JOB, type NewVideo, type VideoDeps } from "./types";
 
 export { DEKUPE_WAIT_MS, RENDER_JOB, type NewVideo, type VideoDeps, type VideoRow } from "./types";
 export { videoJson } from "./json";
+export { VIDEO_STATUSES, type VideoListQuery } from "./list";
 export { templateLanguage } from "./language";
 
 export function createVideos(deps: VideoDeps) {
-  const page = videoPager(deps.db);
+  const list = videoLister(deps.db);
   deps.jobs.register<{ videoId: string }>(RENDER_JOB, (job) => renderJob(deps, job.payload.videoId, job.signal), {
     concurrency: Math.max(1, Math.floor(navigator.hardwareConcurrency / 2)),
     keyConcurrency: 2,
@@ -33,7 +34,7 @@ export function createVideos(deps: VideoDeps) {
     create: (accountId: string, input: NewVideo) => createVideo(deps, accountId, input),
     estimate: (accountId: string, input: NewVideo) => estimateVideo(deps, accountId, input),
     get: (accountId: string, id: string) => getVideo(deps, accountId, id),
-    list: (accountId: string, query: PageQuery) => listVideos(deps, page, accountId, query),
+    list: (accountId: string, query: VideoListQuery) => list(deps, accountId, query),
     fail: (videoId: string, code: string, message: string) => failVideo(deps, videoId, code, message),
   };
 }

@@ -1,14 +1,13 @@
 // What an account asks of videos: an estimate, a new video (credits reserved and the render queued in one
-// transaction), one video, or a page of them.
+// transaction), or one video (a page of them: list.ts).
 import { and, eq } from "drizzle-orm";
-import { createPager, type Db, type PageQuery } from "../db";
 import { errors, newId, type FieldProblem } from "../kernel";
 import { mergeMetadata } from "../kernel/metadata";
 import { loadVideo } from "./failure";
 import { videoJson } from "./json";
 import { templateLanguage } from "./language";
 import { chooseMusic } from "./music";
-import { RENDER_JOB, type NewVideo, type VideoDeps, type VideoRow } from "./types";
+import { RENDER_JOB, type NewVideo, type VideoDeps } from "./types";
 
 /** Checks a request and works out what it costs; throws the contract's errors. */
 async function prepare(deps: VideoDeps, accountId: string, input: NewVideo) {
@@ -101,15 +100,4 @@ export async function getVideo(deps: VideoDeps, accountId: string, id: string) {
   const row = await loadVideo(deps, deps.db.read, id);
   if (!row || row.accountId !== accountId) throw errors.notFound("video");
   return videoJson(row, deps.storage);
-}
-
-/** The prepared pager over an account's videos (built once per instance: preparing costs more than paging). */
-export function videoPager(db: Db) {
-  const { videos } = db.schema;
-  return createPager<VideoRow>(db.read, videos, [videos.accountId], "video");
-}
-
-export async function listVideos(deps: VideoDeps, page: ReturnType<typeof videoPager>, accountId: string, query: PageQuery) {
-  const found = await page([accountId], query);
-  return { data: found.data.map((r) => videoJson(r, deps.storage)), has_more: found.has_more };
 }

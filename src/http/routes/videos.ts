@@ -26,6 +26,20 @@ const videoBody = t.Object(
   { additionalProperties: false },
 );
 
+/** The list's filters beside its cursor; values are checked by the videos folder, so a bad one is a 422 naming it. */
+const videoListQuery = t.Composite(
+  [
+    pageQuery,
+    t.Object({
+      status: t.Optional(t.String({ maxLength: 20, description: "Only videos in this status: queued, processing, completed or failed." })),
+      product_id: t.Optional(t.String({ minLength: 1, maxLength: 100, description: "Only videos of this product." })),
+      "created[gte]": t.Optional(t.String({ maxLength: 40, description: "Only videos created at or after this time (ISO 8601, as created_at)." })),
+      "created[lte]": t.Optional(t.String({ maxLength: 40, description: "Only videos created at or before this time (ISO 8601, as created_at)." })),
+    }),
+  ],
+  { additionalProperties: false },
+);
+
 export function templateJson(template: LoadedTemplate, publicUrl: string) {
   const i = template.info;
   return {
@@ -85,8 +99,8 @@ export function videoRoutes(guard: GuardDeps, videos: Videos, templates: Templat
       detail: { tags: ["Videos"], summary: "Status, progress and details of one video" },
     })
     .get("/videos", ({ principal, query }) => videos.list(principal.accountId, query), {
-      query: pageQuery,
-      detail: { tags: ["Videos"], summary: "Videos of the account, newest first" },
+      query: videoListQuery,
+      detail: { tags: ["Videos"], summary: "Videos of the account, newest first; filter by status, product_id, created[gte] and created[lte]" },
     })
     .get("/templates", () => ({ data: templates.list().map((tpl) => templateJson(tpl, publicUrl)), has_more: false }), {
       detail: { tags: ["Templates"], summary: "Templates with their size, duration, credit cost and prompt schema" },

@@ -1,0 +1,68 @@
+// An account's videos, newest first in cursor pages, filtered by status, product and creation time
+// (`created[gte]` / `created[lte]`, in the format `created_at` is shown in).
+import { createPager, type CreatedRange, type Db, type PageQuery } from "../db";
+import { errors } from "../kernel";
+import { videoJson } from "./json";
+import type { VideoDeps, VideoRow } from "./types";
+
+export const VIDEO_STATUSES = ["queued", "processing", "completed", "failed"] as const;
+
+export type VideoListQuery = PageQuery & {
+  status?: string;
+  product_id?: string;
+  "created[gte]"?: string;
+  "created[lte]"?: string;
+};
+
+/** ISO 8601 as `created_at` is written (2026-11-22T12:00:00.000Z), with any zone offset, or a date alone (UTC midnight). */
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/;
+
+function parseTime(field: string, raw: string | undefined): number | null {
+  if (raw === undefined) return null;
+  const ms = ISO_TIME.test(raw) ? Date.parse(raw) : NaN;
+  if (!Number.isFinite(ms)) {
+    throw errors.invalidField(field, "must be a time as created_at shows it: ISO 8601 with a zone (2026-11-22T12:00:00Z) or a date (2026-11-22, UTC)");
+  }
+  return ms;
+}
+
+/** The filters of a list request, checked: each bad value is a 422 naming its parameter. */
+export function videoFilters(query: VideoListQuery): { status?: string; productId?: string; range: CreatedRange } {
+  if (query.status !== undefined && !(VIDEO_STATUSES as readonly string[]).includes(query.status)) {
+    throw errors.invalidField("status", `must be one of ${VIDEO_STATUSES.join(", ")}`);
+  }
+  const from = parseTime("created[gte]", query["created[gte]"]);
+  const to = parseTime("created[lte]", query["created[lte]"]);
+  if (from !== null && to !== null && from > to) throw errors.invalidField("created[lte]", "is before created[gte]");
+  return {
+    status: query.status,
+    productId: query.product_id,
+    range: { from: from ?? Number.MIN_SAFE_INTEGER, to: to ?? Number.MAX_SAFE_INTEGER },
+  };
+}
+
+/**
+ * The pagers of the account's videos, one per combination of the equality filters (prepared on first use): the
+ * created_at bounds ride on the (account_id, created_at, id) index; status and product are checked within that walk.
+ */
+export function videoLister(db: Db) {
+  const { videos } = db.schema;
+  const pagers = new Map<string, ReturnType<typeof createPager<VideoRow>>>();
+  const pagerFor = (byStatus: boolean, byProduct: boolean) => {
+    const key = `${byStatus}:${byProduct}`;
+    let pager = pagers.get(key);
+    if (!pager) {
+      const scope = [videos.accountId, ...(byStatus ? [videos.status] : []), ...(byProduct ? [videos.productId] : [])];
+      // The cursor is found in the account alone: a video whose status changed since still marks the place.
+      pager = createPager<VideoRow>(db.read, videos, scope, "video", { cursorScope: 1, createdRange: true });
+      pagers.set(key, pager);
+    }
+    return pager;
+  };
+  return async (deps: VideoDeps, accountId: string, query: VideoListQuery) => {
+    const { status, productId, range } = videoFilters(query);
+    const scopeValues = [accountId, ...(status !== undefined ? [status] : []), ...(productId !== undefined ? [productId] : [])];
+    const found = await pagerFor(status !== undefined, productId !== undefined)(scopeValues, query, range);
+    return { data: found.data.map((r) => videoJson(r, deps.storage)), has_more: found.has_more };
+  };
+}
