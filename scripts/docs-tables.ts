@@ -24,7 +24,7 @@ async function catalogueComments(): Promise<Map<string, string>> {
 }
 
 /**
- * One row per entry of the error catalogue, by status: the status, `error`, when (the entry's doc comment), the extra
+ * One row per entry of the error catalogue, by status: the status, `error`, `code`, when (the entry's doc comment), the extra
  * fields of the body and the headers. Each entry is called with empty arrays for its required arguments: the values
  * are not shown, only which fields and headers the entry always carries.
  */
@@ -33,20 +33,23 @@ export async function errorTable(): Promise<string> {
   const rows = Object.entries(errors).map(([name, make]) => {
     const when = comments.get(name);
     if (!when) throw new Error(`src/kernel/errors.ts: errors.${name} needs a doc comment saying when it is answered`);
-    const e = (make as (...args: unknown[]) => InstanceType<typeof Error> & { status: number; error: string; extra: object; headers: object })(
+    type Made = InstanceType<typeof Error> & { status: number; error: string; code: string; extra: object; headers: object };
+    const e = (make as (...args: unknown[]) => Made)(
       ...Array.from({ length: make.length }, () => []),
     );
     const code = (names: string[]) => names.map((n) => `\`${n}\``).join(", ");
-    return { status: e.status, line: `| ${e.status} | \`${e.error}\` | ${when} | ${code(Object.keys(e.extra))} | ${code(Object.keys(e.headers))} |` };
+    const line = `| ${e.status} | \`${e.error}\` | \`${e.code}\` | ${when} | ${code(Object.keys(e.extra))} | ${code(Object.keys(e.headers))} |`;
+    return { status: e.status, line };
   });
   rows.sort((a, b) => a.status - b.status);
-  return ["| Status | `error` | When | Extra fields | Headers |", "|---|---|---|---|---|", ...rows.map((r) => r.line)].join("\n");
+  const header = "| Status | `error` | `code` | When | Extra fields | Headers |";
+  return [header, "|---|---|---|---|---|---|", ...rows.map((r) => r.line)].join("\n");
 }
 
 /** Every generated table: the page it lives in and the header line it starts with. */
 export const GENERATED_TABLES: GeneratedTable[] = [
   { file: "docs/operations.md", header: "| Variable | Default | Meaning |", make: async () => configurationTable() },
-  { file: "docs/api.md", header: "| Status | `error` | When |", make: errorTable },
+  { file: "docs/api.md", header: "| Status | `error` | `code` | When |", make: errorTable },
 ];
 
 /** Where the table that starts at `header` sits among the page's lines: [first, past the last]; null when absent. */

@@ -2,7 +2,7 @@
 // templates and plugins, build the domain, build the HTTP app) and knows how to serve and shut down gracefully.
 import type { Server } from "bun";
 import type { Config } from "./config";
-import { createLogger, type Logger } from "./kernel";
+import { createLogger, errors, type Logger } from "./kernel";
 import { openDatabase, type Db } from "./db";
 import { systemClock, type Clock } from "./kernel";
 import { createAccounts } from "./accounts";
@@ -236,7 +236,9 @@ function createLifecycle(f: Foundation, domain: Domain, app: HttpApp, state: Run
     server: () => server,
     /** Starts the HTTP server (and the job engine unless this is an API-only instance). */
     listen(port = config.port, hostname = config.host) {
-      app.listen({ port, hostname, reusePort: false, maxRequestBodySize: config.maxBodyBytes + 64 * 1024 });
+      // Bodies are capped as announced (onRequest) and while read (src/http/body.ts), both with the catalogue's 413;
+      // Bun's own limit would answer a bare 413 (no JSON, no request id), so it sits far above anything vitrin reads.
+      app.listen({ port, hostname, reusePort: false, maxRequestBodySize: BUN_BODY_BACKSTOP });
       server = app.server;
       if (runWorker) startWorker();
       logger.info("listening", { url: `http://${hostname}:${server?.port}`, public_url: config.publicUrl });
@@ -255,10 +257,7 @@ function createLifecycle(f: Foundation, domain: Domain, app: HttpApp, state: Run
         fetch: (request) =>
           ops.has(new URL(request.url).pathname)
             ? app.handle(request)
-            : Response.json(
-                { error: "Not found", message: "This is a worker instance: it runs jobs and answers only /healthz, /readyz and /metrics." },
-                { status: 404 },
-              ),
+            : Response.json(errors.workerOnly().toJSON(), { status: 404 }),
       });
       startWorker();
       logger.info("worker listening", { url: `http://${hostname}:${server.port}` });
@@ -284,6 +283,9 @@ function createLifecycle(f: Foundation, domain: Domain, app: HttpApp, state: Run
     },
   };
 }
+
+/** Bun's request-body limit, far above VITRIN_MAX_BODY_BYTES' ceiling: vitrin's own caps answer first. */
+const BUN_BODY_BACKSTOP = 2 ** 40;
 
 export async function createService(config: Config, opts: ServiceOptions = {}) {
   const clock = opts.clock ?? systemClock;

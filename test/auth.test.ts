@@ -56,7 +56,7 @@ describe("tokens only in the Authorization header", () => {
     expect((await t.call("GET", "/v1/products", { token: a.token })).status).toBe(200);
     const res = await t.json("GET", `/v1/products?access_token=${a.token}`);
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ error: "Unauthorized", message: expect.any(String) });
+    expect(res.body).toEqual({ error: "Unauthorized", code: "unauthorized", message: expect.any(String) });
   });
 
   test("the admin token in ?access_token= is ignored: 401", async () => {
@@ -87,7 +87,7 @@ describe("failed-authentication throttle", () => {
     const blocked = await getFrom("127.0.0.1", port, "/v1/products", "wrong-21");
     expect(blocked.status).toBe(429);
     expect(blocked.headers["retry-after"]).toBe("60");
-    expect(blocked.body).toEqual({ error: "Too many requests", message: expect.any(String), retry_after: 60 });
+    expect(blocked.body).toEqual({ error: "Too many requests", code: "rate_limited", message: expect.any(String), retry_after: 60 });
     // Decided before the token is looked at: a valid token from the throttled address learns nothing either.
     expect((await getFrom("127.0.0.1", port, "/v1/products", a.token)).status).toBe(429);
     expect((await getFrom("127.0.0.1", port, "/v1/admin/accounts", ADMIN_TOKEN)).status).toBe(429);

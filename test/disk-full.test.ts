@@ -52,7 +52,7 @@ describe.skipIf(unavailable !== null)("requests on a full disk", () => {
 
     const res = await t.json("POST", "/v1/products", { token: a.token, body });
     expect(res.status).toBe(507);
-    expect(res.body).toEqual({ error: "Insufficient storage", message: expect.stringContaining("disk space"), retry_after: 60 });
+    expect(res.body).toEqual({ error: "Insufficient storage", code: "insufficient_storage", message: expect.stringContaining("disk space"), retry_after: 60 });
     expect(res.headers.get("retry-after")).toBe("60");
     // Not a byte of the image, neither under its name nor as a temporary file beside it.
     expect([...new Bun.Glob("**").scanSync({ cwd: join(disk.dir, "files"), dot: true })]).toEqual([]);

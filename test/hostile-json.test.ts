@@ -33,7 +33,7 @@ describe("nesting", () => {
     const a = await t.newAccount();
     const res = await send("POST", "/v1/products", a.token, deepProduct(20_000));
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: "Bad request", message: expect.stringContaining("deeper than 64 levels") });
+    expect(res.body).toEqual({ error: "Bad request", code: "bad_request", message: expect.stringContaining("deeper than 64 levels") });
   });
 
   test("a 240 KB deep body is a 400, not a 500", async () => {
@@ -131,7 +131,7 @@ describe("byte cap", () => {
     });
     const res = await send("POST", "/v1/products", a.token, endless);
     expect(res.status).toBe(413);
-    expect(res.body).toEqual({ error: "File too large", message: expect.any(String), max_size: 4096 });
+    expect(res.body).toEqual({ error: "File too large", code: "body_too_large", message: expect.any(String), max_size: 4096 });
     expect(pulled).toBeLessThan(20);
   });
 

@@ -35,7 +35,7 @@ describe("errors", () => {
     t = await startService();
     const res = await t.json("GET", "/v1/unknown");
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ error: "Not found", message: expect.any(String) });
+    expect(res.body).toEqual({ error: "Not found", code: "not_found", message: expect.any(String) });
   });
 
   test("a bug is a 500 with the request id and no stack trace", async () => {
@@ -45,7 +45,7 @@ describe("errors", () => {
     });
     const res = await t.json("GET", "/v1/boom");
     expect(res.status).toBe(500);
-    expect(res.body).toEqual({ error: "Internal error", message: expect.any(String), request_id: res.headers.get("x-request-id") });
+    expect(res.body).toEqual({ error: "Internal error", code: "internal_error", message: expect.any(String), request_id: res.headers.get("x-request-id") });
     expect(JSON.stringify(res.body)).not.toContain("secret");
   });
 
@@ -63,7 +63,7 @@ describe("authentication", () => {
     t = await startService();
     const res = await t.json("GET", "/v1/products");
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ error: "Unauthorized", message: expect.any(String) });
+    expect(res.body).toEqual({ error: "Unauthorized", code: "unauthorized", message: expect.any(String) });
     expect(res.headers.get("www-authenticate")).toContain("Bearer");
   });
 
@@ -94,7 +94,7 @@ describe("rate limiting", () => {
     expect(last!.headers.get("retry-after")).toBe("1");
     expect(last!.headers.get("ratelimit-remaining")).toBe("0");
     const body = await last!.json();
-    expect(body).toEqual({ error: "Too many requests", message: expect.any(String), retry_after: 1 });
+    expect(body).toEqual({ error: "Too many requests", code: "rate_limited", message: expect.any(String), retry_after: 1 });
     t.clock.advance(1000);
     expect((await t.call("GET", "/v1/products", { token: a.token })).status).toBe(200);
   });

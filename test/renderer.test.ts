@@ -165,7 +165,7 @@ describe("previews", () => {
       const acct = await t.newAccount();
       const res = await t.json("GET", "/v1/templates/spotlight/preview", { token: acct.token });
       expect(res.status).toBe(404);
-      expect(res.body).toEqual({ error: "Not found", message: 'The renderer "still" makes no template previews.' });
+      expect(res.body).toEqual({ error: "Not found", code: "previews_not_supported", message: 'The renderer "still" makes no template previews.' });
       expect((await t.json("GET", "/v1/templates/no-such-template/preview", { token: acct.token })).body.message).toBe("No such template.");
     } finally {
       await t?.close();

@@ -111,7 +111,7 @@ describe("POST /v1/videos", () => {
     const { acct, productId, template } = await setup(0);
     const res = await t.json("POST", "/v1/videos", { token: acct.token, body: { template_id: template.id, product_id: productId } });
     expect(res.status).toBe(402);
-    expect(res.body).toEqual({ error: "Insufficient credits", message: expect.any(String), required: template.credits, available: 0 });
+    expect(res.body).toEqual({ error: "Insufficient credits", code: "insufficient_credits", message: expect.any(String), required: template.credits, available: 0 });
     expect((await t.json("GET", "/v1/videos", { token: acct.token })).body.data).toEqual([]);
   });
 

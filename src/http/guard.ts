@@ -50,12 +50,12 @@ export function accountGuard(deps: GuardDeps) {
     .onAfterHandle({ as: "scoped" }, ({ request, responseValue, set }) => storeIdempotentAnswer(deps, { request, responseValue, set }));
 }
 
-/** Admin routes: off (404) when no VITRIN_ADMIN_TOKEN is set, 401 for any other token. */
+/** Admin routes: off (404 saying how to turn them on) when no VITRIN_ADMIN_TOKEN is set, 401 for any other token. */
 export function adminGuard(deps: AdminGuardDeps) {
   const expected = deps.adminToken ? new TextEncoder().encode(deps.adminToken) : null;
   // derive runs before body validation, so a caller without the token learns nothing about the schema.
   return new Elysia({ normalize: false }).derive({ as: "scoped" }, ({ request, server }) => {
-    if (!expected) throw errors.notFound("route");
+    if (!expected) throw errors.adminDisabled();
     deps.auth.admit(request, server);
     const token = bearerToken(request);
     const given = new TextEncoder().encode(token ?? "");

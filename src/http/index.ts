@@ -102,6 +102,7 @@ export function toApiError(code: string | number, error: unknown, requestId: str
 /** onRequest: gives the request its id (the caller's, when well-formed) and turns it away while shutting down. */
 function startRequest(ctx: HttpContext) {
   const { meta } = ctx;
+  const maxBody = ctx.config.maxBodyBytes;
   return ({ request, set }: { request: Request; set: { headers: Record<string, string | number> } }) => {
     const incoming = request.headers.get("x-request-id");
     const id = incoming && requestIdPattern.test(incoming) ? incoming : nextRequestId();
@@ -109,6 +110,14 @@ function startRequest(ctx: HttpContext) {
     set.headers["x-request-id"] = id;
     if (ctx.isShuttingDown() && !pathOf(request.url).startsWith("/healthz")) {
       const err = errors.unavailable("The service is shutting down.");
+      meta.get(request)!.status = err.status;
+      return errorResponse(err, id);
+    }
+    // A body announced over the cap is refused here, on every route, in the catalogue's shape (Bun's own limit is
+    // only a backstop far above it, because Bun answers a bare 413 without body or request id).
+    const length = request.headers.get("content-length");
+    if (length !== null && Number(length) > maxBody) {
+      const err = errors.bodyTooLarge(maxBody);
       meta.get(request)!.status = err.status;
       return errorResponse(err, id);
     }
@@ -141,7 +150,9 @@ function answerError(ctx: HttpContext) {
   return async ({ code, error, request }: { code: string | number; error: unknown; request: Request }) => {
     const m = meta.get(request);
     const id = m?.id ?? newId("req");
-    const err = toApiError(code, error, id, logger);
+    // With the admin API off, any /v1/admin path (a known route or not) says so and how to turn it on.
+    const adminOff = code === "NOT_FOUND" && !ctx.config.adminToken && pathOf(request.url).startsWith("/v1/admin/");
+    const err = adminOff ? errors.adminDisabled() : toApiError(code, error, id, logger);
     if (m) {
       m.status = err.status;
       if (m.idempotency) await ctx.onIdempotentOutcome(m, err.status, JSON.stringify(err.toJSON()));
