@@ -187,6 +187,7 @@ async function buildHttp(f: Foundation, domain: ReturnType<typeof buildDomain>, 
   const idempotencyPurge = registerIdempotencyPurge({ jobs, db, clock, idempotency });
   // A write at start: on a full disk or a locked database the service still starts, and the next start queues it.
   await idempotencyPurge.schedule().catch((err) => logger.warn("could not queue the idempotency key purge", { err }));
+  await videos.scheduleRetention().catch((err) => logger.warn("could not queue the video retention job", { err }));
   const meta = new WeakMap<Request, RequestMeta>();
 
   const auth = new AuthGate(

@@ -41,6 +41,7 @@ export type CoreConfig = {
   lowBalanceThreshold: number;
   renderTimeoutMs: number;
   dekupeWaitMs: number;
+  videoRetentionDays: number;
   previewCacheBytes: number;
   templateDirs: string[];
   musicDirs: string[];
@@ -316,6 +317,13 @@ export const coreSettings: CoreSetting[] = [
     default: "1800000",
     doc: "How long a video waits for its product's cut-out (counted from the video's request); past it the video fails with a refund instead of waiting on a cut-out that will not come.",
     parse: integer(1000, 86_400_000),
+  },
+  {
+    env: "VITRIN_VIDEO_RETENTION_DAYS",
+    key: "videoRetentionDays",
+    default: "0",
+    doc: "Days a finished video's files (video and thumbnail) are kept; an hourly job deletes older ones, leaving the record with `files_deleted_at` set and its URLs null. 0 keeps them for ever.",
+    parse: integer(0, 36_500),
   },
   {
     env: "VITRIN_PREVIEW_CACHE_BYTES",

@@ -4,6 +4,7 @@
 // assembles the named functions of requests.ts, render.ts and failure.ts over one dependencies object.
 import { failIn, failVideo } from "./failure";
 import { renderJob } from "./render";
+import { deleteVideoFiles, registerRetention } from "./lifecycle";
 import { videoLister, type VideoListQuery } from "./list";
 import { createVideo, estimateVideo, getVideo } from "./requests";
 import { RENDER_JOB, type NewVideo, type VideoDeps } from "./types";
@@ -11,10 +12,12 @@ import { RENDER_JOB, type NewVideo, type VideoDeps } from "./types";
 export { DEKUPE_WAIT_MS, RENDER_JOB, type NewVideo, type VideoDeps, type VideoRow } from "./types";
 export { videoJson } from "./json";
 export { VIDEO_STATUSES, type VideoListQuery } from "./list";
+export { RETENTION_EVERY_MS, RETENTION_JOB } from "./lifecycle";
 export { templateLanguage } from "./language";
 
 export function createVideos(deps: VideoDeps) {
   const list = videoLister(deps.db);
+  const retention = registerRetention(deps);
   deps.jobs.register<{ videoId: string }>(RENDER_JOB, (job) => renderJob(deps, job.payload.videoId, job.signal), {
     concurrency: Math.max(1, Math.floor(navigator.hardwareConcurrency / 2)),
     keyConcurrency: 2,
@@ -35,6 +38,9 @@ export function createVideos(deps: VideoDeps) {
     estimate: (accountId: string, input: NewVideo) => estimateVideo(deps, accountId, input),
     get: (accountId: string, id: string) => getVideo(deps, accountId, id),
     list: (accountId: string, query: VideoListQuery) => list(deps, accountId, query),
+    deleteFiles: (accountId: string, id: string) => deleteVideoFiles(deps, accountId, id),
+    /** Queues the retention job when VITRIN_VIDEO_RETENTION_DAYS is on; called as the service starts. */
+    scheduleRetention: () => retention.schedule(),
     fail: (videoId: string, code: string, message: string) => failVideo(deps, videoId, code, message),
   };
 }

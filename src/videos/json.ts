@@ -5,7 +5,8 @@ import type { StoragePlugin } from "../plugins";
 import type { VideoRow } from "./types";
 
 export function videoJson(row: VideoRow, storage: StoragePlugin) {
-  const completed = row.status === "completed";
+  // Deleted files (DELETE or retention) leave the record with null URLs and the time they went.
+  const completed = row.status === "completed" && row.filesDeletedAt === null;
   return {
     id: row.id,
     object: "video",
@@ -29,5 +30,6 @@ export function videoJson(row: VideoRow, storage: StoragePlugin) {
     started_at: iso(row.startedAt),
     completed_at: iso(row.completedAt),
     failed_at: iso(row.failedAt),
+    files_deleted_at: iso(row.filesDeletedAt),
   };
 }

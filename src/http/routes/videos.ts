@@ -98,6 +98,13 @@ export function videoRoutes(guard: GuardDeps, videos: Videos, templates: Templat
       params: idParams,
       detail: { tags: ["Videos"], summary: "Status, progress and details of one video" },
     })
+    .delete("/videos/:id", ({ principal, params }) => videos.deleteFiles(principal.accountId, params.id), {
+      params: idParams,
+      detail: {
+        tags: ["Videos"],
+        summary: "Delete a finished video's files (video and thumbnail); the record stays with files_deleted_at set (409 while queued or processing)",
+      },
+    })
     .get("/videos", ({ principal, query }) => videos.list(principal.accountId, query), {
       query: videoListQuery,
       detail: { tags: ["Videos"], summary: "Videos of the account, newest first; filter by status, product_id, created[gte] and created[lte]" },
