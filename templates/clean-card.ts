@@ -1,11 +1,25 @@
-// Template "clean-card": a calm square product card for marketplaces and feeds: soft colour, the product, its name and price.
-import { darken, defineTemplate, fields, lighten, mix, readableOn, t } from "../src/templates/api";
+// Template "clean-card": a calm product card for marketplaces and feeds: soft colour, the product, its name and price.
+import { darken, defineTemplate, fields, lighten, luminance, mix, readableOn, t, type Asset, type BuildContext, type Box } from "../src/templates/api";
+
+/** Where the product floats and where the white card with the words sits, per format (template pixels). */
+function plan(ctx: BuildContext<unknown>, cardH: number): { card: Box; stage: Box } {
+  const S = ctx.safe;
+  if (ctx.aspect === "16:9") {
+    // Landscape: product on the left, the card beside it on the right, centred on the safe area's height.
+    const card = { x: S.x + S.w - 860, y: S.y + (S.h - cardH) / 2, w: 860, h: cardH };
+    return { card, stage: { x: 0, y: 0, w: card.x - 40, h: ctx.height } };
+  }
+  // Portrait and square: the card rests on the safe area's bottom, the product fills the room above it.
+  const card = { x: S.x, y: S.y + S.h - cardH, w: S.w, h: cardH };
+  const top = ctx.aspect === "9:16" ? 200 : 30;
+  return { card, stage: { x: 0, y: top, w: ctx.width, h: card.y - 30 - top } };
+}
 
 export default defineTemplate({
   meta: {
     id: "clean-card",
     name: "Clean card",
-    description: "A calm square card for shops and feeds: soft colour, the product rising into place, its name, price and a small button.",
+    description: "A calm card for shops and feeds: soft colour, the product rising into place, its name, price and a small button.",
     aspect: "1:1",
     duration: 7,
     credits: 1,
@@ -25,42 +39,79 @@ export default defineTemplate({
     const tint = p.colors?.background ?? "#e7eef7";
     const primary = p.colors?.primary ?? "#1f3b63";
     const accent = p.colors?.accent ?? "#e8505b";
-    const ink = p.colors?.text ?? readableOn(tint, "#17202c", "#ffffff");
+    // The words sit on the white card: dark ink, the shop's text colour only when it reads on white.
+    const cardFill = "#ffffff";
+    const ink = p.colors?.text && luminance(p.colors.text) < 0.3 ? p.colors.text : luminance(primary) < 0.2 ? darken(primary, 0.3) : "#17202c";
+    const priceInk = luminance(accent) < 0.35 ? accent : darken(accent, 0.45);
+    const pad = 44;
+    const inner = (ctx.aspect === "16:9" ? 860 : ctx.safe.w) - 2 * pad;
 
+    const tag = ctx.text({ name: "tag", text: ctx.s("new"), size: 36, minSize: 36, weight: 700, maxWidth: inner, color: priceInk, uppercase: true, letterSpacing: 0.14 });
+    const name = ctx.text({
+      name: "headline", text: p.headline ?? ctx.product.name, font: "display", weight: 800, size: 76, minSize: 64, maxWidth: inner, maxLines: 5, color: ink, lineHeight: 1.0,
+    });
+    const price = p.price !== undefined ? ctx.text({ name: "price", text: ctx.price(p.price), font: "display", weight: 800, size: 64, minSize: 40, maxWidth: inner * 0.45, color: priceInk }) : null;
+    const label = ctx.text({ name: "cta", text: p.call_to_action ?? ctx.s("shopNow"), size: 38, minSize: 36, weight: 700, maxWidth: inner - 80, maxLines: 2, color: readableOn(primary), align: "center", lineHeight: 1.1 });
+    const [tagImg, nameImg, priceImg, labelImg] = await Promise.all([tag, name, price, label]);
+    const cta = await pill(ctx, labelImg, primary);
+
+    // Stack the card's contents; price and button share a row when they fit side by side.
+    const gap = 26;
+    const sideBySide = !priceImg || priceImg.w + 40 + cta.w <= inner;
+    const rowH = sideBySide ? Math.max(priceImg?.h ?? 0, cta.h) : (priceImg?.h ?? 0) + 20 + cta.h;
+    const cardH = pad + tagImg.h + 14 + nameImg.h + gap + rowH + pad;
+    const { card, stage } = plan(ctx, cardH);
+    const left = card.x + pad;
+    const tagY = card.y + pad + tagImg.h / 2;
+    const nameY = card.y + pad + tagImg.h + 14 + nameImg.h / 2;
+    const rowTop = card.y + pad + tagImg.h + 14 + nameImg.h + gap;
+    const priceY = rowTop + (sideBySide ? rowH / 2 : (priceImg?.h ?? 0) / 2);
+    const ctaY = sideBySide ? rowTop + rowH / 2 : rowTop + (priceImg?.h ?? 0) + 20 + cta.h / 2;
+    const ctaX = sideBySide && priceImg ? card.x + card.w - pad - cta.w : left;
+
+    const discR = Math.min(stage.w, stage.h) * 0.5;
     const background = ctx.svg(
       `<defs>
         <linearGradient id="bg" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="${lighten(tint, 0.35)}"/><stop offset="1" stop-color="${tint}"/></linearGradient>
         <radialGradient id="disc" cx="0.5" cy="0.5" r="0.5"><stop offset="0" stop-color="#ffffff" stop-opacity="0.95"/><stop offset="0.7" stop-color="#ffffff" stop-opacity="0.55"/><stop offset="1" stop-color="#ffffff" stop-opacity="0"/></radialGradient>
       </defs>
       <rect width="${W}" height="${H}" fill="url(#bg)"/>
-      <circle cx="540" cy="420" r="380" fill="url(#disc)"/>
-      <rect x="0" y="${H - 300}" width="${W}" height="300" fill="#ffffff" opacity="0.9"/>
-      <rect x="0" y="${H - 300}" width="${W}" height="4" fill="${mix(tint, primary, 0.25)}"/>`,
+      <circle cx="${stage.x + stage.w / 2}" cy="${stage.y + stage.h / 2}" r="${discR}" fill="url(#disc)"/>`,
       W,
       H,
       "background",
     );
-    const product = ctx.productImage({ maxWidth: 560, maxHeight: 560, shadow: { opacity: 0.3, blur: 0.04, offsetY: 0.04 } });
-    const tag = ctx.button({ name: "tag", text: ctx.s("new"), size: 28, weight: 700, color: "#ffffff", background: accent, maxWidth: 300, paddingX: 26, paddingY: 12, uppercase: true, letterSpacing: 0.12, radius: 8 });
-    const name = ctx.text({ name: "headline", text: p.headline ?? ctx.product.name, font: "display", weight: 800, size: 60, maxWidth: 620, maxLines: 2, color: ink === "#ffffff" ? darken(primary, 0.3) : ink, lineHeight: 0.95 });
-    const price = p.price !== undefined ? ctx.text({ name: "price", text: ctx.price(p.price), font: "display", weight: 800, size: 58, maxWidth: 320, color: accent }) : null;
-    const cta = ctx.button({ name: "cta", text: p.call_to_action ?? ctx.s("shopNow"), size: 32, weight: 700, color: readableOn(primary), background: primary, maxWidth: 340, paddingX: 40, paddingY: 20 });
-    const [bg, prod, tagImg, nameImg, priceImg, ctaImg] = await Promise.all([background, product, tag, name, price, cta]);
+    const cardImg = ctx.group({
+      name: "card", w: card.w, h: card.h,
+      svg: `<rect width="${card.w}" height="${card.h}" rx="28" fill="${cardFill}"/><rect x="${pad}" y="0" width="120" height="6" fill="${accent}"/>`,
+      shadow: { x: 0, y: 0, w: card.w, h: card.h, radius: 28, blur: 18, dy: 8, opacity: 0.12, color: mix(tint, "#000000", 0.6) },
+      items: [],
+    });
+    const product = ctx.productImage({ maxWidth: Math.min(640, stage.w * 0.8), maxHeight: stage.h * 0.86, shadow: { opacity: 0.3, blur: 0.04, offsetY: 0.04 } });
+    const [bg, cardPic, prod] = await Promise.all([background, cardImg, product]);
+    const cx = stage.x + stage.w / 2;
+    const cy = stage.y + stage.h / 2;
+    const drift = Math.min(40, stage.h * 0.04);
 
-    const bandY = H - 150;
     return {
       background: bg,
       layers: [
         // Seen from the first frame, and never still: after rising into place it keeps drifting slowly up.
-        { name: "product", image: prod, x: 540, y: [[0, 520], [0.9, 430, "out"], [7, 370, "linear"]] },
-        { name: "tag", image: tagImg, x: 70, y: 80, anchor: [0, 0.5], opacity: [[0.5, 0], [0.8, 1]] },
-        { name: "headline", image: nameImg, x: [[0.7, 110], [1.3, 70, "out"]], y: bandY, anchor: [0, 0.5], opacity: [[0.7, 0], [1.1, 1]] },
-        priceImg && { name: "price", image: priceImg, x: W - 70, y: [[1.1, bandY - 20], [1.6, bandY - 45, "out"]], anchor: [1, 0.5], opacity: [[1.1, 0], [1.4, 1]] },
-        {
-          name: "cta", image: ctaImg, x: W - 62, y: priceImg ? bandY + 50 : bandY, anchor: [1, 0.5],
-          scale: [[1.6, 0.7], [2.0, 1, "back"]], opacity: [[1.6, 0], [1.8, 1]],
-        },
+        { name: "product", image: prod, x: cx, y: [[0, cy + drift * 2], [1.0, cy + drift, "out"], [7, cy - drift, "linear"]] },
+        { name: "card", image: cardPic, x: card.x, y: [[0, card.y + 60], [1.0, card.y, "out"]], anchor: [0, 0], opacity: [[0, 0], [0.5, 1]] },
+        { name: "tag", image: tagImg, x: left, y: tagY, anchor: [0, 0.5], opacity: [[1.0, 0], [1.3, 1]] },
+        { name: "headline", image: nameImg, x: [[1.0, left + 40], [1.5, left, "out"]], y: nameY, anchor: [0, 0.5], opacity: [[1.0, 0], [1.4, 1]] },
+        priceImg && { name: "price", image: priceImg, x: left, y: [[1.5, priceY + 20], [2.0, priceY, "out"]], anchor: [0, 0.5], opacity: [[1.5, 0], [1.8, 1]] },
+        { name: "cta", image: cta, x: ctaX + cta.w / 2, y: ctaY, scale: [[2.0, 0.8], [2.5, 1, "back"]], opacity: [[2.0, 0], [2.2, 1]] },
       ],
     };
   },
 });
+
+/** The call to action: its label (which may take two lines) on a round-ended button; reports the label's size. */
+async function pill(ctx: BuildContext<unknown>, label: Asset & { fontSize: number }, fill: string): Promise<Asset & { fontSize: number }> {
+  const w = label.w + 80;
+  const h = Math.max(label.h, label.fontSize) + 40;
+  const button = await ctx.group({ name: "cta", w, h, svg: `<rect width="${w}" height="${h}" rx="${Math.min(h / 2, 44)}" fill="${fill}"/>`, items: [{ image: label, x: w / 2, y: h / 2 }] });
+  return Object.assign(button, { fontSize: label.fontSize });
+}

@@ -1,5 +1,28 @@
 // Template "minimal-luxe": quiet and elegant: ivory and gold, a serif name, the product rising slowly in an arch.
-import { defineTemplate, fields, firstSentence, mix, readableOn, t } from "../src/templates/api";
+import { darken, defineTemplate, fields, firstSentence, lighten, luminance, mix, readableOn, t, type Asset, type BuildContext, type Box } from "../src/templates/api";
+
+/**
+ * Where the words (a centred column) and the arch go, per format: tall formats put the arch above the words, square
+ * and landscape ones put it beside them. `column.h` is only known once the words are set, so it is passed in.
+ */
+function plan(ctx: BuildContext<unknown>, columnH: number): { column: Box; arch: Box } {
+  const S = ctx.safe;
+  if (ctx.aspect === "9:16" || ctx.aspect === "4:5") {
+    const column = { x: S.x, y: S.y + S.h - columnH, w: S.w, h: columnH };
+    const top = ctx.aspect === "9:16" ? 190 : 50;
+    const h = column.y - 40 - top;
+    const w = Math.min(S.w * 0.72, h * 0.72);
+    return { column, arch: { x: S.x + (S.w - w) / 2, y: top, w, h } };
+  }
+  const colW = columnWidth(ctx);
+  const column = { x: S.x + S.w - colW, y: S.y + (S.h - columnH) / 2, w: colW, h: columnH };
+  const room = column.x - 40;
+  const h = ctx.height - 2 * 70;
+  const w = Math.min(room * 0.8, h * 0.72);
+  return { column, arch: { x: (room - w) / 2 + 10, y: 70, w, h } };
+}
+
+const columnWidth = (ctx: BuildContext<unknown>) => (ctx.aspect === "1:1" ? 580 : ctx.aspect === "16:9" ? 900 : ctx.safe.w);
 
 export default defineTemplate({
   meta: {
@@ -26,61 +49,101 @@ export default defineTemplate({
     const H = ctx.height;
     const paper = p.colors?.background ?? "#f4eee4";
     const gold = p.colors?.accent ?? "#a8844a";
+    const light = luminance(paper) > 0.45;
     const ink = p.colors?.text ?? readableOn(paper, "#2a241d", "#f7f1e6");
+    // Gold as a line reads at any contrast; as small letters it is deepened (or lifted) until it reads on the paper.
+    const goldInk = light ? darken(gold, 0.35) : lighten(gold, 0.45);
     const arch = p.colors?.primary ?? mix(paper, gold, 0.16);
+    const colW = columnWidth(ctx);
+    const tall = ctx.aspect === "9:16" || ctx.aspect === "4:5";
+    const center = { align: "center" as const, maxWidth: colW };
 
+    const headline = (size: number, maxLines: number) =>
+      ctx.text({ name: "headline", text: p.headline ?? ctx.product.name, font: "serif", italic: true, size, minSize: 64, maxLines, color: ink, lineHeight: 1.04, ...center });
+    const sub = p.subheadline ?? firstSentence(ctx.product.description, 70);
+    let [brow, nameImg, subImg, priceImg, labelImg] = await Promise.all([
+      ctx.text({ name: "eyebrow", text: ctx.s("newCollection"), size: 36, minSize: 36, weight: 600, color: goldInk, uppercase: true, letterSpacing: 0.24, ...center }),
+      headline(tall ? 96 : 84, 3),
+      sub ? ctx.text({ name: "subheadline", text: sub, font: "serif", size: 40, minSize: 36, maxLines: 4, color: mix(ink, paper, 0.2), lineHeight: 1.2, ...center }) : null,
+      p.price !== undefined ? ctx.text({ name: "price", text: ctx.price(p.price), font: "serif", size: 58, minSize: 40, color: ink, ...center }) : null,
+      ctx.text({
+        name: "cta", text: p.call_to_action ?? ctx.s("discover"), size: 36, minSize: 36, weight: 600, color: ink, maxLines: 2, uppercase: true,
+        letterSpacing: 0.14, lineHeight: 1.2, align: "center", maxWidth: Math.min(colW, 720) - 112,
+      }),
+    ]);
+    const cta = await frame(ctx, labelImg, mix(paper, "#ffffff", light ? 0.5 : 0.1), gold);
+
+    // The column, top to bottom, with the air each piece keeps below it.
+    const stack = (): [string, { h: number }, number][] => [
+      ["eyebrow", brow, 30], ["headline", nameImg, 34], ["rule", { h: 3 }, 34],
+      ...(subImg ? [["subheadline", subImg, 30] as [string, { h: number }, number]] : []),
+      ...(priceImg ? [["price", priceImg, 36] as [string, { h: number }, number]] : []),
+      // Room under the button for its rise into place, which must stay inside the safe area too.
+      ["cta", cta, 20],
+    ];
+    const heightOf = (list: ReturnType<typeof stack>) => list.reduce((sum, [, img, gap]) => sum + img.h + gap, 0);
+    let parts = stack();
+    // A long name that crowds the column (or the arch above it), or that reached the floor on three lines (where the
+    // last words may have been cut), is set at the floor on up to six lines instead.
+    if (heightOf(parts) > (tall ? ctx.safe.h - 460 : ctx.safe.h) || nameImg.fontSize < 65) {
+      nameImg = await headline(64, 6);
+      parts = stack();
+    }
+    const columnH = heightOf(parts);
+    const { column, arch: a } = plan(ctx, columnH);
+    const y: Record<string, number> = {};
+    let cursor = column.y;
+    for (const [key, img, gap] of parts) {
+      y[key] = cursor + img.h / 2;
+      cursor += img.h + gap;
+    }
+    const cx = column.x + column.w / 2;
+
+    const r = a.w / 2;
+    const foot = a.y + a.h;
     const background = ctx.svg(
       `<defs>
         <linearGradient id="bg" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="${mix(paper, "#ffffff", 0.35)}"/><stop offset="1" stop-color="${mix(paper, gold, 0.1)}"/></linearGradient>
         <linearGradient id="arch" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="${mix(arch, "#ffffff", 0.2)}"/><stop offset="1" stop-color="${arch}"/></linearGradient>
       </defs>
       <rect width="${W}" height="${H}" fill="url(#bg)"/>
-      <path d="M200 1260 L200 640 A340 340 0 0 1 880 640 L880 1260 Z" fill="url(#arch)"/>
-      <path d="M176 1284 L176 640 A364 364 0 0 1 904 640 L904 1284" fill="none" stroke="${gold}" stroke-opacity="0.55" stroke-width="2"/>
-      <rect x="44" y="44" width="${W - 88}" height="${H - 88}" fill="none" stroke="${gold}" stroke-opacity="0.6" stroke-width="2"/>
-      <ellipse cx="540" cy="1232" rx="240" ry="22" fill="#000" opacity="0.10"/>`,
+      <path d="M${a.x} ${foot} L${a.x} ${a.y + r} A${r} ${r} 0 0 1 ${a.x + a.w} ${a.y + r} L${a.x + a.w} ${foot} Z" fill="url(#arch)"/>
+      <path d="M${a.x - 24} ${foot + 24} L${a.x - 24} ${a.y + r} A${r + 24} ${r + 24} 0 0 1 ${a.x + a.w + 24} ${a.y + r} L${a.x + a.w + 24} ${foot + 24}" fill="none" stroke="${gold}" stroke-opacity="0.55" stroke-width="2"/>
+      <rect x="24" y="24" width="${W - 48}" height="${H - 48}" fill="none" stroke="${gold}" stroke-opacity="0.6" stroke-width="2"/>
+      <ellipse cx="${a.x + r}" cy="${foot - 28}" rx="${a.w * 0.36}" ry="18" fill="#000" opacity="0.10"/>`,
       W,
       H,
       "background",
     );
-    const product = ctx.productImage({ maxWidth: 560, maxHeight: 760, shadow: { opacity: 0.28, blur: 0.045, offsetY: 0.035 } });
-    const eyebrow = ctx.text({ name: "eyebrow", text: ctx.s("newCollection"), size: 28, weight: 600, maxWidth: 800, color: gold, uppercase: true, letterSpacing: 0.32, align: "center" });
-    const name = ctx.text({ name: "headline", text: p.headline ?? ctx.product.name, font: "serif", italic: true, size: 96, maxWidth: 860, maxLines: 2, color: ink, align: "center", lineHeight: 1.0 });
-    const sub = p.subheadline ?? firstSentence(ctx.product.description, 70);
-    const subline = sub ? ctx.text({ name: "subheadline", text: sub, font: "serif", size: 38, maxWidth: 820, maxLines: 2, color: mix(ink, paper, 0.3), align: "center" }) : null;
-    const rule = ctx.svg(`<rect width="260" height="3" fill="${gold}"/>`, 260, 3, "rule");
-    const price = p.price !== undefined ? ctx.text({ name: "price", text: ctx.price(p.price), font: "serif", size: 58, maxWidth: 600, color: ink, align: "center" }) : null;
-    const cta = ctx.button({
-      name: "cta", text: p.call_to_action ?? ctx.s("discover"), size: 32, weight: 600, color: ink, background: mix(paper, "#ffffff", 0.3),
-      border: { color: gold, width: 3 }, maxWidth: 700, paddingX: 64, paddingY: 24, uppercase: true, letterSpacing: 0.2, radius: 4,
-    });
-    const [bg, prod, brow, nameImg, subImg, ruleImg, priceImg, ctaImg] = await Promise.all([background, product, eyebrow, name, subline, rule, price, cta]);
-
-    let y = 1370;
-    const browY = y + brow.h / 2;
-    y += brow.h + 40;
-    const nameY = y + nameImg.h / 2;
-    y += nameImg.h + 40;
-    const ruleY = y;
-    y += 44;
-    const subY = subImg ? y + subImg.h / 2 : 0;
-    if (subImg) y += subImg.h + 36;
-    const priceY = priceImg ? y + priceImg.h / 2 : 0;
-    if (priceImg) y += priceImg.h;
-    const ctaY = Math.max(y + 50 + ctaImg.h / 2, H - 120 - ctaImg.h / 2);
+    const product = ctx.productImage({ maxWidth: a.w * 0.82, maxHeight: (a.h - 40) * 0.8, shadow: { opacity: 0.28, blur: 0.045, offsetY: 0.035 } });
+    const rule = ctx.svg(`<rect width="220" height="3" fill="${gold}"/>`, 220, 3, "rule");
+    const [bg, prod, ruleImg] = await Promise.all([background, product, rule]);
+    // The product stands on the arch's floor and rises by a few percent of the arch over the whole video.
+    const rest = foot - 34 - prod.content.h / 2;
+    const rise = a.h * 0.05;
 
     return {
       background: bg,
       layers: [
         // Seen from the first frame, and never still: a slow rise over the whole video.
-        { name: "product", image: prod, x: 540, y: [[0, 890], [2.4, 836, "out"], [10, 745, "linear"]] },
-        { name: "eyebrow", image: brow, x: 540, y: browY, opacity: [[1.4, 0], [2.0, 1]] },
-        { name: "headline", image: nameImg, x: 540, y: [[1.8, nameY + 30], [2.8, nameY, "out"]], opacity: [[1.8, 0], [2.6, 1]] },
-        { name: "rule", image: ruleImg, x: 540, y: ruleY, scale: [[2.6, 0.02], [3.4, 1, "inOut"]], opacity: [[2.6, 0], [2.7, 1]] },
-        subImg && { name: "subheadline", image: subImg, x: 540, y: subY, opacity: [[3.2, 0], [3.9, 1]] },
-        priceImg && { name: "price", image: priceImg, x: 540, y: priceY, opacity: [[3.8, 0], [4.5, 1]] },
-        { name: "cta", image: ctaImg, x: 540, y: [[4.6, ctaY + 20], [5.4, ctaY, "out"]], opacity: [[4.6, 0], [5.3, 1]] },
+        { name: "product", image: prod, x: a.x + r, y: [[0, rest], [2.5, rest - rise * 0.6, "out"], [10, rest - rise, "linear"]] },
+        { name: "eyebrow", image: brow, x: cx, y: y.eyebrow!, opacity: [[1.0, 0], [1.5, 1]] },
+        { name: "headline", image: nameImg, x: cx, y: [[1.5, y.headline! + 24], [2.5, y.headline!, "out"]], opacity: [[1.5, 0], [2.3, 1]] },
+        { name: "rule", image: ruleImg, x: cx, y: y.rule!, scale: [[2.5, 0.02], [3.5, 1, "inOut"]], opacity: [[2.5, 0], [2.6, 1]] },
+        subImg && { name: "subheadline", image: subImg, x: cx, y: y.subheadline!, opacity: [[3.0, 0], [3.7, 1]] },
+        priceImg && { name: "price", image: priceImg, x: cx, y: y.price!, opacity: [[3.5, 0], [4.2, 1]] },
+        // The call to action arrives by 4.5 s and stays to the last frame, in every format.
+        { name: "cta", image: cta, x: cx, y: [[4.0, y.cta! + 16], [4.5, y.cta!, "out"]], opacity: [[4.0, 0], [4.5, 1]] },
       ],
     };
   },
 });
+
+/** The call to action: its label (up to two lines) in a thin gold frame on a pale panel; reports the label's size. */
+async function frame(ctx: BuildContext<unknown>, label: Asset & { fontSize: number }, fill: string, line: string): Promise<Asset & { fontSize: number }> {
+  const w = label.w + 112;
+  const h = Math.max(label.h, label.fontSize) + 48;
+  const svg = `<rect x="1.5" y="1.5" width="${w - 3}" height="${h - 3}" rx="4" fill="${fill}" stroke="${line}" stroke-width="3"/>`;
+  const button = await ctx.group({ name: "cta", w, h, svg, items: [{ image: label, x: w / 2, y: h / 2 }] });
+  return Object.assign(button, { fontSize: label.fontSize });
+}
