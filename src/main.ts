@@ -12,9 +12,13 @@ import { jobJson } from "./http/routes/jobs";
 import { backupCommand, restoreCommand } from "./backup/command";
 import { readPluginSettings, type PluginRegistry } from "./plugins";
 import { loadPluginFolders } from "./plugins/load";
+import { printHelp, protectNegatives, unmarkNegatives } from "./plugins/commands";
 import { builtinPlugins } from "../plugins";
+import packageJson from "../package.json";
 
-const coreUsage = `  vitrin serve [--port N] [--host ADDR] [--data-dir DIR] [--no-worker]   the API (and jobs, unless --no-worker)
+const coreUsage = `  vitrin version                    the version of this vitrin (also --version)
+  vitrin help [COMMAND]             this text, or one command's usage (also COMMAND --help)
+  vitrin serve [--port N] [--host ADDR] [--data-dir DIR] [--no-worker]   the API (and jobs, unless --no-worker)
   vitrin worker [--port N] [--host ADDR] [--data-dir DIR]                 jobs only; the port answers /healthz /readyz /metrics
   vitrin migrate
   vitrin health [--json]            exit 0 when the server on VITRIN_HOST:VITRIN_PORT is ready
@@ -76,6 +80,7 @@ const options = {
   force: { type: "boolean" },
   check: { type: "boolean" },
   help: { type: "boolean", short: "h" },
+  version: { type: "boolean", short: "v" },
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true; strict: true }>>["values"];
@@ -104,8 +109,15 @@ async function withAccounts<T>(config: Config, fn: (accounts: ReturnType<typeof 
 async function serve({ config, values, command }: Invocation): Promise<number> {
   const worker = command === "worker";
   const service = await createService(config, { worker: worker || !values["no-worker"] });
-  if (worker) service.listenWorker();
-  else service.listen();
+  try {
+    if (worker) service.listenWorker();
+    else service.listen();
+  } catch (e) {
+    if ((e as { code?: string }).code !== "EADDRINUSE") throw e;
+    console.error(`port ${config.port} is in use: ${(e as Error).message.replace(/\s+$/, "")}; set VITRIN_PORT (or --port) to a free port`);
+    await service.stop();
+    return 1;
+  }
   let signals = 0;
   const onSignal = (signal: string) => {
     signals++;
@@ -310,12 +322,21 @@ async function pluginCommand(registry: PluginRegistry, positionals: string[], { 
 
 /** Runs one command line; `registry` and `env` are the built-in plugins and process.env unless a test passes others. */
 export async function run(argv: string[], registry: PluginRegistry = builtinPlugins(), env: Record<string, string | undefined> = process.env): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, strict: true, options });
+  const takesValue = (name: string) => options[name as keyof typeof options]?.type === "string";
+  const parsed = parseArgs({ args: protectNegatives(argv, takesValue), allowPositionals: true, strict: true, options });
+  const values = parsed.values;
+  const positionals = unmarkNegatives(parsed.positionals);
   const [command, sub, ...rest] = positionals;
   const help = usage(registry);
-  if (values.help || !command) {
+  if (values.version || command === "version") {
+    console.log(`vitrin ${packageJson.version}`);
+    return 0;
+  }
+  if (command === "help") return printHelp(help, sub);
+  if (values.help) return printHelp(help, command);
+  if (!command) {
     console.log(help);
-    return command ? 0 : 2;
+    return 2;
   }
   const config = configFrom(values, env);
   // Every setting is checked before any command runs, the plugins' too, as the service does at start.

@@ -1,6 +1,6 @@
 // Payments through Stripe Checkout: a Checkout Session per top-up, and signed webhooks that report the outcome.
 import type Stripe from "stripe";
-import { definePlugin, optionalText, optionalUrl, PaymentSignatureError, type PaymentNotice, type PaymentOutcome, type PaymentPlugin, type PluginSettings } from "../../src/plugins";
+import { ConfigError, definePlugin, optionalText, optionalUrl, PaymentSignatureError, type PaymentNotice, type PaymentOutcome, type PaymentPlugin, type PluginSettings } from "../../src/plugins";
 
 export type StripeSettings = {
   secretKey: string | null;
@@ -47,6 +47,21 @@ function outcomeOf(session: Stripe.Checkout.Session): PaymentOutcome {
   return "pending";
 }
 
+/**
+ * Both keys are set and the secret key is one (not a publishable pk_… key). A ConfigError: the CLI prints it as one
+ * line (no stack trace) and exits 2, as for the core's settings.
+ */
+function checkKeys(settings: StripeSettings): void {
+  const missing = [
+    settings.secretKey ? null : "VITRIN_STRIPE_SECRET_KEY",
+    settings.webhookSecret ? null : "VITRIN_STRIPE_WEBHOOK_SECRET",
+  ].filter(Boolean);
+  if (missing.length > 0) throw new ConfigError(`VITRIN_PAYMENT=stripe needs ${missing.join(" and ")}`);
+  if (!/^(sk|rk)_(test|live)_\S+$/.test(settings.secretKey!)) {
+    throw new ConfigError("VITRIN_STRIPE_SECRET_KEY must be a Stripe secret key (sk_live_…, sk_test_… or a restricted rk_…)");
+  }
+}
+
 export function createStripePayment(settings: StripeSettings): PaymentPlugin {
   let stripe: Stripe | null = null;
   let crypto: ReturnType<typeof Stripe.createSubtleCryptoProvider> | null = null;
@@ -59,11 +74,7 @@ export function createStripePayment(settings: StripeSettings): PaymentPlugin {
     slot: "payment",
     name: "stripe",
     async init() {
-      const missing = [
-        settings.secretKey ? null : "VITRIN_STRIPE_SECRET_KEY",
-        settings.webhookSecret ? null : "VITRIN_STRIPE_WEBHOOK_SECRET",
-      ].filter(Boolean);
-      if (missing.length > 0) throw new Error(`VITRIN_PAYMENT=stripe needs ${missing.join(" and ")}`);
+      checkKeys(settings);
       const api = settings.apiUrl ? new URL(settings.apiUrl) : null;
       // Loaded here rather than at the top: the SDK costs start-up time and memory for every vitrin not using Stripe.
       const { default: StripeSdk } = await import("stripe");

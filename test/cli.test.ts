@@ -1,0 +1,119 @@
+// The command line as an operator meets it: --version, help that exits 0, numbers below zero without `--`, and start-up
+// failures (a busy port, a missing or malformed Stripe key) as one clear line on stderr instead of a stack trace.
+import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import packageJson from "../package.json";
+import { childEnv, freePort, tempDir } from "./helpers";
+
+const ROOT = join(import.meta.dir, "..");
+const BUN = process.execPath;
+
+type Ran = { code: number; out: string; err: string };
+
+function cli(args: string[], extra: Record<string, string> = {}, dir = tempDir()): Ran {
+  const env = childEnv(dir, freePort(), extra);
+  const p = Bun.spawnSync([BUN, "run", join(ROOT, "src/main.ts"), ...args], { cwd: ROOT, env, stdout: "pipe", stderr: "pipe" });
+  return { code: p.exitCode ?? -1, out: p.stdout.toString(), err: p.stderr.toString() };
+}
+
+/** One line on stderr and no stack trace (Bun prints frames as "at …" lines and a source excerpt with "|"). */
+function expectOneLine(err: string) {
+  const lines = err.trim().split("\n");
+  expect(lines).toHaveLength(1);
+  expect(err).not.toMatch(/^\s+at /m);
+}
+
+describe("version and help", () => {
+  test("--version and version print the package version and exit 0", () => {
+    for (const args of [["--version"], ["version"]]) {
+      const r = cli(args);
+      expect(r.code).toBe(0);
+      expect(r.out.trim()).toBe(`vitrin ${packageJson.version}`);
+    }
+  });
+
+  test("--help and help exit 0 with the whole usage", () => {
+    for (const args of [["--help"], ["help"], ["-h"]]) {
+      const r = cli(args);
+      expect(r.code).toBe(0);
+      expect(r.out).toContain("vitrin accounts grant ID AMOUNT");
+      expect(r.out).toContain("vitrin serve");
+    }
+  });
+
+  test("help COMMAND and COMMAND --help exit 0 with that command's usage only", () => {
+    for (const args of [["help", "accounts"], ["accounts", "--help"], ["accounts", "grant", "--help"]]) {
+      const r = cli(args);
+      expect(r.code).toBe(0);
+      expect(r.out).toContain("vitrin accounts grant ID AMOUNT");
+      expect(r.out).not.toContain("vitrin serve");
+    }
+    const plugin = cli(["help", "models"]);
+    expect(plugin.code).toBe(0);
+    expect(plugin.out).toContain("vitrin models install");
+  });
+
+  test("help for a command that does not exist says so and exits 2", () => {
+    const r = cli(["help", "frobnicate"]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('unknown command "frobnicate"');
+  });
+});
+
+describe("numbers below zero", () => {
+  test("a correction of -5 credits needs no `--`, before or after an option", () => {
+    const dir = tempDir();
+    const created = cli(["accounts", "create", "--credits", "10", "--json"], {}, dir);
+    expect(created.code).toBe(0);
+    const id = JSON.parse(created.out).account.id as string;
+    const first = cli(["accounts", "grant", id, "-5", "--json"], {}, dir);
+    expect(first.code).toBe(0);
+    expect(JSON.parse(first.out)).toMatchObject({ amount: -5, balance_after: 5 });
+    const second = cli(["accounts", "grant", "--description", "typo", id, "-2", "--json"], {}, dir);
+    expect(second.code).toBe(0);
+    expect(JSON.parse(second.out)).toMatchObject({ amount: -2, balance_after: 3 });
+  });
+
+  test("an option's negative value reaches the option: --credits -5 is refused by its range, in one line", () => {
+    const r = cli(["accounts", "create", "--credits", "-5"]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain("credits:");
+    expectOneLine(r.err);
+  });
+});
+
+describe("start-up failures", () => {
+  test("a busy port is one line naming the port and VITRIN_PORT, exit 1", () => {
+    const taken = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+    try {
+      const dir = tempDir();
+      const p = Bun.spawnSync([BUN, "run", join(ROOT, "src/main.ts"), "serve"], {
+        cwd: ROOT,
+        env: childEnv(dir, taken.port),
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      const err = p.stderr.toString();
+      expect(p.exitCode).toBe(1);
+      expect(err).toContain(`port ${taken.port} is in use`);
+      expect(err).toContain("VITRIN_PORT");
+      expectOneLine(err);
+    } finally {
+      taken.stop(true);
+    }
+  });
+
+  test("the Stripe plugin without its keys is one configuration line, exit 2", () => {
+    const r = cli(["serve"], { VITRIN_PAYMENT: "stripe" });
+    expect(r.code).toBe(2);
+    expect(r.err).toContain("configuration error: VITRIN_PAYMENT=stripe needs VITRIN_STRIPE_SECRET_KEY");
+    expectOneLine(r.err);
+  });
+
+  test("a Stripe key that is not a secret key is one configuration line, exit 2", () => {
+    const r = cli(["serve"], { VITRIN_PAYMENT: "stripe", VITRIN_STRIPE_SECRET_KEY: "pk_live_publishable", VITRIN_STRIPE_WEBHOOK_SECRET: "whsec_x" });
+    expect(r.code).toBe(2);
+    expect(r.err).toContain("VITRIN_STRIPE_SECRET_KEY must be a Stripe secret key");
+    expectOneLine(r.err);
+  });
+});
