@@ -86,20 +86,20 @@ async function serveFile(path: string, key: string, request: Request): Promise<R
   };
   if (request.headers.get("if-none-match") === etag) return new Response(null, { status: 304, headers });
   const size = info.size;
-  const range = request.headers.get("range");
-  if (range) {
-    const m = /^bytes=(\d*)-(\d*)$/.exec(range.trim());
-    let start = -1;
+  // One range is served; several, or a header that is not a byte range, is ignored and the whole file sent (RFC 9110
+  // lets a server do either, and players ask for one).
+  const m = /^bytes=(\d*)-(\d*)$/.exec(request.headers.get("range")?.trim() ?? "");
+  if (m && (m[1] !== "" || m[2] !== "")) {
+    let start: number;
     let end = size - 1;
-    if (m && (m[1] !== "" || m[2] !== "")) {
-      if (m[1] === "") {
-        start = Math.max(0, size - Number(m[2]));
-      } else {
-        start = Number(m[1]);
-        if (m[2] !== "") end = Math.min(Number(m[2]), size - 1);
-      }
+    if (m[1] === "") {
+      // A suffix: the last N bytes ("bytes=-0" asks for none, which no file can give).
+      start = Number(m[2]) === 0 ? size : Math.max(0, size - Number(m[2]));
+    } else {
+      start = Number(m[1]);
+      if (m[2] !== "") end = Math.min(Number(m[2]), size - 1);
     }
-    if (start < 0 || start > end || start >= size) {
+    if (start > end || start >= size) {
       return new Response(null, { status: 416, headers: { ...headers, "content-range": `bytes */${size}` } });
     }
     return new Response(request.method === "HEAD" ? null : file.slice(start, end + 1), {

@@ -43,9 +43,31 @@ async function serveFile(ctx: OperationsDeps, request: Request, path: string | u
   return res;
 }
 
+/**
+ * HEAD /files/*, answered before routing. Elysia answers HEAD on a wildcard route through its GET handler and counts
+ * the body it gets to set Content-Length: a HEAD answer has no body, so it said 0 — and a body would be read whole,
+ * a video's every byte, just to be counted. The storage's own answer already carries the real length.
+ */
+function headOfFile(ctx: OperationsDeps) {
+  return async ({ request, set }: { request: Request; set: { headers: Record<string, string | number> } }) => {
+    if (request.method !== "HEAD") return;
+    const url = new URL(request.url);
+    if (!url.pathname.startsWith("/files/")) return;
+    try {
+      const res = await serveFile(ctx, request, url.pathname.slice("/files/".length));
+      res.headers.set("x-request-id", String(set.headers["x-request-id"] ?? ""));
+      return res;
+    } catch {
+      // A HEAD answer has no body to explain itself in: the status says it.
+      return new Response(null, { status: 404 });
+    }
+  };
+}
+
 export function operationRoutes(ctx: OperationsDeps) {
   const cached = { "cache-control": "public, max-age=86400" };
   return new Elysia({ normalize: false })
+    .onRequest(headOfFile(ctx))
     .get("/docs/assets/swagger-ui-bundle.js", () => new Response(Bun.file(swaggerBundle), {
       headers: { "content-type": "text/javascript; charset=utf-8", ...cached },
     }), { detail: { hide: true } })
@@ -67,6 +89,5 @@ export function operationRoutes(ctx: OperationsDeps) {
     .get("/metrics", async () => new Response(await ctx.metrics.text(), { headers: { "content-type": ctx.metrics.contentType } }), {
       detail: { tags: ["Operations"], summary: "Prometheus metrics" },
     })
-    .get("/files/*", ({ request, params }) => serveFile(ctx, request, params["*"]), { detail: { hide: true } })
-    .head("/files/*", ({ request, params }) => serveFile(ctx, request, params["*"]), { detail: { hide: true } });
+    .get("/files/*", ({ request, params }) => serveFile(ctx, request, params["*"]), { detail: { hide: true } });
 }
