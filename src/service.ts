@@ -183,6 +183,8 @@ async function buildHttp(f: Foundation, domain: ReturnType<typeof buildDomain>, 
   const { config, clock, logger, db, plugins, templates, metrics } = f;
   const { jobs, accounts, products, dekupe, webhooks, billing, videos, checkUrl } = domain;
   const limiter = createRateLimiter(db, config.rateLimitPerMinute, config.rateLimitBurst, clock);
+  // Video previews draw a frame each: their own, smaller budget per account (the whole minute's worth at once).
+  const previewLimiter = createRateLimiter(db, config.previewsPerMinute, config.previewsPerMinute, clock);
   const idempotency = createIdempotency(db, clock, { leaseMs: config.idempotencyLeaseMs });
   const idempotencyPurge = registerIdempotencyPurge({ jobs, db, clock, idempotency });
   // A write at start: on a full disk or a locked database the service still starts, and the next start queues it.
@@ -212,7 +214,7 @@ async function buildHttp(f: Foundation, domain: ReturnType<typeof buildDomain>, 
     .use(musicRoutes(guard, domain.music))
     .use(webhookRoutes(guard, webhooks, accounts, (url) => checkUrl(url)))
     .use(balanceRoutes(guard, billing))
-    .use(videoRoutes(guard, videos, templates, config.publicUrl, { cacheBytes: config.previewCacheBytes, renderer: plugins.renderer }))
+    .use(videoRoutes(guard, videos, templates, config.publicUrl, { cacheBytes: config.previewCacheBytes, renderer: plugins.renderer, limiter: previewLimiter }))
     .use(paymentRoutes(guard, billing, plugins.payment))
     .use(adminRoutes(guard, accounts))
     .use(jobRoutes(guard, jobs));

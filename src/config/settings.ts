@@ -43,6 +43,7 @@ export type CoreConfig = {
   dekupeWaitMs: number;
   videoRetentionDays: number;
   previewCacheBytes: number;
+  previewsPerMinute: number;
   templateDirs: string[];
   musicDirs: string[];
   pluginDirs: string[];
@@ -331,6 +332,13 @@ export const coreSettings: CoreSetting[] = [
     default: "33554432",
     doc: "Memory kept for template previews (PNG bytes, least recently used dropped first); 32 MiB holds the built-in templates in every language. 0 keeps none.",
     parse: integer(0, 4 * 1024 * 1024 * 1024),
+  },
+  {
+    env: "VITRIN_PREVIEWS_PER_MINUTE",
+    key: "previewsPerMinute",
+    default: "30",
+    doc: "`POST /v1/videos/preview` requests an account may make per minute (all at once, then one every 60/N s); past it, `429` with `Retry-After`. Each preview lays out and draws a frame, so it costs far more than other requests. 0 turns this limit off.",
+    parse: integer(0, 100_000),
   },
   {
     env: "VITRIN_TEMPLATE_DIRS",

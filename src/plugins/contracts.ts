@@ -135,23 +135,47 @@ export type RenderResult = {
 export type PreviewRequest = {
   /** A template of the registry the renderer was given (the caller has checked that it exists). */
   templateId: string;
-  /** BCP 47 language of the sample product's words and of the template's strings (default en). */
+  /** BCP 47 language of the product's words and of the template's strings (default en). */
   language?: string;
   /** The format (default: the template's own). */
   aspect?: Aspect;
   /** Output size factor (default 0.5: half the template's size). */
   scale?: number;
+  /** The caller's own product (POST /v1/videos/preview); absent, the renderer's sample product is shown. */
+  product?: RenderProduct;
+  /** The caller's user_prompt, validated (with the brand's colours), for the caller's product; absent, sample copy. */
+  prompt?: Record<string, unknown>;
+  /** The account's brand logo and font, as for a render. */
+  logoPath?: string;
+  font?: string;
 };
+
+/** What a layout check reads: the render's inputs without its output, progress or music (no encoder runs). */
+export type LayoutCheckRequest = Pick<RenderRequest, "workDir" | "templateId" | "product" | "prompt" | "language" | "aspect" | "logoPath" | "font" | "scale">;
+
+/**
+ * Copy that cannot be laid out: `field` names what the client sent and can change (`user_prompt.headline`, or
+ * `product.name` when the headline is the product's name), `message` what is wrong (too long, outside the safe area,
+ * overlapping the product…).
+ */
+export type LayoutProblem = { field: string; message: string };
 
 export type RendererPlugin = Lifecycle & {
   readonly slot: "renderer";
   readonly name: string;
   render(request: RenderRequest): Promise<RenderResult>;
   /**
-   * A PNG of the template's poster frame made with a sample product, for GET /v1/templates/:id/preview (the core
-   * caches it). Optional: without it, the route answers that this renderer makes no previews.
+   * A PNG of the template's poster frame: made with a sample product for GET /v1/templates/:id/preview (the core
+   * caches it), or with the caller's product, copy and brand for POST /v1/videos/preview. Optional: without it, the
+   * routes answer that this renderer makes no previews.
    */
   preview?(request: PreviewRequest): Promise<Uint8Array>;
+  /**
+   * The layout problems of a render, found without encoding (text measured, boxes placed); empty when it can be
+   * made. Optional: the core calls it before charging for a video or an estimate, and answers 422 naming each
+   * field; without it, every request is taken as laid out.
+   */
+  check?(request: LayoutCheckRequest): Promise<LayoutProblem[]>;
 };
 
 export type PaymentRequest = {

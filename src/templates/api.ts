@@ -55,6 +55,7 @@ import { darken, defineTemplate, fields, firstSentence, lighten, luminance, mix,
 export { t } from "elysia";
 export { sum, valueAt, wave } from "./anim";
 export { darken, defineTemplate, fields, firstSentence, lighten, luminance, mix, phrasesFrom, readableOn } from "./define";
+export { TEXT_FLOORS, shrinkFloor } from "./define";
 export { ROLE_FAMILIES, SHIPPED_FONTS } from "./fonts";
 export type { Anim, Ease, Expr, Keyframe } from "./anim";
 export type { Asset, Background, Layer, Scene } from "./scene";

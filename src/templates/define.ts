@@ -57,9 +57,26 @@ export type TextStyle = {
   letterSpacing?: number;
   uppercase?: boolean;
   strike?: boolean;
-  /** Smallest size shrinking may reach, in template pixels (default 40 % of `size`). */
+  /**
+   * Smallest size shrinking may reach, in template pixels (default 40 % of `size`); never below the role's floor
+   * (TEXT_FLOORS), whatever is asked.
+   */
   minSize?: number;
+  /** "headline" (floor 64 px) or "body" (floor 36 px, the default); a layer named "headline" is a headline. */
+  role?: "headline" | "body";
 };
+
+/**
+ * The smallest sizes text may shrink to so it stays legible on a phone, in template pixels (set for 1080 wide and
+ * kept in every format). Copy that fits only below its floor is refused (422) rather than drawn too small.
+ */
+export const TEXT_FLOORS = { headline: 64, body: 36 } as const;
+
+/** The size a text may shrink to: the template's minSize (or 40 % of size) raised to its floor, never above size. */
+export function shrinkFloor(style: Pick<TextStyle, "size" | "minSize" | "role">, name?: string): number {
+  const floor = style.role === "headline" || (style.role === undefined && name === "headline") ? TEXT_FLOORS.headline : TEXT_FLOORS.body;
+  return Math.min(style.size, Math.max(floor, style.minSize ?? style.size * 0.4));
+}
 
 export type TemplateMeta = {
   /** Lowercase letters, digits and dashes; the API's template_id. */

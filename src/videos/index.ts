@@ -4,6 +4,7 @@
 // assembles the named functions of requests.ts, render.ts and failure.ts over one dependencies object.
 import { failIn, failVideo } from "./failure";
 import { renderJob } from "./render";
+import { previewVideo } from "./preview";
 import { deleteVideoFiles, registerRetention } from "./lifecycle";
 import { videoLister, type VideoListQuery } from "./list";
 import { createVideo, estimateVideo, getVideo } from "./requests";
@@ -14,6 +15,7 @@ export { videoJson } from "./json";
 export { VIDEO_STATUSES, type VideoListQuery } from "./list";
 export { RETENTION_EVERY_MS, RETENTION_JOB } from "./lifecycle";
 export { templateLanguage } from "./language";
+export { VIDEO_PREVIEW_SCALE } from "./preview";
 
 export function createVideos(deps: VideoDeps) {
   const list = videoLister(deps.db);
@@ -36,6 +38,7 @@ export function createVideos(deps: VideoDeps) {
   return {
     create: (accountId: string, input: NewVideo) => createVideo(deps, accountId, input),
     estimate: (accountId: string, input: NewVideo) => estimateVideo(deps, accountId, input),
+    preview: (accountId: string, input: NewVideo) => previewVideo(deps, accountId, input),
     get: (accountId: string, id: string) => getVideo(deps, accountId, id),
     list: (accountId: string, query: VideoListQuery) => list(deps, accountId, query),
     deleteFiles: (accountId: string, id: string) => deleteVideoFiles(deps, accountId, id),

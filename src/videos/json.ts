@@ -14,6 +14,7 @@ export function videoJson(row: VideoRow, storage: StoragePlugin) {
     template_id: row.templateId,
     product_id: row.productId,
     language: row.language,
+    aspect_ratio: row.aspectRatio,
     user_prompt: JSON.parse(row.userPrompt) as Record<string, unknown>,
     webhook_url: row.webhookUrl,
     progress: row.progress,

@@ -1,10 +1,8 @@
 // The render job: wait for the product's cut-out if it is still being made, stage the product's image in a scratch
 // folder, let the renderer plugin make the video, store it and complete the video (or fail and refund it).
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { rm } from "node:fs/promises";
 import { and, eq, sql } from "drizzle-orm";
-import { withBrandColors } from "../brand";
-import type { Orm, schema } from "../db";
+import type { Orm } from "../db";
 import { JobAborted } from "../jobs";
 import { newId } from "../kernel";
 import type { RenderProduct, RenderResult } from "../plugins";
@@ -12,9 +10,9 @@ import { failVideo, loadVideo, RenderFailure } from "./failure";
 import { videoJson } from "./json";
 import { progressWriter } from "./progress";
 import { musicForRender } from "./music";
+import { brandedInputs, makeWorkDir, stageProduct, type ProductRow } from "./inputs";
+import { aspectOf } from "./aspect";
 import { DEKUPE_WAIT_MS, RENDER_JOB, type VideoDeps, type VideoRow } from "./types";
-
-type ProductRow = typeof schema.products.$inferSelect;
 
 /** The product to render with, or null when there is nothing to render now (product gone, cut-out still coming). */
 async function productToRender(deps: VideoDeps, video: VideoRow): Promise<ProductRow | null> {
@@ -49,48 +47,19 @@ async function markProcessing(deps: VideoDeps, video: VideoRow) {
   );
 }
 
-async function makeWorkDir(deps: VideoDeps, videoId: string): Promise<string> {
-  const scratch = join(deps.config.dataDir, "tmp");
-  await Bun.write(join(scratch, ".keep"), "");
-  return mkdtemp(join(scratch, `render-${videoId}-`));
-}
-
-/** Writes the product's image into the work dir, and the cut-out's mask when the image shown is that cut-out. */
-async function stageProduct(deps: VideoDeps, workDir: string, product: ProductRow): Promise<RenderProduct> {
-  const { storage } = deps;
-  const image = await storage.get(product.imageKey);
-  if (!image) throw new RenderFailure("product_image_missing", "The product's image is missing from storage.");
-  const ext = product.imageType === "image/png" ? "png" : product.imageType === "image/webp" ? "webp" : "jpg";
-  const imagePath = join(workDir, `product.${ext}`);
-  await writeFile(imagePath, new Uint8Array(await image.body.arrayBuffer()));
-  const cutout = product.dekupeStatus === "ready" && product.imageKey === product.dekupePreviewKey;
-  let maskPath: string | null = null;
-  if (cutout && product.dekupeMaskKey) {
-    const mask = await storage.get(product.dekupeMaskKey);
-    if (mask) {
-      maskPath = join(workDir, "mask.png");
-      await writeFile(maskPath, new Uint8Array(await mask.body.arrayBuffer()));
-    }
-  }
-  return { id: product.id, name: product.name, description: product.description, imagePath, maskPath, cutout };
-}
-
 type RenderRun = { video: VideoRow; product: RenderProduct; workDir: string; signal: AbortSignal; onProgress: (percent: number) => void };
 
 async function runRenderer(deps: VideoDeps, run: RenderRun): Promise<RenderResult> {
   const { video, product, workDir, signal, onProgress } = run;
-  const brand = await deps.brand?.forRender(video.accountId, workDir);
-  const prompt = JSON.parse(video.userPrompt);
-  const schema = deps.templates.get(video.templateId)?.definition.prompt;
+  const branded = await brandedInputs(deps, video.accountId, video.templateId, JSON.parse(video.userPrompt), workDir);
   try {
     return await deps.renderer.render({
       workDir,
       templateId: video.templateId,
       product,
-      prompt: brand ? withBrandColors(schema, prompt, brand) : prompt,
-      logoPath: brand?.logoPath ?? undefined,
-      font: brand?.font ?? undefined,
+      ...branded,
       language: video.language,
+      aspect: aspectOf(video.aspectRatio),
       scale: deps.renderScale,
       music: musicForRender(deps, video.music, video.templateId),
       signal,
@@ -173,7 +142,7 @@ export async function renderJob(deps: VideoDeps, videoId: string, signal: AbortS
   const product = await productToRender(deps, video);
   if (!product) return;
   await markProcessing(deps, video);
-  const workDir = await makeWorkDir(deps, videoId);
+  const workDir = await makeWorkDir(deps, `render-${videoId}`);
   const progress = progressWriter(deps, videoId);
   const started = performance.now();
   const observe = (outcome: "completed" | "failed") => deps.observeRender?.(video.templateId, outcome, (performance.now() - started) / 1000);

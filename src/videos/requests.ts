@@ -2,21 +2,24 @@
 // transaction), or one video (a page of them: list.ts).
 import { and, eq } from "drizzle-orm";
 import { errors, newId, type FieldProblem } from "../kernel";
+import { ASPECT_SIZES } from "../templates";
 import { mergeMetadata } from "../kernel/metadata";
 import { loadVideo } from "./failure";
 import { videoJson } from "./json";
 import { templateLanguage } from "./language";
 import { chooseMusic } from "./music";
+import { checkLayout } from "./inputs";
+import { aspectOf } from "./aspect";
 import { RENDER_JOB, type NewVideo, type VideoDeps } from "./types";
 
-/** Checks a request and works out what it costs; throws the contract's errors. */
-async function prepare(deps: VideoDeps, accountId: string, input: NewVideo) {
+/** Checks a request (its copy laid out too) and works out what it costs; throws the contract's errors. */
+export async function prepare(deps: VideoDeps, accountId: string, input: NewVideo) {
   const { db, templates } = deps;
   const { accounts, products } = db.schema;
   const template = templates.get(input.template_id);
   if (!template) throw errors.notFound("template");
   const [product] = await db.read
-    .select({ id: products.id })
+    .select()
     .from(products)
     .where(and(eq(products.accountId, accountId), eq(products.id, input.product_id)))
     .limit(1);
@@ -36,13 +39,16 @@ async function prepare(deps: VideoDeps, accountId: string, input: NewVideo) {
   if (input.webhook_url !== undefined) await deps.checkUrl(input.webhook_url, "webhook_url");
   const music = chooseMusic(deps, template.info.id, input.music);
   const metadata = mergeMetadata({}, input.metadata);
-  return { template, prompt, language, music, metadata, credits: template.info.credits, available: account.credits };
+  const aspect = aspectOf(input.aspect_ratio);
+  // Last, as it costs the most: the copy laid out in the format, with the product and brand the render will use.
+  await checkLayout(deps, { accountId, templateId: template.info.id, product, prompt, language, aspect });
+  return { template, prompt, language, music, metadata, aspect, product, credits: template.info.credits, available: account.credits };
 }
 
 export async function createVideo(deps: VideoDeps, accountId: string, input: NewVideo) {
   const { db, clock } = deps;
   const { videos } = db.schema;
-  const { template, prompt, language, music, credits, metadata } = await prepare(deps, accountId, input);
+  const { template, prompt, language, music, credits, metadata, aspect } = await prepare(deps, accountId, input);
   const at = clock.now();
   const id = newId("vid");
   const row = await db.tx(async (tx) => {
@@ -67,6 +73,7 @@ export async function createVideo(deps: VideoDeps, accountId: string, input: New
         userPrompt: JSON.stringify(prompt),
         webhookUrl: input.webhook_url ?? null,
         music,
+        aspectRatio: aspect,
         metadata: JSON.stringify(metadata),
         status: "queued",
         credits,
@@ -81,18 +88,20 @@ export async function createVideo(deps: VideoDeps, accountId: string, input: New
 }
 
 export async function estimateVideo(deps: VideoDeps, accountId: string, input: NewVideo) {
-  const { template, credits, available, language, music } = await prepare(deps, accountId, input);
+  const { template, credits, available, language, music, aspect } = await prepare(deps, accountId, input);
+  const size = ASPECT_SIZES[aspect];
   return {
     object: "video_estimate",
     template_id: template.info.id,
     language,
     music,
+    aspect_ratio: aspect,
     credits,
     available,
     sufficient: available >= credits,
     duration: template.info.duration,
-    width: template.info.width,
-    height: template.info.height,
+    width: size.width,
+    height: size.height,
   };
 }
 

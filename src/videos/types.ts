@@ -25,6 +25,8 @@ export type NewVideo = {
   webhook_url?: string;
   /** "auto" (default: the template's mood), a track id, or "none". */
   music?: string;
+  /** The format: "9:16" (default), "4:5", "1:1" or "16:9". */
+  aspect_ratio?: string;
   /** The client's own key-value strings (Stripe's limits); returned with the video and in its webhooks. */
   metadata?: MetadataInput;
 };

@@ -1,16 +1,20 @@
-// HTTP routes for /v1/videos (create, estimate, read, list) and /v1/templates (catalogue, prompt schemas, previews).
+// HTTP routes for /v1/videos (create, estimate, preview, read, list) and /v1/templates (catalogue, prompt schemas, previews).
 import { Elysia, t } from "elysia";
 import { idParams, metadataBody, pageQuery } from "../schema";
 import { accountGuard, type GuardDeps } from "../guard";
 import { errors } from "../../kernel";
 import type { RendererPlugin } from "../../plugins";
 import type { TemplateRegistry, LoadedTemplate } from "../../templates";
-import { baseLanguage, PreviewCache } from "../../templates";
+import { ASPECTS, baseLanguage, PreviewCache } from "../../templates";
+import type { RateLimiter } from "../ratelimit";
 import type { Videos } from "../../videos";
 import { templateLanguage } from "../../videos";
 
-/** How previews are made and kept: by the renderer plugin (when it makes them), cached in VITRIN_PREVIEW_CACHE_BYTES. */
-export type PreviewOptions = { renderer: Pick<RendererPlugin, "name" | "preview">; cacheBytes?: number };
+/**
+ * How previews are made and kept: by the renderer plugin (when it makes them), template previews cached in
+ * VITRIN_PREVIEW_CACHE_BYTES, video previews limited per account by `limiter` (VITRIN_PREVIEWS_PER_MINUTE).
+ */
+export type PreviewOptions = { renderer: Pick<RendererPlugin, "name" | "preview">; cacheBytes?: number; limiter?: RateLimiter };
 
 
 const videoBody = t.Object(
@@ -21,6 +25,12 @@ const videoBody = t.Object(
     language: t.Optional(t.String({ minLength: 2, maxLength: 35, description: "BCP 47 language; defaults to the account's." })),
     webhook_url: t.Optional(t.String({ minLength: 1, maxLength: 2048, description: "Receives video.completed / video.failed." })),
     music: t.Optional(t.String({ minLength: 1, maxLength: 100, description: '"auto" (default: the template\'s mood), a track id from GET /v1/music, or "none" (no audio stream).' })),
+    aspect_ratio: t.Optional(
+      t.Union(ASPECTS.map((a) => t.Literal(a)), {
+        description: 'The format: "9:16" 1080×1920 (default), "4:5" 1080×1350, "1:1" 1080×1080 or "16:9" 1920×1080; every template composes each.',
+        error: `must be one of ${ASPECTS.join(", ")}`,
+      }),
+    ),
     metadata: t.Optional(metadataBody),
   },
   { additionalProperties: false },
@@ -94,6 +104,24 @@ export function videoRoutes(guard: GuardDeps, videos: Videos, templates: Templat
       body: videoBody,
       detail: { tags: ["Videos"], summary: "Validate a video request and return its cost without rendering" },
     })
+    .post(
+      "/videos/preview",
+      async ({ principal, body }) => {
+        // Counted before any work: a preview lays out and draws a frame, so failed ones cost too.
+        const decision = preview.limiter?.enabled ? await preview.limiter.check(`preview:${principal.accountId}`) : null;
+        if (decision && !decision.allowed) throw errors.tooManyRequests(decision.retryAfterSeconds);
+        const png = await videos.preview(principal.accountId, body);
+        return new Response(png, { headers: { "content-type": "image/png", "cache-control": "private, no-store" } });
+      },
+      {
+        body: videoBody,
+        detail: {
+          tags: ["Videos"],
+          summary: "The poster frame of a video request (PNG, half size) with your product, copy, brand and format: free, nothing stored",
+          responses: { 200: { description: "The frame as PNG", content: { "image/png": { schema: { type: "string", format: "binary" } } } } },
+        },
+      },
+    )
     .get("/videos/:id", ({ principal, params }) => videos.get(principal.accountId, params.id), {
       params: idParams,
       detail: { tags: ["Videos"], summary: "Status, progress and details of one video" },
