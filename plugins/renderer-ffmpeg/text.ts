@@ -17,6 +17,8 @@ export type TextImage = {
   /** The font size it was rendered at, in template pixels. */
   fontSize: number;
   lines: number;
+  /** True when the text fitted only cut short with an ellipsis at the smallest size (the layout check refuses it). */
+  cut?: boolean;
 };
 
 const CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F]/g;
@@ -93,14 +95,17 @@ export async function renderTextImage(style: TextStyle, lang: string, scale: num
     const done = (r: Drawn, lines: number): TextImage => ({
       png: r.png, width: r.width, height: r.height, w: r.width / scale, h: r.height / scale, fontSize: px / scale, lines,
     });
+    // A newline in the copy is a line break of its own: copy with more of them than the field has lines never fits.
+    const firstLine = text.split("\n")[0] || text;
+    if (text.split("\n").length > maxLines) return null;
     // One line at its natural width first: most short text fits so, in a single render.
-    const single = await draw(style, text, lang, px, undefined);
-    if (single.width <= widthPx) return done(single, 1);
+    const single = await draw(style, firstLine, lang, px, undefined);
+    if (firstLine === text && single.width <= widthPx) return done(single, 1);
     if (maxLines === 1) return null;
     const wrapped = await draw(style, text, lang, px, widthPx);
     if (wrapped.width > widthPx + 1) return null;
-    // The text drawn on two lines gives this text's own line advance (scripts differ in ink height).
-    const twice = await draw(style, `${text}\n${text}`, lang, px, undefined);
+    // One line drawn twice gives this text's own line advance (scripts differ in ink height).
+    const twice = await draw(style, `${firstLine}\n${firstLine}`, lang, px, undefined);
     const advance = Math.max(1, twice.height - single.height);
     const lines = 1 + Math.max(0, Math.round((wrapped.height - single.height) / advance));
     return lines <= maxLines ? done(wrapped, lines) : null;
@@ -123,7 +128,7 @@ export async function renderTextImage(style: TextStyle, lang: string, scale: num
           lo = mid;
         } else hi = mid;
       }
-      return best;
+      return cuts > 0 ? { ...best, cut: true } : best;
     }
     // Too long even at the smallest size: cut words (or letters) from the end.
     const words = text.replace(/…$/, "").split(/\s+/);
@@ -132,5 +137,5 @@ export async function renderTextImage(style: TextStyle, lang: string, scale: num
     text = next;
   }
   const r = await draw(style, text, lang, minPx, widthPx);
-  return { png: r.png, width: r.width, height: r.height, w: r.width / scale, h: r.height / scale, fontSize: minPx / scale, lines: maxLines };
+  return { png: r.png, width: r.width, height: r.height, w: r.width / scale, h: r.height / scale, fontSize: minPx / scale, lines: maxLines, cut: true };
 }
