@@ -159,6 +159,30 @@ export function rendererConformance(name: string, make: () => Promise<RendererPl
       }
     }, timeout);
 
+    test(`${first.templateId} in 16:9 renders landscape at that format's proportions (1920×1080 × scale)`, async () => {
+      const { req, progress } = request(first, { aspect: "16:9" });
+      const result = await (await plugin()).render(req);
+      expect(progress.at(-1)).toBe(100);
+      expect([result.width, result.height]).toEqual([Math.round((1920 * scale) / 2) * 2, Math.round((1080 * scale) / 2) * 2]);
+      const probe = await ffprobe(result.videoPath);
+      expect([probe.width, probe.height]).toEqual([result.width, result.height]);
+    }, timeout);
+
+    // check() is optional; when a renderer has it, it must answer layout problems as field + message, encode nothing,
+    // and refuse an unknown template as render does.
+    test("check(), when present, lists layout problems as { field, message } without encoding anything", async () => {
+      const p = await plugin();
+      if (!p.check) return;
+      const { req } = request(first);
+      const problems = await p.check({ workDir: req.workDir, templateId: req.templateId, product: req.product, prompt: req.prompt, language: req.language, scale });
+      expect(Array.isArray(problems)).toBe(true);
+      for (const problem of problems) expect(problem).toEqual({ field: expect.any(String), message: expect.any(String) });
+      expect(mediaFiles(req.workDir)).toEqual([]);
+      const unknown = await p.check({ ...req, templateId: "no-such-template" }).catch((e: unknown) => e);
+      expect(unknown).toBeInstanceOf(Error);
+      expect((unknown as Error).message).toContain('"no-such-template"');
+    }, timeout);
+
     abortConformance(plugin, request, options, timeout);
 
     test("an unknown template is a clear error", async () => {

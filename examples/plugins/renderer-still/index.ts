@@ -18,6 +18,13 @@ import type { RendererPlugin, RenderRequest, RenderResult } from "../../../src/p
 const PRODUCT_SHARE = 0.7;
 
 const even = (v: number) => Math.max(2, Math.round(v / 2) * 2);
+/** The video formats of RenderRequest.aspect, in pixels at scale 1. */
+const FORMATS: Record<NonNullable<RenderRequest["aspect"]>, { width: number; height: number }> = {
+  "9:16": { width: 1080, height: 1920 },
+  "4:5": { width: 1080, height: 1350 },
+  "1:1": { width: 1080, height: 1080 },
+  "16:9": { width: 1920, height: 1080 },
+};
 
 function aborted(): Error {
   const e = new Error("the render was cancelled");
@@ -95,7 +102,9 @@ export default function stillRenderer(host: PluginHost) {
           if (!(await Bun.file(req.product.imagePath).exists())) throw new Error(`the product image does not exist: ${req.product.imagePath}`);
           const { fps, duration } = template.info;
           const scale = req.scale ?? 1;
-          const [width, height] = [even(template.info.width * scale), even(template.info.height * scale)];
+          // The format asked for, else the template's own (a still has no layout to recompose: the product is centred).
+          const size = req.aspect ? FORMATS[req.aspect] : template.info;
+          const [width, height] = [even(size.width * scale), even(size.height * scale)];
           const frames = Math.round(duration * fps);
           req.onProgress(0);
           const videoPath = join(req.workDir, "video.mp4");

@@ -1,0 +1,71 @@
+// The layout engine before anything is charged: copy that cannot fit, a box outside the safe area or over the product
+// is 422 naming the field at estimate and at create, with no ledger row and no video; copy that fits goes through.
+import { afterEach, describe, expect, test } from "bun:test";
+import type { TestService } from "./helpers";
+import { layoutService, TOO_LONG } from "./support/layout-fixture";
+
+let t: TestService | null = null;
+afterEach(async () => {
+  await t?.close();
+  t = null;
+});
+
+async function nothingCharged(s: TestService, token: string) {
+  expect((await s.json("GET", "/v1/balance", { token })).body.credits).toBe(5);
+  expect((await s.json("GET", "/v1/balance/transactions", { token })).body.data.filter((x: { type: string }) => x.type === "usage")).toEqual([]);
+  expect((await s.json("GET", "/v1/videos", { token })).body.data).toEqual([]);
+}
+
+describe("layout check at estimate and create", () => {
+  test("a headline that cannot fit even at the headline floor is 422 naming user_prompt.headline, and nothing is charged", async () => {
+    const s = await layoutService();
+    t = s.t;
+    const body = { template_id: "layout-fixture", product_id: s.productId, user_prompt: { headline: TOO_LONG } };
+    for (const path of ["/v1/videos/estimate", "/v1/videos"]) {
+      const res = await t.json("POST", path, { token: s.token, body });
+      expect({ path, status: res.status }).toEqual({ path, status: 422 });
+      expect(res.body.error).toBe("Validation failed");
+      expect(res.body.details).toContainEqual({ field: "user_prompt.headline", message: expect.stringContaining("64 px") });
+    }
+    await nothingCharged(t, s.token);
+  }, 60_000);
+
+  test("copy that fits passes: the estimate answers and the video is created", async () => {
+    const s = await layoutService();
+    t = s.t;
+    const body = { template_id: "layout-fixture", product_id: s.productId, user_prompt: { headline: "Stoneware mug" } };
+    expect((await t.json("POST", "/v1/videos/estimate", { token: s.token, body })).status).toBe(200);
+    const created = await t.json("POST", "/v1/videos", { token: s.token, body });
+    expect(created.status).toBe(202);
+  }, 60_000);
+
+  test("a newline in the copy is a line break: two lines in a one-line field do not fit", async () => {
+    const s = await layoutService();
+    t = s.t;
+    const res = await t.json("POST", "/v1/videos/estimate", { token: s.token, body: { template_id: "layout-fixture", product_id: s.productId, user_prompt: { headline: "Stoneware\nmug" } } });
+    expect(res.status).toBe(422);
+    expect(res.body.details.map((d: { field: string }) => d.field)).toContain("user_prompt.headline");
+  }, 60_000);
+
+  test("a default headline that cannot fit names product.name", async () => {
+    const s = await layoutService();
+    t = s.t;
+    const rename = await t.json("PATCH", `/v1/products/${s.productId}`, { token: s.token, body: { name: TOO_LONG } });
+    expect(rename.status).toBe(200);
+    const res = await t.json("POST", "/v1/videos/estimate", { token: s.token, body: { template_id: "layout-fixture", product_id: s.productId } });
+    expect(res.status).toBe(422);
+    expect(res.body.details.map((d: { field: string }) => d.field)).toContain("product.name");
+  }, 60_000);
+
+  test("a button in the strip the apps cover is outside the safe area; a headline over the product overlaps it", async () => {
+    const s = await layoutService();
+    t = s.t;
+    const edge = await t.json("POST", "/v1/videos", { token: s.token, body: { template_id: "layout-fixture", product_id: s.productId, user_prompt: { layout: "edge" } } });
+    expect(edge.status).toBe(422);
+    expect(edge.body.details).toContainEqual({ field: "user_prompt.call_to_action", message: expect.stringContaining("safe area of the 9:16 format") });
+    const over = await t.json("POST", "/v1/videos/estimate", { token: s.token, body: { template_id: "layout-fixture", product_id: s.productId, user_prompt: { layout: "overlap" } } });
+    expect(over.status).toBe(422);
+    expect(over.body.details).toContainEqual({ field: "product.name", message: expect.stringContaining("overlaps the product") });
+    await nothingCharged(t, s.token);
+  }, 60_000);
+});
