@@ -66,7 +66,7 @@ export default defineTemplate({
     );
     const rows = Promise.all(
       points.slice(0, 4).map(async (text, i) => {
-        const label = await ctx.text({ text, size: 38, minSize: 36, weight: 600, maxWidth: column.w - 88, maxLines: 2, color: ink, lineHeight: 1.1 });
+        const label = await ctx.text({ text, size: 38, minSize: 36, weight: 600, maxWidth: column.w - 88, maxLines: ctx.aspect === "9:16" || ctx.aspect === "4:5" ? 3 : 2, color: ink, lineHeight: 1.1 });
         // Rows are as tall as their lines of type (not their ink), so the gaps between points look even.
         const h = Math.max(60, label.lines * label.fontSize * 1.2 + 8);
         const row = await ctx.group({ name: `feature-${i}`, w: column.w - 8, h, items: [{ image: await check, x: 28, y: h / 2 }, { image: label, x: 80, y: h / 2, anchor: [0, 0.5] }] });
@@ -80,7 +80,7 @@ export default defineTemplate({
     const eyebrow = ctx.text({ name: "eyebrow", text: ctx.s("whyLoveIt"), size: 36, minSize: 36, weight: 700, maxWidth: wide, color: strong, uppercase: true, letterSpacing: 0.14 });
     let [brow, head1, rowImgs, priceImg, labelImg] = await Promise.all([eyebrow, headline(3), rows, price, label]);
     // A headline at the floor on three lines may have lost its last words: it gets a fourth line instead.
-    if (head1.fontSize < 65) head1 = await headline(4);
+    if (head1.fontSize < 65) head1 = await headline(5);
     const cta = await button(ctx, labelImg, primary);
 
     // Top to bottom: [name, picture, gap below]; the headline block sits in `head` (portrait) or the column (landscape).
