@@ -79,13 +79,13 @@ export type ReadBodyOptions = {
 };
 
 /**
- * The request body as text, read chunk by chunk: 413 the moment it passes `maxBytes`, 400 the moment its JSON nests
+ * The request body's bytes, read chunk by chunk: 413 the moment it passes `maxBytes`, 400 the moment its JSON nests
  * deeper than MAX_JSON_DEPTH; either way the stream is cancelled, so the rest is never buffered.
  */
-export async function readBodyText(request: Request, opts: ReadBodyOptions): Promise<string> {
+export async function readBodyBytes(request: Request, opts: ReadBodyOptions): Promise<Uint8Array> {
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > opts.maxBytes) throw errors.bodyTooLarge(opts.maxBytes);
-  if (!request.body) return "";
+  if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
   const scanner = opts.json ? new JsonDepthScanner() : null;
   const chunks: Uint8Array[] = [];
@@ -106,6 +106,10 @@ export async function readBodyText(request: Request, opts: ReadBodyOptions): Pro
     reader.cancel().catch(() => undefined);
     throw e;
   }
-  if (chunks.length === 1) return new TextDecoder().decode(chunks[0]);
-  return new TextDecoder().decode(Buffer.concat(chunks, total));
+  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total);
+}
+
+/** The request body as text, read within the same caps as readBodyBytes. */
+export async function readBodyText(request: Request, opts: ReadBodyOptions): Promise<string> {
+  return new TextDecoder().decode(await readBodyBytes(request, opts));
 }

@@ -9,7 +9,8 @@ import { newId } from "../kernel";
 import type { Plugins, ReadyReport } from "../plugins";
 import { ApiError, errors, isApiError, type FieldProblem } from "../kernel";
 import { faultError, logFault } from "./faults";
-import { readBodyText } from "./body";
+import { readBodyBytes, readBodyText } from "./body";
+import { isFormUpload, parseForm } from "./form";
 import { refuseNul } from "./text";
 import { isJsonAnswer, jsonText, JSON_CONTENT_TYPE } from "./json-text";
 import type { Metrics } from "./metrics";
@@ -124,11 +125,18 @@ function startRequest(ctx: HttpContext) {
   };
 }
 
-/** onParse: bodies are JSON only, read within the byte cap; payment webhooks get their raw text. */
+/** onParse: bodies are JSON (product uploads may be forms), read within the byte cap; payment webhooks get their raw text. */
 function parseBody(maxBody: number) {
   return async ({ request, contentType }: { request: Request; contentType: string }) => {
+    const path = pathOf(request.url);
+    // Browsers upload a product's image as a form: the same cap, counted while the bytes arrive.
+    if (isFormUpload(contentType, path)) {
+      // The header itself: Elysia's contentType may leave out the boundary the parts are split on.
+      const bytes = await readBodyBytes(request, { maxBytes: maxBody, json: false });
+      return parseForm(bytes, request.headers.get("content-type") ?? contentType);
+    }
     // Payment providers sign the exact bytes they send: their webhook route gets the raw text, unscanned.
-    const raw = pathOf(request.url).startsWith("/v1/payments/");
+    const raw = path.startsWith("/v1/payments/");
     const text = await readBodyText(request, { maxBytes: maxBody, json: !raw });
     if (raw) return text;
     if (text.trim() === "") return {};

@@ -2,12 +2,11 @@
 // the 5-per-account limit, and a dekupe job queued whenever a product gets a new image to clean.
 import { count, eq } from "drizzle-orm";
 import { createPager, type Db, type Orm, type PageQuery } from "../db";
-import { errors, newId } from "../kernel";
-import { mergeMetadata, parseMetadata } from "../kernel/metadata";
+import { errors, MAX_IMAGE_BYTES, newId, mergeMetadata, parseMetadata } from "../kernel";
 import { ingestImage, type IngestedImage } from "./image";
 import { productJson } from "./json";
 import { enqueueDekupe, fileKey, productFileKeys, productScope, removeFiles } from "./rows";
-import { DEKUPE_RETRIES, MAX_PRODUCTS, type NewProduct, type ProductDeps, type ProductPatch, type ProductRow } from "./types";
+import { DEKUPE_RETRIES, MAX_PRODUCTS, type ImageInput, type NewProduct, type ProductDeps, type ProductPatch, type ProductRow } from "./types";
 
 async function countFor(deps: ProductDeps, orm: Orm, accountId: string): Promise<number> {
   const { products } = deps.db.schema;
@@ -15,9 +14,20 @@ async function countFor(deps: ProductDeps, orm: Orm, accountId: string): Promise
   return row?.n ?? 0;
 }
 
-function ingest(deps: ProductDeps, source: string): Promise<IngestedImage> {
+/** The image a request gives, by URL or as an uploaded file, vetted; undefined when it gives none. */
+async function ingest(deps: ProductDeps, input: ImageInput): Promise<{ image: IngestedImage; label: string } | undefined> {
   const { allowPrivateNetworks, timeoutMs, resolve } = deps.image;
-  return ingestImage(source, { allowPrivateNetworks, timeoutMs, resolve });
+  if (input.image_url !== undefined && input.image !== undefined) {
+    throw errors.invalidField("image", "send the image either as a file (image) or by URL (image_url), not both");
+  }
+  if (input.image !== undefined) {
+    // The size is checked before the bytes are copied out (the body cap already bounded what arrived).
+    if (input.image.size > MAX_IMAGE_BYTES) throw errors.fileTooLarge(MAX_IMAGE_BYTES);
+    const image = await ingestImage(new Uint8Array(await input.image.arrayBuffer()), { allowPrivateNetworks, field: "image" });
+    return { image, label: `upload:${(input.image as File).name ?? ""}`.slice(0, 100) };
+  }
+  if (input.image_url === undefined) return undefined;
+  return { image: await ingestImage(input.image_url, { allowPrivateNetworks, timeoutMs, resolve }), label: sourceLabel(input.image_url) };
 }
 
 function sourceLabel(source: string): string {
@@ -26,7 +36,7 @@ function sourceLabel(source: string): string {
 }
 
 /** The columns that describe a newly ingested image, as the product's shown image and as its original. */
-function imageColumns(image: IngestedImage, key: string, source: string) {
+function imageColumns(image: IngestedImage, key: string, label: string) {
   return {
     imageKey: key,
     imageType: image.contentType,
@@ -38,7 +48,7 @@ function imageColumns(image: IngestedImage, key: string, source: string) {
     originalHeight: image.height,
     originalSize: image.size,
     originalSha256: image.sha256,
-    originalSource: sourceLabel(source),
+    originalSource: label,
   } satisfies Partial<ProductRow>;
 }
 
@@ -72,7 +82,9 @@ export async function createProduct(deps: ProductDeps, accountId: string, input:
   if (before >= MAX_PRODUCTS) throw errors.productLimit(before, MAX_PRODUCTS);
   const metadata = mergeMetadata({}, input.metadata);
 
-  const image = await ingest(deps, input.image_url);
+  const ingested = await ingest(deps, input);
+  if (!ingested) throw errors.invalidField("image_url", "is required (or upload the file as image in multipart/form-data)");
+  const { image, label } = ingested;
   const id = newId("prod");
   const originalKey = fileKey(id, "original", image.ext);
   await storage.put(originalKey, image.bytes, image.contentType);
@@ -90,7 +102,7 @@ export async function createProduct(deps: ProductDeps, accountId: string, input:
           name: input.name,
           description: input.description ?? null,
           metadata: JSON.stringify(metadata),
-          ...imageColumns(image, originalKey, input.image_url),
+          ...imageColumns(image, originalKey, label),
           dekupeEnabled: dekupe,
           dekupeStatus: dekupe ? "processing" : "off",
           dekupeAttempts: dekupe ? 1 : 0,
@@ -111,7 +123,9 @@ export async function createProduct(deps: ProductDeps, accountId: string, input:
 }
 
 /** The columns a patch changes on `current`; a new image starts its dekupe over (when dekupe is on). */
-function patchColumns(current: ProductRow, patch: ProductPatch, replacement: { image: IngestedImage; key: string } | null, at: number) {
+type Replacement = { image: IngestedImage; label: string; key: string };
+
+function patchColumns(current: ProductRow, patch: ProductPatch, replacement: Replacement | null, at: number) {
   const set: Partial<ProductRow> = { updatedAt: at };
   if (patch.name !== undefined) set.name = patch.name;
   if (patch.description !== undefined) set.description = patch.description;
@@ -119,7 +133,7 @@ function patchColumns(current: ProductRow, patch: ProductPatch, replacement: { i
   if (patch.metadata !== undefined) set.metadata = JSON.stringify(mergeMetadata(parseMetadata(current.metadata), patch.metadata));
   if (replacement) {
     Object.assign(set, {
-      ...imageColumns(replacement.image, replacement.key, patch.image_url!),
+      ...imageColumns(replacement.image, replacement.key, replacement.label),
       dekupePreviewKey: null,
       dekupeMaskKey: null,
       dekupeBox: null,
@@ -140,8 +154,8 @@ export async function updateProduct(deps: ProductDeps, accountId: string, id: st
   // 404 (and a bad metadata 422) before fetching anything for a product that is not there.
   const before = await getProductRow(deps, accountId, id);
   mergeMetadata(parseMetadata(before.metadata), patch.metadata);
-  const image = patch.image_url !== undefined ? await ingest(deps, patch.image_url) : null;
-  const replacement = image ? { image, key: fileKey(id, "original", image.ext) } : null;
+  const ingested = await ingest(deps, patch);
+  const replacement: Replacement | null = ingested ? { ...ingested, key: fileKey(id, "original", ingested.image.ext) } : null;
   if (replacement) await storage.put(replacement.key, replacement.image.bytes, replacement.image.contentType);
   const at = deps.clock.now();
   let replaced: ProductRow | null = null;

@@ -57,7 +57,12 @@ function fetchFailure(e: OutboundError, field: string, maxBytes: number, timeout
   return errors.invalidField(field, describeOutboundError(e, timeoutMs));
 }
 
-async function download(source: string, opts: IngestOptions, field: string, maxBytes: number): Promise<Uint8Array> {
+async function download(source: string | Uint8Array, opts: IngestOptions, field: string, maxBytes: number): Promise<Uint8Array> {
+  // An uploaded file (multipart/form-data) is here already; only its size is left to check.
+  if (typeof source !== "string") {
+    if (source.length > maxBytes) throw errors.fileTooLarge(maxBytes);
+    return source;
+  }
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const dataUrl = /^\s*data:/i.test(source);
   try {
@@ -117,10 +122,10 @@ async function decode(bytes: Uint8Array, format: Format, field: string, maxPixel
 }
 
 /**
- * Turns a client's image_url (http(s) or data:) into a vetted image, or throws the catalogue's error:
+ * Turns a client's image_url (http(s) or data:), or the bytes of an uploaded file, into a vetted image, or throws the catalogue's error:
  * 413 over the byte cap, 415 for anything that is not JPG/PNG/WebP by its bytes, 422 for everything else.
  */
-export async function ingestImage(source: string, opts: IngestOptions): Promise<IngestedImage> {
+export async function ingestImage(source: string | Uint8Array, opts: IngestOptions): Promise<IngestedImage> {
   const field = opts.field ?? "image_url";
   const maxBytes = opts.maxBytes ?? MAX_IMAGE_BYTES;
   const maxPixels = opts.maxPixels ?? MAX_IMAGE_PIXELS;

@@ -1,6 +1,5 @@
 // A product and its dekupe state as the API shows them.
-import { iso } from "../kernel";
-import { parseMetadata } from "../kernel/metadata";
+import { iso, parseMetadata } from "../kernel";
 import type { StoragePlugin } from "../plugins";
 import type { DekupeStatus, ProductRow } from "./types";
 

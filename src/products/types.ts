@@ -1,8 +1,7 @@
 // The words of the products folder: its limits and job kind, a product row, requests, and the dependencies its
 // functions take.
 import type { Db, Orm, schema } from "../db";
-import type { Clock, Logger } from "../kernel";
-import type { MetadataInput } from "../kernel/metadata";
+import type { Clock, Logger, MetadataInput } from "../kernel";
 import type { BackgroundRemovalPlugin, StoragePlugin } from "../plugins";
 
 export const MAX_PRODUCTS = 5;
@@ -30,8 +29,10 @@ export type ProductDeps = {
   image: { allowPrivateNetworks: boolean; timeoutMs: number; resolve?: (host: string) => Promise<string[]> };
 };
 
-export type NewProduct = { name: string; description?: string; image_url: string; dekupe?: boolean; metadata?: MetadataInput };
-export type ProductPatch = { name?: string; description?: string | null; image_url?: string; metadata?: MetadataInput };
+/** `image_url` (http(s) or data:) or `image` (a file uploaded as multipart/form-data): one of the two. */
+export type ImageInput = { image_url?: string; image?: Blob };
+export type NewProduct = { name: string; description?: string; dekupe?: boolean; metadata?: MetadataInput } & ImageInput;
+export type ProductPatch = { name?: string; description?: string | null; metadata?: MetadataInput } & ImageInput;
 
 export type DekupeDeps = {
   db: Db;

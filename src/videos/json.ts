@@ -1,6 +1,5 @@
 // A video as the API shows it.
-import { iso } from "../kernel";
-import { parseMetadata } from "../kernel/metadata";
+import { iso, parseMetadata } from "../kernel";
 import type { StoragePlugin } from "../plugins";
 import type { VideoRow } from "./types";
 

@@ -1,9 +1,8 @@
 // What an account asks of videos: an estimate, a new video (credits reserved and the render queued in one
 // transaction), or one video (a page of them: list.ts).
 import { and, eq } from "drizzle-orm";
-import { errors, newId, type FieldProblem } from "../kernel";
+import { errors, newId, type FieldProblem, mergeMetadata } from "../kernel";
 import { ASPECT_SIZES } from "../templates";
-import { mergeMetadata } from "../kernel/metadata";
 import { loadVideo } from "./failure";
 import { videoJson } from "./json";
 import { templateLanguage } from "./language";

@@ -1,7 +1,6 @@
 // The words of the videos folder: its job kind, a video row, a request, and the dependencies every function takes.
 import type { Db, schema } from "../db";
-import type { Clock, Logger } from "../kernel";
-import type { MetadataInput } from "../kernel/metadata";
+import type { Clock, Logger, MetadataInput } from "../kernel";
 import type { Config } from "../config";
 import type { JobEngine } from "../jobs";
 import type { RendererPlugin, StoragePlugin } from "../plugins";

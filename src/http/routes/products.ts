@@ -7,6 +7,8 @@ import type { Dekupe } from "../../products";
 
 const name = t.String({ minLength: 1, maxLength: 200, pattern: "\\S", description: "Product name." });
 const description = t.String({ maxLength: 5000, description: "Detailed description." });
+/** The image as a file: product create and update also take multipart/form-data, as a browser form sends it. */
+const imageFile = t.File({ description: "The image file (multipart/form-data only): JPG, PNG or WebP, at most 5 MB. Instead of image_url." });
 const imageUrl = t.String({
   minLength: 1,
   maxLength: 8 * 1024 * 1024,
@@ -33,7 +35,8 @@ export function productRoutes(guard: GuardDeps, products: Products, dekupe: Deku
           {
             name,
             description: t.Optional(description),
-            image_url: imageUrl,
+            image_url: t.Optional(imageUrl),
+            image: t.Optional(imageFile),
             dekupe: t.Optional(t.Boolean({ default: true, description: "Remove the background (default true)." })),
             metadata: t.Optional(metadataBody),
           },
@@ -53,6 +56,7 @@ export function productRoutes(guard: GuardDeps, products: Products, dekupe: Deku
           name: t.Optional(name),
           description: t.Optional(t.Union([description, t.Null()])),
           image_url: t.Optional(imageUrl),
+          image: t.Optional(imageFile),
           metadata: t.Optional(metadataBody),
         },
         { additionalProperties: false, minProperties: 1 },
