@@ -58,16 +58,20 @@ export type Staged = BrandedInputs & { workDir: string; product: RenderProduct }
 
 export type LayoutInput = { accountId: string; templateId: string; product: ProductRow; prompt: Record<string, unknown>; language: string; aspect: Aspect };
 
-/** Stages a request's inputs, hands them to `use`, and removes them; a product image gone from storage is a 422. */
-export async function withStaged<T>(deps: VideoDeps, input: LayoutInput, label: string, use: (staged: Staged) => Promise<T>): Promise<T> {
+/**
+ * Stages a request's inputs, hands them to `use`, and removes them. A product image gone from storage is a 422 naming
+ * product_id, or, with `missingImage` given, that value (create leaves it to the render, which fails and refunds).
+ */
+export async function withStaged<T>(deps: VideoDeps, input: LayoutInput, label: string, use: (staged: Staged) => Promise<T>, missingImage?: () => T): Promise<T> {
   const workDir = await makeWorkDir(deps, label);
   try {
     let product: RenderProduct;
     try {
       product = await stageProduct(deps, workDir, input.product);
     } catch (e) {
-      if (e instanceof RenderFailure) throw errors.invalidField("product_id", e.message);
-      throw e;
+      if (!(e instanceof RenderFailure)) throw e;
+      if (missingImage) return missingImage();
+      throw errors.invalidField("product_id", e.message);
     }
     const branded = await brandedInputs(deps, input.accountId, input.templateId, input.prompt, workDir);
     return await use({ ...branded, workDir, product });
@@ -83,8 +87,13 @@ export async function withStaged<T>(deps: VideoDeps, input: LayoutInput, label: 
  */
 export async function checkLayout(deps: VideoDeps, input: LayoutInput): Promise<void> {
   if (!deps.renderer.check) return;
-  const problems = await withStaged(deps, input, "check", (s) =>
-    deps.renderer.check!({ ...s, templateId: input.templateId, language: input.language, aspect: input.aspect, scale: deps.renderScale }),
+  const problems = await withStaged(
+    deps,
+    input,
+    "check",
+    (s) => deps.renderer.check!({ ...s, templateId: input.templateId, language: input.language, aspect: input.aspect, scale: deps.renderScale }),
+    // Without its image there is nothing to lay out; the render then fails as product_image_missing and refunds.
+    () => [],
   );
   if (problems.length) throw errors.validation(problems, `The copy cannot be laid out in the ${input.aspect} format: ${problems.map((p) => `${p.field}: ${p.message}`).join(" ")}`);
 }
