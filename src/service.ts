@@ -6,33 +6,38 @@ import { createLogger, errors, type Logger } from "./kernel";
 import { openDatabase, type Db } from "./db";
 import { systemClock, type Clock } from "./kernel";
 import { createAccounts } from "./accounts";
-import { adminRoutes } from "./http/routes/accounts";
 import { createDekupe, createProducts, DEKUPE_JOB, type Dekupe, type DekupeJobPayload } from "./products";
-import { productRoutes } from "./http/routes/products";
-import { createHttpApp, type RequestMeta } from "./http";
-import { createMetrics, type Metrics } from "./http/metrics";
-import { createRateLimiter } from "./http/ratelimit";
-import { AuthGate } from "./http/auth-gate";
-import { AuthThrottle } from "./http/auth-throttle";
-import { trustedProxyList } from "./http/client-address";
-import { createIdempotency } from "./http/idempotency";
-import { recordIdempotentError } from "./http/idempotency-hooks";
-import { registerIdempotencyPurge } from "./http/idempotency-purge";
-import type { GuardDeps } from "./http/guard";
+import {
+  AuthGate,
+  AuthThrottle,
+  adminRoutes,
+  balanceRoutes,
+  brandRoutes,
+  createHttpApp,
+  createIdempotency,
+  createMetrics,
+  createRateLimiter,
+  jobRoutes,
+  musicRoutes,
+  paymentRoutes,
+  productRoutes,
+  recordIdempotentError,
+  registerIdempotencyPurge,
+  trustedProxyList,
+  videoRoutes,
+  webhookRoutes,
+  type GuardDeps,
+  type Metrics,
+  type RequestMeta,
+} from "./http";
 import { JobEngine } from "./jobs";
 import { createIdleReclaim, type IdleReclaim } from "./native/idle";
-import { jobRoutes } from "./http/routes/jobs";
 import { createWebhooks } from "./webhooks";
-import { webhookRoutes } from "./http/routes/webhooks";
 import { checkOutboundUrl } from "./net";
 import { createBilling } from "./billing";
-import { balanceRoutes, paymentRoutes } from "./http/routes/billing";
 import { createVideos } from "./videos";
-import { videoRoutes } from "./http/routes/videos";
-import { brandRoutes } from "./http/routes/brand";
 import { createBrand } from "./brand";
 import { createMusic } from "./music";
-import { musicRoutes } from "./http/routes/music";
 import { loadTemplates, type TemplateRegistry } from "./templates";
 import { BUILTIN_TEMPLATES } from "../templates";
 import type { PluginRegistry } from "./plugins";

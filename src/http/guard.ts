@@ -8,7 +8,7 @@ import { bearerToken, type AuthGate } from "./auth-gate";
 import type { Idempotency } from "./idempotency";
 import { reserveIdempotencyKey, storeIdempotentAnswer } from "./idempotency-hooks";
 import type { RateLimiter } from "./ratelimit";
-import type { RequestMeta } from "./index";
+import type { RequestMeta } from "./request-meta";
 
 export type GuardDeps = {
   accounts: Accounts;

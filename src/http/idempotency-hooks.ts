@@ -4,7 +4,7 @@ import type { Logger } from "../kernel";
 import { errors } from "../kernel";
 import { requestHash, validKey, type Idempotency } from "./idempotency";
 import { isJsonAnswer, jsonText } from "./json-text";
-import type { RequestMeta } from "./index";
+import type { RequestMeta } from "./request-meta";
 
 export type IdempotencyDeps = { idempotency: Idempotency; meta: WeakMap<Request, RequestMeta> };
 

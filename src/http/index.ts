@@ -16,13 +16,27 @@ import { isJsonAnswer, jsonText, JSON_CONTENT_TYPE } from "./json-text";
 import type { Metrics } from "./metrics";
 import { apiDocs, operationRoutes } from "./operations";
 
-export type RequestMeta = {
-  id: string;
-  startedAt: number;
-  /** Set when this request reserved an Idempotency-Key, so its outcome can be stored. */
-  idempotency?: { accountId: string; key: string };
-  status?: number;
-};
+import type { RequestMeta } from "./request-meta";
+
+// The folder's face: what the composition root (src/service.ts) builds the HTTP side from.
+export type { RequestMeta } from "./request-meta";
+export { createMetrics, type Metrics } from "./metrics";
+export { createRateLimiter } from "./ratelimit";
+export { AuthGate } from "./auth-gate";
+export { AuthThrottle } from "./auth-throttle";
+export { trustedProxyList } from "./client-address";
+export { createIdempotency } from "./idempotency";
+export { recordIdempotentError } from "./idempotency-hooks";
+export { registerIdempotencyPurge } from "./idempotency-purge";
+export type { GuardDeps } from "./guard";
+export { adminRoutes } from "./routes/accounts";
+export { productRoutes } from "./routes/products";
+export { jobJson, jobRoutes } from "./routes/jobs";
+export { webhookRoutes } from "./routes/webhooks";
+export { balanceRoutes, paymentRoutes } from "./routes/billing";
+export { videoRoutes } from "./routes/videos";
+export { brandRoutes } from "./routes/brand";
+export { musicRoutes } from "./routes/music";
 
 export type HttpContext = {
   config: Config;
