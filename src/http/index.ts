@@ -166,6 +166,18 @@ function parseBody(maxBody: number) {
   };
 }
 
+/**
+ * No vitrin object has expandable fields: `expand` (as Stripe clients send it) is a 422 naming it on every route, never
+ * silently ignored, so a client does not wait for an object that will not come.
+ */
+function refuseExpand(query: Record<string, unknown>) {
+  for (const key in query) {
+    if (key === "expand" || key.startsWith("expand[")) {
+      throw errors.invalidField(key, "is not supported: no vitrin object has expandable fields; fetch related objects by their id");
+    }
+  }
+}
+
 /** onError: anything thrown becomes the catalogue's shape; an idempotent request's outcome is stored or freed. */
 function answerError(ctx: HttpContext) {
   const { meta, logger } = ctx;
@@ -216,6 +228,7 @@ export function createHttpApp(ctx: HttpContext) {
     // Before validation, so every route is covered; the payment webhook's raw, signed text is the provider's business.
     .onTransform({ as: "global" }, ({ params, query, body, path }) => {
       if (!path.startsWith("/v1/payments/")) refuseNul({ params, query, body });
+      refuseExpand(query);
     })
     .onError({ as: "global" }, answerError(ctx))
     // Plain objects and arrays are written as JSON here instead of by Elysia's Response.json, so an answer the read

@@ -6,6 +6,12 @@ export function jsonInteger(options: { minimum?: number; maximum?: number; descr
   return t.Number({ ...options, multipleOf: 1 });
 }
 
+/**
+ * The body of a route that takes none: nothing, or `{}`. A field sent anyway is a 422 naming it rather than being
+ * ignored (a client sending `{"threshold":0.3}` to a retry learns the field does nothing).
+ */
+export const noBody = t.Optional(t.Object({}, { additionalProperties: false, description: "No fields: send no body, or {}." }));
+
 /** `:id` in a path. */
 export const idParams = t.Object({ id: t.String({ minLength: 1, maxLength: 100 }) });
 

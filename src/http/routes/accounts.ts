@@ -52,6 +52,7 @@ export function adminRoutes(admin: AdminGuardDeps & IdempotencyDeps, accounts: A
       },
       {
         body: createBody,
+        parse: "json",
         detail: { tags: ["Admin"], summary: "Create an account and its first token (shown once)" },
       },
     )
@@ -81,6 +82,7 @@ export function adminRoutes(admin: AdminGuardDeps & IdempotencyDeps, accounts: A
       {
         params: idParams,
         body: updateBody,
+        parse: "json",
         detail: { tags: ["Admin"], summary: "Change an account's name, language, premium flag or webhook URL" },
       },
     )
@@ -94,6 +96,7 @@ export function adminRoutes(admin: AdminGuardDeps & IdempotencyDeps, accounts: A
       {
         params: idParams,
         body: t.Optional(t.Object({ name: t.Optional(t.String({ maxLength: 100 })) }, { additionalProperties: false })),
+        parse: "json",
         detail: { tags: ["Admin"], summary: "Issue another token for an account (shown once)" },
       },
     )
@@ -115,6 +118,7 @@ export function adminRoutes(admin: AdminGuardDeps & IdempotencyDeps, accounts: A
       {
         params: idParams,
         body: grantBody,
+        parse: "json",
         detail: { tags: ["Admin"], summary: "Grant credits (a `grant` transaction)" },
       },
     );

@@ -3,7 +3,7 @@
 import { Elysia, t } from "elysia";
 import { accountGuard, adminGuard, type AdminGuardDeps, type GuardDeps } from "../guard";
 import { errors } from "../../kernel";
-import { idParams, jsonInteger, pageQuery } from "../schema";
+import { idParams, jsonInteger, noBody, pageQuery } from "../schema";
 import { PaymentSignatureError, type PaymentPlugin } from "../../plugins";
 import { MIN_TOP_UP, topUpJson, type Billing } from "../../billing";
 import { cancelPage, manualPaymentPage, notFoundPage, returnPage } from "./billing-pages";
@@ -34,6 +34,7 @@ export function balanceRoutes(guard: GuardDeps, billing: Billing) {
           },
           { additionalProperties: false },
         ),
+        parse: "json",
         detail: { tags: ["Balance"], summary: "Start a top-up; returns the payment_url where it is paid" },
       },
     )
@@ -96,6 +97,8 @@ export function paymentRoutes(admin: AdminGuardDeps, billing: Billing, payment: 
         .use(adminGuard(admin))
         .post("/top-ups/:id/complete", ({ params }) => billing.completeManually(params.id), {
           params: idParams,
+          body: noBody,
+          parse: "json",
           detail: { tags: ["Admin"], summary: "Mark a manual top-up paid (books its credits exactly once)" },
         }),
     );

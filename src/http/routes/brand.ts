@@ -39,6 +39,7 @@ export function brandRoutes(guard: GuardDeps, brand: Brand) {
     })
     .put("/brand", ({ principal, body }) => brand.put(principal.accountId, body), {
       body,
+      parse: "json",
       detail: {
         tags: ["Brand"],
         summary: "Set the brand kit: a field given replaces its value, null clears it, a field left out keeps its value",

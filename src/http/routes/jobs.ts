@@ -1,6 +1,7 @@
 // Admin routes for the job table: list jobs (e.g. the dead ones) and re-drive a dead job.
 import { Elysia, t } from "elysia";
 import { adminGuard, type AdminGuardDeps } from "../guard";
+import { noBody } from "../schema";
 import { errors } from "../../kernel";
 import { iso } from "../../kernel";
 import { JOB_STATUSES, type JobEngine, type JobRecord } from "../../jobs";
@@ -65,6 +66,6 @@ export function jobRoutes(admin: AdminGuardDeps, jobs: JobEngine) {
         }
         return jobJson((await jobs.getJob(params.id))!);
       },
-      { detail: { tags: ["Admin"], summary: "Put a dead job back in the queue with its attempts reset" } },
+      { body: noBody, parse: "json", detail: { tags: ["Admin"], summary: "Put a dead job back in the queue with its attempts reset" } },
     );
 }

@@ -1,7 +1,7 @@
 // HTTP routes for /v1/products and their dekupe preview, retry and revert.
 import { Elysia, t } from "elysia";
 import { accountGuard, type GuardDeps } from "../guard";
-import { idParams, metadataBody, pageQuery } from "../schema";
+import { idParams, metadataBody, noBody, pageQuery } from "../schema";
 import type { Products } from "../../products";
 import type { Dekupe } from "../../products";
 
@@ -78,10 +78,12 @@ export function productRoutes(guard: GuardDeps, products: Products, dekupe: Deku
         set.status = 202;
         return out;
       },
-      { params: idParams, detail: { tags: ["Products"], summary: "Try the background removal again (up to 3 retries)" } },
+      { params: idParams, body: noBody, parse: "json", detail: { tags: ["Products"], summary: "Try the background removal again (up to 3 retries)" } },
     )
     .post("/products/:id/dekupe/revert", ({ principal, params }) => dekupe.revert(principal.accountId, params.id), {
       params: idParams,
+      body: noBody,
+      parse: "json",
       detail: { tags: ["Products"], summary: "Go back to the original image" },
     });
 }

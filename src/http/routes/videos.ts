@@ -98,10 +98,11 @@ export function videoRoutes(guard: GuardDeps, videos: Videos, templates: Templat
         set.status = 202;
         return video;
       },
-      { body: videoBody, detail: { tags: ["Videos"], summary: "Start rendering a video (credits are reserved now, refunded on failure)" } },
+      { body: videoBody, parse: "json", detail: { tags: ["Videos"], summary: "Start rendering a video (credits are reserved now, refunded on failure)" } },
     )
     .post("/videos/estimate", ({ principal, body }) => videos.estimate(principal.accountId, body), {
       body: videoBody,
+      parse: "json",
       detail: { tags: ["Videos"], summary: "Validate a video request and return its cost without rendering" },
     })
     .post(
@@ -115,6 +116,7 @@ export function videoRoutes(guard: GuardDeps, videos: Videos, templates: Templat
       },
       {
         body: videoBody,
+        parse: "json",
         detail: {
           tags: ["Videos"],
           summary: "The poster frame of a video request (PNG, half size) with your product, copy, brand and format: free, nothing stored",

@@ -1,6 +1,6 @@
 // HTTP routes under /v1/webhooks: the signing secret and its rotation, delivery logs, redelivery, and a test ping.
 import { Elysia, t } from "elysia";
-import { idParams, pageQuery } from "../schema";
+import { idParams, noBody, pageQuery } from "../schema";
 import { accountGuard, type GuardDeps } from "../guard";
 import type { Webhooks } from "../../webhooks";
 import type { Accounts } from "../../accounts";
@@ -13,6 +13,8 @@ export function webhookRoutes(guard: GuardDeps, webhooks: Webhooks, accounts: Ac
       detail: { tags: ["Webhooks"], summary: "The whsec_ secret that signs this account's webhooks" },
     })
     .post("/secret/rotate", ({ principal }) => webhooks.rotate(principal.accountId), {
+      body: noBody,
+      parse: "json",
       detail: { tags: ["Webhooks"], summary: "Rotate the secret (the old one keeps signing for 24 h)" },
     })
     .get(
@@ -29,6 +31,7 @@ export function webhookRoutes(guard: GuardDeps, webhooks: Webhooks, accounts: Ac
       },
       {
         body: t.Object({ url: t.Union([t.String({ minLength: 1, maxLength: 2048 }), t.Null()]) }, { additionalProperties: false }),
+        parse: "json",
         detail: { tags: ["Webhooks"], summary: "Set (or clear with null) the account-level webhook URL" },
       },
     )
@@ -53,7 +56,7 @@ export function webhookRoutes(guard: GuardDeps, webhooks: Webhooks, accounts: Ac
         set.status = 202;
         return out;
       },
-      { params: idParams, detail: { tags: ["Webhooks"], summary: "Send a message again (same webhook-id)" } },
+      { params: idParams, body: noBody, parse: "json", detail: { tags: ["Webhooks"], summary: "Send a message again (same webhook-id)" } },
     )
     .post(
       "/test",
@@ -65,6 +68,7 @@ export function webhookRoutes(guard: GuardDeps, webhooks: Webhooks, accounts: Ac
       },
       {
         body: t.Object({ url: t.String({ minLength: 1, maxLength: 2048 }) }, { additionalProperties: false }),
+        parse: "json",
         detail: { tags: ["Webhooks"], summary: "Send a signed `ping` event to a URL" },
       },
     );
