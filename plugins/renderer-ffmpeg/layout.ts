@@ -1,7 +1,7 @@
 // The layout engine's check: every text and button, where it settles (end of each entrance or move, and the poster
 // time), must lie inside the format's safe area, overlap no other text or button, the product itself (not its shadow)
 // or the logo, and must have fitted without being cut short; each problem names the request field the layer shows.
-import { safeArea, shrinkFloor, sortedKeyframes, valueAt, type Aspect, type Layer, type Scene, type TextStyle } from "../../src/plugins/renderer-kit";
+import { ASPECT_SIZES, safeArea, shrinkFloor, sortedKeyframes, valueAt, type Aspect, type Layer, type Scene, type TextStyle } from "../../src/plugins/renderer-kit";
 import type { LayoutProblem } from "../../src/plugins";
 import { changing, layout, present, visibleSpan } from "./scene/spans";
 
@@ -122,7 +122,7 @@ function elementsAt(scene: Scene, ledger: LayoutLedger, frame: LayoutFrame, t: n
     if (layer.name === "logo" && !made) out.push({ layer: i, kind: "logo", name: "logo", box });
     else if (made?.kind === "group") {
       const s = p.width / Math.max(1e-6, layer.image.w);
-      // A strip wider than the frame is a ticker: its words scroll through the edges by design.
+      // A strip wider than the frame is a ticker: its words scroll through the side edges by design.
       const scrolls = p.width > frame.width;
       for (const c of made.children) {
         const child = { x: p.x + c.box.x * s, y: p.y + c.box.y * s, w: c.box.w * s, h: c.box.h * s };
@@ -135,6 +135,15 @@ function elementsAt(scene: Scene, ledger: LayoutLedger, frame: LayoutFrame, t: n
     } else if (made) add(i, made, box);
   });
   return out;
+}
+
+/**
+ * Where a ticker's words may run: through the side edges by design, and, being a band along an edge rather than a
+ * line to read still, up to the frame's top and foot; in 9:16 out of the strips the apps cover, like any text.
+ */
+function tickerBounds(frame: LayoutFrame, safe: Rect, box: Rect): Rect {
+  if (frame.aspect === "9:16") return { ...safe, x: box.x, w: box.w };
+  return { x: box.x, y: 0, w: box.w, h: ASPECT_SIZES[frame.aspect].height };
 }
 
 const what = (e: Element) => (e.kind === "product" ? "the product" : e.kind === "logo" ? "the brand logo" : `the ${e.name}`);
@@ -162,7 +171,8 @@ export function layoutProblems(scene: Scene, ledger: LayoutLedger, frame: Layout
     for (const t of settledMoments(layer, frame)) {
       const all = elementsAt(scene, ledger, frame, t);
       for (const e of all.filter((x) => x.layer === i && (x.kind === "text" || x.kind === "button"))) {
-        if (!e.scrolls && !inside(e.box, safe)) report(e.name, e.text, `leaves the safe area of the ${frame.aspect} format (text must stay clear of the edges and of what apps lay over the video).`);
+        const bounds = e.scrolls ? tickerBounds(frame, safe, e.box) : safe;
+        if (!inside(e.box, bounds)) report(e.name, e.text, `leaves the safe area of the ${frame.aspect} format (text must stay clear of the edges and of what apps lay over the video).`);
         for (const o of all) {
           if (o === e || (o.layer === i && o.name === e.name) || !overlaps(e.box, o.box)) continue;
           report(e.name, e.text, `overlaps ${what(o)} in the ${frame.aspect} format; shorten the text.`);
