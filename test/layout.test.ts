@@ -1,8 +1,10 @@
 // The layout engine before anything is charged: copy that cannot fit, a box outside the safe area or over the product
-// is 422 naming the field at estimate and at create, with no ledger row and no video; copy that fits goes through.
+// is 422 naming the field at estimate and at create, with no ledger row and no video; copy that fits goes through;
+// and the engine's rules on hand-made scenes (where a layer settles, right-to-left mirroring, overlaps, tickers).
 import { afterEach, describe, expect, test } from "bun:test";
 import type { TestService } from "./helpers";
 import { layoutService, TOO_LONG } from "./support/layout-fixture";
+import { LayoutLedger, layoutProblems, settledMoments } from "../plugins/renderer-ffmpeg/layout";
 
 let t: TestService | null = null;
 afterEach(async () => {
@@ -68,4 +70,44 @@ describe("layout check at estimate and create", () => {
     expect(over.body.details).toContainEqual({ field: "product.name", message: expect.stringContaining("overlaps the product") });
     await nothingCharged(t, s.token);
   }, 60_000);
+});
+
+describe("the engine's rules on a scene", () => {
+  const asset = (path: string, w: number, h: number) => ({ path, width: w, height: h, w, h });
+  const frame = (rtl: boolean) => ({ aspect: "9:16" as const, width: 1080, duration: 4, posterAt: 3, rtl });
+  const copy = { prompt: { headline: "Mug" }, product: { name: "Mug", description: null } };
+  const ledgerWith = (...texts: [string, string][]) => {
+    const ledger = new LayoutLedger();
+    for (const [path, name] of texts) ledger.text(path, name, { text: "Mug", size: 96, maxWidth: 600 }, { fontSize: 96 });
+    return ledger;
+  };
+
+  test("a text is judged where it settles: after its move ends and at the poster time, not mid-entrance", () => {
+    const layer = { name: "headline", image: asset("h.png", 300, 100), x: 500, y: [[0.8, 900], [1.3, 860, "out"]] as [number, number, "out"?][], opacity: [[0.8, 0], [1.1, 1]] as [number, number][] };
+    expect(settledMoments(layer, frame(false))).toEqual([3, 1.3]);
+  });
+
+  test("right to left, the safe area is mirrored with the scene: a box fine left to right lands in the covered strip", () => {
+    const scene = { background: asset("bg.png", 1080, 1920), layers: [{ name: "headline", image: asset("h.png", 200, 100), x: 100, y: 800, anchor: [0, 0.5] as [number, number] }] };
+    expect(layoutProblems(scene, ledgerWith(["h.png", "headline"]), frame(false), copy)).toEqual([]);
+    const rtl = layoutProblems(scene, ledgerWith(["h.png", "headline"]), frame(true), copy);
+    expect(rtl).toContainEqual({ field: "user_prompt.headline", message: expect.stringContaining("safe area") });
+  });
+
+  test("two texts on top of each other overlap; a ticker may cross the side edges but not the covered foot of 9:16", () => {
+    const overlapping = {
+      background: asset("bg.png", 1080, 1920),
+      layers: [
+        { name: "headline", image: asset("h.png", 400, 100), x: 500, y: 800 },
+        { name: "subheadline", image: asset("s.png", 400, 100), x: 500, y: 850 },
+      ],
+    };
+    const both = layoutProblems(overlapping, ledgerWith(["h.png", "headline"], ["s.png", "subheadline"]), frame(false), copy);
+    expect(both).toContainEqual({ field: "user_prompt.headline", message: expect.stringContaining("overlaps the subheadline") });
+    const ledger = ledgerWith(["t.png", "text"]);
+    ledger.group("strip.png", { w: 2400, items: [{ image: asset("t.png", 2400, 60), x: 1200, y: 30 }] }, false);
+    const ticker = (y: number) => ({ background: asset("bg.png", 1080, 1920), layers: [{ name: "ticker", image: asset("strip.png", 2400, 60), x: 0, y, anchor: [0, 0.5] as [number, number] }] });
+    expect(layoutProblems(ticker(1400), ledger, frame(false), copy)).toEqual([]);
+    expect(layoutProblems(ticker(1880), ledger, frame(false), copy)).toContainEqual({ field: expect.any(String), message: expect.stringContaining("safe area") });
+  });
 });
