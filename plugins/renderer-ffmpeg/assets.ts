@@ -6,6 +6,7 @@ import { join } from "node:path";
 import type { OutputInfo, OverlayOptions, Sharp } from "sharp";
 import type { Asset, ButtonOptions, GroupOptions, ProductAsset, ProductImageOptions, SoftShadow } from "../../src/plugins/renderer-kit";
 import sharp from "../../src/plugins/sharp";
+import { groupInks, labelInk, type PlacedItem } from "./inks";
 import { renderTextImage, type TextImage } from "./text";
 
 export type ProductSource = { imagePath: string; maskPath: string | null; cutout: boolean };
@@ -42,7 +43,8 @@ export class AssetWriter {
     const img = await renderTextImage(style, this.lang, this.scale);
     const path = await this.path(name);
     await Bun.write(path, img.png);
-    return { path, width: img.width, height: img.height, w: img.w, h: img.h, fontSize: img.fontSize, lines: img.lines };
+    const ink = [{ color: style.color ?? "#ffffff", size: img.fontSize, weight: style.weight ?? 400, mask: path, left: 0, top: 0 }];
+    return { path, width: img.width, height: img.height, w: img.w, h: img.h, fontSize: img.fontSize, lines: img.lines, ink };
   }
 
   textImage(style: Parameters<typeof renderTextImage>[0]): Promise<TextImage> {
@@ -90,9 +92,13 @@ export class AssetWriter {
       .toBuffer();
     const left = Math.round((shadow + bw / 2) * this.scale - label.width / 2);
     const top = Math.round((shadow + bh / 2) * this.scale - label.height / 2);
-    const layers: OverlayOptions[] = [{ input: face, left: 0, top: 0 }, { input: label.png, left: Math.max(0, left), top: Math.max(0, top) }];
+    // The label is judged against the button's own fill; where that fails it gets an outline (readability.ts).
+    const labelAt = { left: Math.max(0, left), top: Math.max(0, top) };
+    const { ink, outline } = await labelInk(this, o, label, labelAt);
+    const layers: OverlayOptions[] = [{ input: face, left: 0, top: 0 }, ...outline, { input: label.png, ...labelAt }];
     if (o.shadow) layers.unshift(await this.softShadow(W, H, { x: shadow, y: shadow, w: bw, h: bh, radius: r, blur: shadow / 2.5, dy: shadow * 0.4, opacity: 0.35 }));
-    return this.write(o.name ?? "button", sharp({ create: { width: pw, height: ph, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } }).composite(layers));
+    const asset = await this.write(o.name ?? "button", sharp({ create: { width: pw, height: ph, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } }).composite(layers));
+    return { ...asset, ink: [ink] };
   }
 
   async group(o: GroupOptions): Promise<Asset> {
@@ -101,24 +107,23 @@ export class AssetWriter {
     const base = o.svg
       ? sharp(Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="${pw}" height="${ph}" viewBox="0 0 ${o.w} ${o.h}" preserveAspectRatio="none">${o.svg}</svg>`)).resize(pw, ph, { fit: "fill" })
       : sharp({ create: { width: pw, height: ph, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } });
-    const layers: OverlayOptions[] = [];
-    if (o.shadow) layers.push(await this.softShadow(o.w, o.h, o.shadow));
+    const drawing = await base.png().toBuffer();
+    // The shadow goes under the drawing, and the items over both.
+    const shadow = o.shadow ? [await this.softShadow(o.w, o.h, o.shadow)] : [];
+    const placed: PlacedItem[] = [];
     for (const item of o.items) {
       const [ax, ay] = item.anchor ?? [0.5, 0.5];
       const mirror = this.rtl && item.mirror !== false;
       const x = mirror ? o.w - item.x : item.x;
       const left = Math.round(x * this.scale - item.image.width * (mirror ? 1 - ax : ax));
       const top = Math.round(item.y * this.scale - item.image.height * ay);
-      const img = await clipTo(item.image, left, top, pw, ph);
-      if (img) layers.push(img);
+      placed.push({ item, left, top, overlay: await clipTo(item.image, left, top, pw, ph) });
     }
-    if (o.shadow) {
-      // The shadow goes under the drawing: composite the drawing over it rather than the other way round.
-      const drawing = await base.png().toBuffer();
-      layers.splice(1, 0, { input: drawing, left: 0, top: 0 });
-      return this.write(o.name ?? "group", sharp({ create: { width: pw, height: ph, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } }).composite(layers));
-    }
-    return this.write(o.name ?? "group", sharp(await base.png().toBuffer()).composite(layers));
+    const canvas = (items: PlacedItem[]) =>
+      sharp({ create: { width: pw, height: ph, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } })
+        .composite([...shadow, { input: drawing, left: 0, top: 0 }, ...items.flatMap((p) => (p.overlay ? [p.overlay] : []))]);
+    const asset = await this.write(o.name ?? "group", canvas(placed));
+    return groupInks(this, o, asset, placed, canvas);
   }
 
   /**

@@ -21,6 +21,7 @@ import {
 } from "../../src/plugins/renderer-kit";
 import { AssetWriter } from "./assets";
 import { logoLayer } from "./logo";
+import { makeReadable } from "./readability";
 import { brandRole, withBrandFont } from "./brand-font";
 import { compileScene, type CompiledGraph } from "./scene/compile";
 import { layout } from "./scene/spans";
@@ -122,6 +123,7 @@ export async function prepareRender(input: RenderInput): Promise<RenderJob> {
   input.signal?.throwIfAborted();
   const scene = await def.build(ctx as never);
   if (input.logoPath) scene.layers.push(await logoLayer(writer, input.logoPath, scene, { ...full, duration: def.meta.duration, rtl }));
+  await makeReadable(scene, writer, { ...full, duration: def.meta.duration, rtl });
   input.signal?.throwIfAborted();
   const startFrame = Math.max(0, Math.min(frames - 1, Math.floor(input.startFrame ?? 0)));
   const compileFrom = (first: number) =>

@@ -2,7 +2,29 @@
 import type { Anim, Keyframe } from "./anim";
 
 /** A picture made for one render: `width`×`height` pixels at render scale, `w`×`h` in template pixels. */
-export type Asset = { path: string; width: number; height: number; w: number; h: number };
+export type Asset = {
+  path: string; width: number; height: number; w: number; h: number;
+  /** Text drawn in this picture, for the renderer's readable-colour pass (set by the renderer's text and buttons). */
+  ink?: Ink[];
+};
+
+/** Text in a picture: its colour and size, and where its glyphs are (render pixels inside the picture). */
+export type Ink = {
+  color: string;
+  /** Font size in template pixels and weight: large text needs 3:1 against what is behind it, other text 4.5:1. */
+  size: number;
+  weight: number;
+  /** A PNG whose alpha is the glyphs, placed at left/top inside the picture. */
+  mask: string;
+  left: number;
+  top: number;
+  /** The fill the text sits on inside the picture (a button's face): judged against it, not against the scene. */
+  on?: string[];
+  /** The outline drawn around the glyphs when the fill alone was not readable. */
+  outline?: string;
+  /** A picture of what this picture itself draws beneath the text (a group's card), placed as this picture is. */
+  under?: string;
+};
 
 export type Layer = {
   /** For error messages and layout reports. */
