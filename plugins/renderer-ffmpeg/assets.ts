@@ -4,7 +4,7 @@ import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { OutputInfo, OverlayOptions, Sharp } from "sharp";
-import type { Asset, ButtonOptions, GroupOptions, ProductAsset, ProductImageOptions, SoftShadow } from "../../src/plugins/renderer-kit";
+import { shrinkFloor, type Asset, type ButtonOptions, type GroupOptions, type ProductAsset, type ProductImageOptions, type SoftShadow } from "../../src/plugins/renderer-kit";
 import sharp from "../../src/plugins/sharp";
 import { groupInks, labelInk, type PlacedItem } from "./inks";
 import { renderTextImage, type TextImage } from "./text";
@@ -39,12 +39,12 @@ export class AssetWriter {
     return { path, width: info.width, height: info.height, w: info.width / this.scale, h: info.height / this.scale };
   }
 
-  async text(style: Parameters<typeof renderTextImage>[0], name = "text"): Promise<Asset & { fontSize: number; lines: number }> {
+  async text(style: Parameters<typeof renderTextImage>[0], name = "text"): Promise<Asset & { fontSize: number; lines: number; cut?: boolean }> {
     const img = await renderTextImage(style, this.lang, this.scale);
     const path = await this.path(name);
     await Bun.write(path, img.png);
     const ink = [{ color: style.color ?? "#ffffff", size: img.fontSize, weight: style.weight ?? 400, mask: path, left: 0, top: 0 }];
-    return { path, width: img.width, height: img.height, w: img.w, h: img.h, fontSize: img.fontSize, lines: img.lines, ink };
+    return { path, width: img.width, height: img.height, w: img.w, h: img.h, fontSize: img.fontSize, lines: img.lines, cut: img.cut, ink };
   }
 
   textImage(style: Parameters<typeof renderTextImage>[0]): Promise<TextImage> {
@@ -59,7 +59,8 @@ export class AssetWriter {
     return this.write(name, sharp(Buffer.from(doc), { density: 72 }).resize(pw, ph, { fit: "fill" }));
   }
 
-  async button(o: ButtonOptions): Promise<Asset> {
+  /** A button; `cut` tells that its label fitted only cut short (the layout check refuses it). */
+  async button(o: ButtonOptions): Promise<Asset & { cut?: boolean }> {
     const padX = o.paddingX ?? o.size * 1.1;
     const padY = o.paddingY ?? o.size * 0.7;
     const label = await this.textImage({
@@ -72,6 +73,8 @@ export class AssetWriter {
       uppercase: o.uppercase,
       letterSpacing: o.letterSpacing,
       align: "center",
+      // A label shrinks no further than body text may (TEXT_FLOORS).
+      minSize: shrinkFloor({ size: o.size, role: "body" }),
     });
     const shadow = o.shadow ? o.size * 0.5 : 0;
     const bw = label.w + 2 * padX;
@@ -98,7 +101,7 @@ export class AssetWriter {
     const layers: OverlayOptions[] = [{ input: face, left: 0, top: 0 }, ...outline, { input: label.png, ...labelAt }];
     if (o.shadow) layers.unshift(await this.softShadow(W, H, { x: shadow, y: shadow, w: bw, h: bh, radius: r, blur: shadow / 2.5, dy: shadow * 0.4, opacity: 0.35 }));
     const asset = await this.write(o.name ?? "button", sharp({ create: { width: pw, height: ph, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } }).composite(layers));
-    return { ...asset, ink: [ink] };
+    return { ...asset, cut: label.cut, ink: [ink] };
   }
 
   async group(o: GroupOptions): Promise<Asset> {

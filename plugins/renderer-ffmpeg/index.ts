@@ -1,10 +1,10 @@
 // The ffmpeg renderer: a template's scene becomes an H.264 MP4 and a JPEG thumbnail, checked with ffprobe; its
-// previews are the poster frame of a sample product as a PNG.
+// previews are the poster frame as a PNG, and its layout check finds copy that cannot be laid out before anything runs.
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { definePlugin, type PluginContext, type RendererPlugin } from "../../src/plugins";
 import type { TemplateRegistry } from "../../src/plugins/renderer-kit";
-import { previewFrame } from "./preview";
+import { checkLayout, previewFrame } from "./preview";
 import { findTools, toolReadiness } from "./readiness";
 import { ffmpegSettings, type FfmpegSettings } from "./settings";
 import { renderVideo } from "./video";
@@ -12,7 +12,8 @@ import { renderVideo } from "./video";
 export { RenderError } from "./ffmpeg";
 export { encoderArgs, ffmpegArgs, thumbnailArgs } from "./video";
 export { prepareRender, withDefaults, type RenderInput, type RenderJob } from "./prepare";
-export { previewFrame, stillFrame, stillOf } from "./preview";
+export { checkLayout, previewFrame, stillFrame, stillOf } from "./preview";
+export { fieldOf, layoutProblems, settledMoments, LayoutLedger } from "./layout";
 export { sampleCopy, samplePrompt, writeSampleProduct, type SampleProduct } from "./sample";
 export { cleanText, renderTextImage, type TextImage } from "./text";
 export { ensureFonts, FONT_FILES } from "./fonts";
@@ -50,6 +51,7 @@ export function createFfmpegRenderer(options: FfmpegRendererOptions): RendererPl
     ready: () => readiness.ready(),
     render: (req) => renderVideo(video, req),
     preview: (req) => previewFrame({ ffmpeg: () => tools().ffmpeg, templates: options.templates }, req),
+    check: (req) => checkLayout(options.templates, req),
   };
 }
 

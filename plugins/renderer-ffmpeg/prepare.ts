@@ -13,6 +13,7 @@ import {
   makeStrings,
   renderSize,
   safeArea,
+  shrinkFloor,
   type Aspect,
   type BuildContext,
   type Placement,
@@ -25,6 +26,8 @@ import { makeReadable } from "./readability";
 import { brandRole, withBrandFont } from "./brand-font";
 import { compileScene, type CompiledGraph } from "./scene/compile";
 import { layout } from "./scene/spans";
+import { LayoutLedger, layoutProblems } from "./layout";
+import type { LayoutProblem } from "../../src/plugins";
 
 export type RenderInput = {
   definition: TemplateDefinition;
@@ -66,6 +69,8 @@ export type RenderJob = {
   scene: Scene;
   /** Where every layer sits at the poster frame (template pixels), for checks. */
   placements: Placement[];
+  /** What the layout engine finds wrong (text cut short, outside the safe area, overlapping): see layout.ts. */
+  problems: LayoutProblem[];
 };
 
 /** The static defaults of the prompt schema applied to a copy of the prompt. */
@@ -90,6 +95,7 @@ export async function prepareRender(input: RenderInput): Promise<RenderJob> {
   const currency = currencyFor(lang, typeof prompt.currency === "string" ? prompt.currency : undefined);
   const headlineRole = brandRole(input.font);
   const writer = new AssetWriter(input.workDir, scale, input.language, rtl);
+  const ledger = new LayoutLedger();
   const s = makeStrings(lang, def.strings);
   const numeric = (v: unknown) => (typeof v === "number" ? v : typeof v === "string" && /^\s*\d+([.,]\d+)?\s*$/.test(v) ? Number(v.replace(",", ".")) : NaN);
 
@@ -113,11 +119,29 @@ export async function prepareRender(input: RenderInput): Promise<RenderJob> {
       if (!(a >= 0 && b > a)) return null;
       return `-${formatPercent((b - a) / b, input.language)}`;
     },
-    text: (style) => writer.text(withBrandFont(style, headlineRole), style.name ?? "text"),
+    // Every text shrinks no further than its floor (TEXT_FLOORS); what it became is kept for the layout check.
+    async text(style) {
+      const name = style.name ?? "text";
+      const made = await writer.text(withBrandFont({ ...style, minSize: shrinkFloor(style, name) }, headlineRole), name);
+      ledger.text(made.path, name, style, made);
+      return made;
+    },
     svg: (markup, w, h, name) => writer.svg(markup, w, h, name),
-    productImage: (o) => writer.product(p, o),
-    button: (o) => writer.button(withBrandFont(o, headlineRole)),
-    group: (o) => writer.group(o),
+    async productImage(o) {
+      const made = await writer.product(p, o);
+      ledger.product(made.path, made.content);
+      return made;
+    },
+    async button(o) {
+      const made = await writer.button(withBrandFont(o, headlineRole));
+      ledger.button(made.path, o.name ?? "button", o.text, o.size, !!made.cut);
+      return made;
+    },
+    async group(o) {
+      const made = await writer.group(o);
+      ledger.group(made.path, o, rtl);
+      return made;
+    },
   };
 
   input.signal?.throwIfAborted();
@@ -143,5 +167,6 @@ export async function prepareRender(input: RenderInput): Promise<RenderJob> {
     rtl,
     scene,
     placements: layout(scene, posterAt, { templateWidth: full.width, rtl, duration: def.meta.duration }),
+    problems: layoutProblems(scene, ledger, { aspect, width: full.width, duration: def.meta.duration, posterAt, rtl }, { prompt: input.prompt ?? {}, product: p }),
   };
 }

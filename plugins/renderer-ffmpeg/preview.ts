@@ -1,9 +1,10 @@
 // Single frames of a render as PNG: a template's preview (its poster frame made with the bundled sample product, in
-// the language) and stills of any prepared render (contact sheets, checks), each by one single-frame ffmpeg run.
+// the language, or with the caller's own product and copy), stills of any prepared render (contact sheets, checks),
+// each by one single-frame ffmpeg run; and the layout check, which prepares the layers without running ffmpeg.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { PreviewRequest } from "../../src/plugins";
+import type { LayoutCheckRequest, LayoutProblem, PreviewRequest } from "../../src/plugins";
 import { baseLanguage, fpsOf, type TemplateRegistry } from "../../src/plugins/renderer-kit";
 import { asStill } from "./scene/compile";
 import { prepareRender, type RenderInput, type RenderJob } from "./prepare";
@@ -33,19 +34,26 @@ export async function stillFrame(ffmpeg: string, input: Omit<RenderInput, "start
   return { png: await stillOf(ffmpeg, job, `a still of ${def.meta.id}`), job };
 }
 
+/**
+ * The poster frame as a PNG: of the caller's product, copy and brand when the request carries them (POST
+ * /v1/videos/preview), else of the sample product in the language (a template's own preview).
+ */
 export async function previewFrame(deps: PreviewDeps, req: PreviewRequest): Promise<Uint8Array> {
   const tpl = deps.templates.get(req.templateId);
   if (!tpl) throw new Error(`unknown template "${req.templateId}"`);
-  const language = baseLanguage(req.language ?? "en");
+  const own = req.product !== undefined;
+  const language = own ? (req.language ?? "en") : baseLanguage(req.language ?? "en");
   const dir = await mkdtemp(join(tmpdir(), "vitrin-preview-"));
   try {
-    const product = await writeSampleProduct(dir, language);
+    const product = req.product ?? (await writeSampleProduct(dir, language));
     const { png } = await stillFrame(deps.ffmpeg(), {
       definition: tpl.definition,
       product,
-      prompt: samplePrompt(language),
+      prompt: own ? (req.prompt ?? {}) : samplePrompt(language),
       language,
       aspect: req.aspect,
+      logoPath: req.logoPath,
+      font: req.font,
       scale: req.scale ?? 0.5,
       workDir: dir,
     });
@@ -53,4 +61,22 @@ export async function previewFrame(deps: PreviewDeps, req: PreviewRequest): Prom
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** The layout problems of a render (layers made in `req.workDir`, text measured; ffmpeg does not run). */
+export async function checkLayout(templates: TemplateRegistry, req: LayoutCheckRequest): Promise<LayoutProblem[]> {
+  const tpl = templates.get(req.templateId);
+  if (!tpl) throw new Error(`unknown template "${req.templateId}"`);
+  const job = await prepareRender({
+    definition: tpl.definition,
+    product: req.product,
+    prompt: req.prompt,
+    language: req.language,
+    aspect: req.aspect,
+    logoPath: req.logoPath,
+    font: req.font,
+    scale: req.scale,
+    workDir: req.workDir,
+  });
+  return job.problems;
 }
