@@ -1,37 +1,100 @@
-// Template "flash-sale": a loud square sale card: the product drops in, a discount burst, the old price struck
-// through, the new one punched in, and a ticker of "limited offer" running along the bottom.
-import { darken, defineTemplate, fields, lighten, readableOn, t, type Asset, type BuildContext } from "../src/templates/api";
+// Template "flash-sale": a loud sale card: the product drops in, a discount burst, the old price struck through, the
+// new one punched in, and a ticker of "limited offer" running along the bottom; square and landscape set the words in
+// a column beside the product, tall formats under it.
+import { darken, defineTemplate, fields, lighten, luminance, mix, t, type Asset, type BuildContext, type Scene } from "../src/templates/api";
 
-/** The backdrop: a radial gradient of the primary colour with sun-burst rays and a glow around (cx, cy), the product's place. */
-function backdrop(ctx: BuildContext<unknown>, primary: string, cx: number, cy: number): Promise<Asset> {
+type Ctx = BuildContext<unknown>;
+type Sized = Asset & { fontSize: number };
+
+/** WCAG contrast ratio of two colours (1 … 21). */
+const contrast = (a: string, b: string) => {
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x) as [number, number];
+  return (hi + 0.05) / (lo + 0.05);
+};
+/** Near-black or white, whichever stands out more on `bg`. */
+const inkOn = (bg: string) => (contrast("#1a1a1a", bg) >= contrast("#ffffff", bg) ? "#1a1a1a" : "#ffffff");
+/** `color` where it reads on `bg` at `min`:1, otherwise the ink that does. */
+const legible = (color: string, bg: string, min = 4.5) => (contrast(color, bg) >= min ? color : inkOn(bg));
+
+/** The backdrop: a radial gradient of the base colour with sun-burst rays and a glow around (cx, cy), the product's place. */
+function backdrop(ctx: Ctx, base: string, cx: number, cy: number): Promise<Asset> {
   const W = ctx.width;
   const H = ctx.height;
+  const reach = Math.hypot(W, H);
   // Sun-burst rays behind the product: alternating wedges around its centre.
   const rays = Array.from({ length: 18 }, (_, i) => {
     const a0 = (i * 2 * Math.PI) / 18;
     const a1 = a0 + Math.PI / 18;
-    const r = 1300;
-    return `<polygon points="${cx},${cy} ${cx + r * Math.cos(a0)},${cy + r * Math.sin(a0)} ${cx + r * Math.cos(a1)},${cy + r * Math.sin(a1)}" fill="#ffffff" opacity="0.06"/>`;
+    return `<polygon points="${cx},${cy} ${cx + reach * Math.cos(a0)},${cy + reach * Math.sin(a0)} ${cx + reach * Math.cos(a1)},${cy + reach * Math.sin(a1)}" fill="#ffffff" opacity="0.06"/>`;
   }).join("");
   return ctx.svg(
     `<defs>
-      <radialGradient id="bg" cx="${cx}" cy="${cy}" r="1000" gradientUnits="userSpaceOnUse"><stop offset="0" stop-color="${lighten(primary, 0.15)}"/><stop offset="1" stop-color="${darken(primary, 0.35)}"/></radialGradient>
+      <radialGradient id="bg" cx="${cx}" cy="${cy}" r="${reach * 0.6}" gradientUnits="userSpaceOnUse"><stop offset="0" stop-color="${lighten(base, 0.15)}"/><stop offset="1" stop-color="${darken(base, 0.35)}"/></radialGradient>
       <radialGradient id="glow" cx="${cx}" cy="${cy}" r="360" gradientUnits="userSpaceOnUse"><stop offset="0" stop-color="#ffffff" stop-opacity="0.35"/><stop offset="1" stop-color="#ffffff" stop-opacity="0"/></radialGradient>
     </defs>
     <rect width="${W}" height="${H}" fill="url(#bg)"/>${rays}
-    <rect width="${W}" height="${H}" fill="url(#glow)"/>
-    <ellipse cx="${cx}" cy="860" rx="220" ry="26" fill="#000" opacity="0.25"/>`,
+    <rect width="${W}" height="${H}" fill="url(#glow)"/>`,
     W,
     H,
     "background",
   );
 }
 
+type PillOptions = { name: string; text: string; size: number; color: string; background: string; maxWidth: number; padX: number; padY: number; radius?: number; shadow?: boolean };
+
+/** A button or badge whose picture reports its label's size (for layout checks). */
+async function pill(ctx: Ctx, o: PillOptions): Promise<Sized> {
+  const m = o.shadow ? 16 : 0;
+  const label = await ctx.text({
+    text: o.text, size: o.size, minSize: 36, weight: 800, maxWidth: o.maxWidth - 2 * o.padX - 2 * m, maxLines: 2, lineHeight: 1.05,
+    color: o.color, align: "center", uppercase: true, letterSpacing: 0.06,
+  });
+  const bw = label.w + 2 * o.padX;
+  const bh = Math.max(label.h, label.fontSize * 1.15) + 2 * o.padY;
+  const radius = Math.min(bh / 2, o.radius ?? label.fontSize * 1.2);
+  const group = await ctx.group({
+    name: o.name, w: bw + 2 * m, h: bh + 2 * m,
+    shadow: m ? { x: m, y: m, w: bw, h: bh, radius, blur: 9, dy: 7, opacity: 0.35 } : undefined,
+    svg: `<rect x="${m}" y="${m}" width="${bw}" height="${bh}" rx="${radius}" fill="${o.background}"/>`,
+    items: [{ image: label, x: m + bw / 2, y: m + bh / 2 }],
+  });
+  return { ...group, fontSize: label.fontSize };
+}
+
+/** The discount burst: a star of `d` template pixels with the saving (or "sale") in it. */
+async function burst(ctx: Ctx, saving: string | null, accent: string, d: number): Promise<Sized> {
+  const on = inkOn(accent);
+  const label = saving
+    ? await ctx.text({ text: saving, font: "display", weight: 900, size: d * 0.25, minSize: 40, maxWidth: d * 0.66, color: on, align: "center" })
+    : await ctx.text({ text: ctx.s("sale"), font: "display", weight: 900, size: d * 0.19, minSize: 40, maxWidth: d * 0.66, color: on, align: "center", uppercase: true });
+  const c = d / 2;
+  const points = Array.from({ length: 32 }, (_, i) => {
+    const r = i % 2 === 0 ? c * 0.94 : c * 0.81;
+    const a = (i * Math.PI) / 16;
+    return `${c + r * Math.cos(a)},${c + r * Math.sin(a)}`;
+  }).join(" ");
+  const group = await ctx.group({
+    name: "burst", w: d, h: d,
+    svg: `<polygon points="${points}" fill="${accent}"/><circle cx="${c}" cy="${c}" r="${c * 0.69}" fill="none" stroke="${on}" stroke-opacity="0.25" stroke-width="3"/>`,
+    items: [{ image: label, x: c, y: c }],
+  });
+  return { ...group, fontSize: label.fontSize };
+}
+
+/** Sizes per format: square and landscape put the words in a column beside the product, tall ones under it. */
+function sizes(ctx: Ctx) {
+  if (ctx.aspect === "16:9") return { side: true, productCol: 860, head: 84, price: 124, old: 48, cta: 44, burst: 300, badge: 40, top: ctx.safe.y };
+  if (ctx.aspect === "1:1") return { side: true, productCol: 360, head: 70, price: 100, old: 42, cta: 38, burst: 250, badge: 40, top: ctx.safe.y };
+  if (ctx.aspect === "4:5") return { side: false, productCol: 0, head: 76, price: 112, old: 46, cta: 42, burst: 250, badge: 40, top: ctx.safe.y };
+  // 9:16: the product may rise into the top strip the apps cover; words stay inside the safe area.
+  return { side: false, productCol: 0, head: 88, price: 124, old: 48, cta: 46, burst: 290, badge: 42, top: 150 };
+}
+
 export default defineTemplate({
   meta: {
     id: "flash-sale",
     name: "Flash sale",
-    description: "Square sale card: the product drops in, a discount burst, old price struck through, new price punched in, a running ticker.",
+    description: "Sale card: the product drops in, a discount burst, old price struck through, new price punched in, a running ticker.",
     aspect: "1:1",
     duration: 8,
     credits: 1,
@@ -47,89 +110,102 @@ export default defineTemplate({
   }),
   async build(ctx) {
     const p = ctx.prompt;
-    const W = ctx.width;
-    const H = ctx.height;
+    const S = ctx.safe;
+    const z = sizes(ctx);
     const primary = p.colors?.primary ?? "#d7263d";
     const accent = p.colors?.accent ?? "#ffd23f";
-    const ink = p.colors?.text ?? readableOn(primary);
-    const onAccent = readableOn(accent, "#1a1a1a");
-    const cx = 300;
-    const cy = 500;
+    // The shop's own background carries the sale's rays; without one, the primary colour does.
+    const base = p.colors?.background ?? primary;
+    const ink = p.colors?.text ?? inkOn(base);
+    const colX = z.side ? S.x + z.productCol + 40 : S.x;
+    const colW = S.x + S.w - colX - 8;
 
-    const background = backdrop(ctx, primary, cx, cy);
-
-    const product = ctx.productImage({ maxWidth: 500, maxHeight: 620, shadow: { opacity: 0.5, blur: 0.03, offsetY: 0.03 } });
-    const saving = ctx.saving(p.price, p.old_price);
-    const burst = (async () => {
-      const label = saving
-        ? await ctx.text({ text: saving, font: "display", weight: 900, size: 84, maxWidth: 230, color: onAccent, align: "center" })
-        : await ctx.text({ text: ctx.s("sale"), font: "display", weight: 900, size: 64, maxWidth: 230, color: onAccent, align: "center", uppercase: true });
-      const points = Array.from({ length: 32 }, (_, i) => {
-        const r = i % 2 === 0 ? 160 : 138;
-        const a = (i * Math.PI) / 16;
-        return `${170 + r * Math.cos(a)},${170 + r * Math.sin(a)}`;
-      }).join(" ");
-      return ctx.group({
-        name: "burst", w: 340, h: 340,
-        svg: `<polygon points="${points}" fill="${accent}"/><circle cx="170" cy="170" r="118" fill="none" stroke="${onAccent}" stroke-opacity="0.25" stroke-width="3"/>`,
-        items: [{ image: label, x: 170, y: 170 }],
-      });
-    })();
-    const colX = 600;
-    const colW = W - colX - 60;
-    const badge = ctx.button({ name: "badge", text: ctx.s("limitedOffer"), size: 30, weight: 800, color: primary, background: "#ffffff", maxWidth: colW, paddingX: 28, paddingY: 12, uppercase: true, letterSpacing: 0.08, radius: 10 });
-    const headline = ctx.text({ name: "headline", text: p.headline ?? ctx.product.name, font: "display", weight: 800, size: 64, maxWidth: colW, maxLines: 2, color: ink, lineHeight: 0.95 });
-    const oldPrice = p.old_price !== undefined && p.price !== undefined
-      ? ctx.text({ name: "old-price", text: ctx.price(p.old_price), size: 44, weight: 600, maxWidth: colW, color: lighten(primary, 0.55), strike: true })
-      : null;
-    const price = p.price !== undefined
-      ? ctx.text({ name: "price", text: ctx.price(p.price), font: "display", weight: 900, size: 112, maxWidth: colW, color: accent })
-      : null;
-    const cta = ctx.button({ name: "cta", text: p.call_to_action ?? ctx.s("shopNow"), size: 40, weight: 800, color: onAccent, background: accent, maxWidth: colW, paddingX: 56, paddingY: 24, shadow: true, uppercase: true });
-
-    // The ticker: one phrase repeated into a strip wider than the frame plus one phrase, then slid by one phrase.
-    const ticker = (async () => {
-      const unit = await ctx.text({ text: `${ctx.s("limitedOffer")}  •  ${ctx.s("sale")}  •  `, size: 34, weight: 800, maxWidth: 2000, color: primary, uppercase: true });
-      const period = unit.w + 20;
-      const copies = Math.ceil((W + period) / period) + 1;
-      const h = 84;
-      const strip = await ctx.group({
-        name: "ticker", w: copies * period, h,
-        svg: `<rect width="${copies * period}" height="${h}" fill="#ffffff"/>`,
-        items: Array.from({ length: copies }, (_, i) => ({ image: unit as Asset, x: i * period + period / 2, y: h / 2 })),
-      });
-      return { strip, period };
-    })();
-
-    const [bg, prod, burstImg, badgeImg, head, oldImg, priceImg, ctaImg, tick] = await Promise.all([background, product, burst, badge, headline, oldPrice, price, cta, ticker]);
-    let y = 360;
-    const badgeY = y + badgeImg.h / 2;
-    y += badgeImg.h + 30;
-    const headY = y + head.h / 2;
-    y += head.h + 36;
-    const oldY = oldImg ? y + oldImg.h / 2 : 0;
-    if (oldImg) y += oldImg.h + 18;
-    const priceY = priceImg ? y + priceImg.h / 2 : 0;
-    if (priceImg) y += priceImg.h + 50;
-    const ctaY = Math.min(y + ctaImg.h / 2, H - 84 - 36 - ctaImg.h / 2);
-    const speed = 110;
-
-    return {
-      background: bg,
-      layers: [
-        // Drops in from partly above (seen from the first frame), then keeps drifting slowly up.
-        { name: "product", image: prod, x: cx, y: [[0, cy - 320], [0.9, cy, "back"], [8, cy - 85, "linear"]] },
-        { name: "burst", image: burstImg, x: 850, y: 185, scale: [[1.0, 0.3], [1.5, 1, "back"]], rotate: [[1.0, -70], [1.5, 8, "out"]], opacity: [[1.0, 0], [1.15, 1]] },
-        { name: "badge", image: badgeImg, x: [[0.5, W + 20], [1.0, colX, "out"]], y: badgeY, anchor: [0, 0.5] },
-        { name: "headline", image: head, x: colX, y: [[0.8, headY + 50], [1.3, headY, "out"]], anchor: [0, 0.5], opacity: [[0.8, 0], [1.1, 1]] },
-        oldImg && { name: "old-price", image: oldImg, x: colX, y: oldY, anchor: [0, 0.5], opacity: [[1.6, 0], [1.9, 1]] },
-        priceImg && { name: "price", image: priceImg, x: colX + priceImg.w / 2, y: priceY, scale: [[2.0, 1.8], [2.4, 1, "out"]], opacity: [[2.0, 0], [2.15, 1]] },
-        { name: "cta", image: ctaImg, x: colX, y: [[2.8, ctaY + 60], [3.3, ctaY, "out"]], anchor: [0, 0.5], opacity: [[2.8, 0], [3.1, 1]] },
-        {
-          name: "ticker", image: tick.strip, anchor: [0, 0.5], y: H - 42,
-          x: { expr: `-mod(t*${speed},${tick.period.toFixed(3)})`, at: (t) => -((t * speed) % tick.period) },
-        },
-      ],
-    };
+    const [burstImg, badgeImg, head, oldImg, priceImg, ctaImg, tick] = await Promise.all([
+      burst(ctx, ctx.saving(p.price, p.old_price), accent, z.burst),
+      pill(ctx, { name: "badge", text: ctx.s("limitedOffer"), size: z.badge, color: legible(primary, "#ffffff"), background: "#ffffff", maxWidth: colW, padX: 24, padY: 8, radius: 10 }),
+      ctx.text({ name: "headline", text: p.headline ?? ctx.product.name, font: "display", weight: 800, size: z.head, minSize: 64, maxWidth: colW, maxLines: ctx.aspect === "1:1" ? 5 : 4, color: ink, lineHeight: 0.95 }),
+      p.old_price !== undefined && p.price !== undefined
+        ? ctx.text({ name: "old_price", text: ctx.price(p.old_price), size: z.old, minSize: 36, weight: 600, maxWidth: colW, color: legible(mix(ink, base, 0.3), base), strike: true })
+        : null,
+      p.price !== undefined
+        ? ctx.text({ name: "price", text: ctx.price(p.price), font: "display", weight: 900, size: z.price, minSize: 64, maxWidth: colW / 1.12, color: legible(accent, base, 3) })
+        : null,
+      pill(ctx, { name: "cta", text: p.call_to_action ?? ctx.s("shopNow"), size: z.cta, color: inkOn(accent), background: accent, maxWidth: Math.min(colW, 760), padX: 44, padY: 20, shadow: true }),
+      ticker(ctx, primary),
+    ]);
+    return compose(ctx, z, base, { burstImg, badgeImg, head, oldImg, priceImg, ctaImg, tick });
   },
 });
+
+/** The ticker: one phrase repeated into a strip wider than the frame plus one phrase (it slides by one phrase). */
+async function ticker(ctx: Ctx, primary: string) {
+  const unit = await ctx.text({ text: `${ctx.s("limitedOffer")}  •  ${ctx.s("sale")}  •  `, size: 34, weight: 800, maxWidth: 2000, color: legible(primary, "#ffffff"), uppercase: true });
+  const period = unit.w + 20;
+  const copies = Math.ceil((ctx.width + period) / period) + 1;
+  const h = 84;
+  const strip = await ctx.group({
+    name: "ticker", w: copies * period, h,
+    svg: `<rect width="${copies * period}" height="${h}" fill="#ffffff"/>`,
+    items: Array.from({ length: copies }, (_, i) => ({ image: unit as Asset, x: i * period + period / 2, y: h / 2 })),
+  });
+  return { strip, period };
+}
+
+type Parts = { burstImg: Sized; badgeImg: Sized; head: Sized; oldImg: Sized | null; priceImg: Sized | null; ctaImg: Sized; tick: Awaited<ReturnType<typeof ticker>> };
+
+/** Places the words (measured), the burst and the product in the room they leave, and the ticker. */
+async function compose(ctx: Ctx, z: ReturnType<typeof sizes>, base: string, parts: Parts): Promise<Scene> {
+  const { burstImg, badgeImg, head, oldImg, priceImg, ctaImg, tick } = parts;
+  const S = ctx.safe;
+  const H = ctx.height;
+  // The ticker runs along the frame's foot, or in 9:16 along the foot of the safe area (the apps cover the rest).
+  const tickerY = ctx.aspect === "9:16" ? S.y + S.h - 42 : H - 42;
+  const bottom = Math.min(S.y + S.h, tickerY - 42 - 20);
+  const colX = z.side ? S.x + z.productCol + 40 : S.x;
+  const heights = [badgeImg.h, head.h, oldImg?.h ?? 0, priceImg?.h ?? 0, ctaImg.h];
+  // Gaps close up when long copy fills the column.
+  const fill = heights.reduce((a, b) => a + b, 0);
+  const k = Math.max(0, Math.min(1, (bottom - S.y - fill) / 92));
+  const gaps = [24 * k, 30 * k, 8, 30 * k];
+  const height = fill + gaps.reduce((a, b) => a + b, 0);
+  let y = z.side ? S.y + (bottom - S.y - height) / 2 : bottom - height;
+  const textTop = y;
+  const at = heights.map((h, i) => {
+    const mid = y + h / 2;
+    y += h + (gaps[i] ?? 0);
+    return mid;
+  });
+
+  // The burst sits beside the product (tall formats and landscape) or above it in the square's narrow column.
+  const margin = z.burst * 0.06;
+  const drop = 85;
+  const region = z.side ? { x: S.x, y: z.top, w: z.productCol, h: bottom - z.top } : { x: S.x, y: z.top, w: S.w, h: textTop - 40 - z.top };
+  const above = ctx.aspect === "1:1";
+  const burstX = region.x + region.w - z.burst / 2 - margin;
+  const burstY = Math.max(S.y, region.y) + z.burst / 2 + margin;
+  const area = above
+    ? { x: region.x, y: burstY + z.burst / 2 + 10 + drop, w: region.w, h: region.y + region.h - (burstY + z.burst / 2 + 10 + drop) }
+    : { x: region.x, y: region.y + drop, w: region.w - z.burst - 2 * margin - 20, h: region.h - drop };
+  const prod = await ctx.productImage({ maxWidth: area.w, maxHeight: area.h - 30, shadow: { opacity: 0.5, blur: 0.03, offsetY: 0.03 } });
+  const cx = area.x + area.w / 2;
+  const cy = area.y + area.h / 2 - 15;
+  const speed = 110;
+
+  return {
+    background: await backdrop(ctx, base, cx, cy),
+    layers: [
+      // Drops in from partly above (seen from the first frame), then keeps drifting slowly up.
+      { name: "product", image: prod, x: cx, y: [[0, cy - 320], [0.9, cy, "back"], [8, cy - drop, "linear"]] },
+      { name: "burst", image: burstImg, x: burstX, y: burstY, scale: [[1.0, 0.3], [1.5, 1, "back"]], rotate: [[1.0, -70], [1.5, 8, "out"]], opacity: [[1.0, 0], [1.15, 1]] },
+      { name: "badge", image: badgeImg, x: colX, y: at[0]!, anchor: [0, 0.5], scale: [[0.5, 0.6], [1.0, 1, "out"]], opacity: [[0.5, 0], [0.7, 1]] },
+      { name: "headline", image: head, x: colX, y: [[1.0, at[1]! + 20], [1.5, at[1]!, "out"]], anchor: [0, 0.5], opacity: [[1.0, 0], [1.3, 1]] },
+      oldImg && { name: "old_price", image: oldImg, x: colX, y: at[2]!, anchor: [0, 0.5], opacity: [[1.5, 0], [1.8, 1]] },
+      priceImg && { name: "price", image: priceImg, x: colX, y: at[3]!, anchor: [0, 0.5], scale: [[2.0, 0.4], [2.5, 1, "back"]], opacity: [[2.0, 0], [2.15, 1]] },
+      { name: "cta", image: ctaImg, x: colX, y: at[4]!, anchor: [0, 0.5], scale: [[2.5, 0.7], [3.0, 1, "out"]], opacity: [[2.5, 0], [2.8, 1]] },
+      {
+        name: "ticker", image: tick.strip, anchor: [0, 0.5], y: tickerY,
+        x: { expr: `-mod(t*${speed},${tick.period.toFixed(3)})`, at: (t) => -((t * speed) % tick.period) },
+      },
+    ],
+  };
+}

@@ -12,10 +12,12 @@ import { ASPECT_SIZES, ASPECTS, loadTemplates, safeArea, type Aspect, type Templ
 import type { Layer, ProductAsset } from "../src/templates/api";
 import { BUILTIN_TEMPLATES } from "../templates";
 
-const IDS = ["spotlight"];
+const IDS = ["flash-sale", "spotlight"];
 const LANGS = ["en", "ar", "ja"];
 /** Layers that carry no words a viewer must read whole: the product and the decoration drawn under the words. */
 const PICTURES = new Set(["product", "ticker", "card-panel"]);
+/** The renderer's own panels (scrims) go under a text on purpose. */
+const picture = (name = "") => PICTURES.has(name) || name.endsWith("-panel");
 const HEADLINE_FLOOR = 64;
 const TEXT_FLOOR = 36;
 /** Room the logo keeps around itself (logo.ts), so that words beside it do not read as one jumble. */
@@ -60,7 +62,7 @@ function problems(job: Awaited<ReturnType<typeof prepared>>, aspect: Aspect): st
   const content = (productLayer.image as ProductAsset).content;
   // The boxes are the scene's after mirroring, so a right-to-left render is held to the same safe area on screen.
   const safe = safeArea(aspect);
-  const words = layers.filter((l) => !PICTURES.has(l.name ?? ""));
+  const words = layers.filter((l) => !picture(l.name));
   for (const l of words) {
     const size = (l.image as { fontSize?: number }).fontSize;
     const floor = l.name === "headline" ? HEADLINE_FLOOR : TEXT_FLOOR;
@@ -75,7 +77,7 @@ function problems(job: Awaited<ReturnType<typeof prepared>>, aspect: Aspect): st
     const prod = at.find((p) => p.name === "product")!;
     const k = prod.width / productLayer.image.w;
     const body = { x: prod.x + prod.width / 2 - (content.w * k) / 2, y: prod.y + prod.height / 2 - (content.h * k) / 2, width: content.w * k, height: content.h * k };
-    const shown = at.filter((p) => p.visible && !PICTURES.has(p.name));
+    const shown = at.filter((p) => p.visible && !picture(p.name));
     for (const p of shown) {
       wordBoxes.push(p);
       const inside = p.x >= safe.x - 1 && p.y >= safe.y - 1 && p.x + p.width <= safe.x + safe.w + 1 && p.y + p.height <= safe.y + safe.h + 1;
