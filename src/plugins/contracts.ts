@@ -47,7 +47,11 @@ export type StoragePlugin = Lifecycle & {
   delete(key: string): Promise<void>;
   /** A URL a client can GET the key from: under {cdn_url}, or a time-limited presigned link (S3). */
   url(key: string): string;
-  /** When present, the service itself serves {cdn_url} through this (local disk). */
+  /**
+   * When present, the service itself serves {cdn_url} through this (local disk): GET and HEAD (HEAD with the real
+   * Content-Length and no body), ETag / If-None-Match, and one byte range (206 with Content-Range, 416 past the end).
+   * Storages without it hand out URLs their own server answers (S3: the bucket, which does the same).
+   */
   serve?(key: string, request: Request): Promise<Response | null>;
 };
 

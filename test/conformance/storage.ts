@@ -171,7 +171,12 @@ function serveConformance(make: () => Promise<StoragePlugin>): void {
     expect(new Uint8Array(await res.arrayBuffer())).toEqual(bytes);
     const head = (await storage.serve(key, request({}, "HEAD")))!;
     expect(head.status).toBe(200);
+    // HEAD tells the real length (a client sizes its download by it), with no body.
+    expect(head.headers.get("content-length")).toBe("100");
     expect((await head.arrayBuffer()).byteLength).toBe(0);
+    const headRange = (await storage.serve(key, request({ range: "bytes=10-19" }, "HEAD")))!;
+    expect(headRange.status).toBe(206);
+    expect(headRange.headers.get("content-length")).toBe("10");
   });
 
   test("serve answers byte ranges, so videos can be seeked", async () => {
