@@ -9,7 +9,7 @@ import { darken, defineTemplate, fields, firstSentence, lighten, luminance, mix,
 function plan(ctx: BuildContext<unknown>): { head: Box | null; column: Box; panelW: number } {
   const S = ctx.safe;
   if (ctx.aspect === "16:9") return { head: null, column: { x: 960, y: S.y, w: S.x + S.w - 960, h: S.h }, panelW: 860 };
-  const colW = ctx.aspect === "9:16" ? 500 : 560;
+  const colW = ctx.aspect === "9:16" ? 500 : ctx.aspect === "1:1" ? 640 : 560;
   return { head: { x: S.x, y: S.y, w: S.w, h: 0 }, column: { x: S.x + S.w - colW, y: S.y, w: colW, h: S.h }, panelW: S.x + S.w - colW - 40 };
 }
 
@@ -52,11 +52,13 @@ export default defineTemplate({
     const lightPaper = luminance(paper) > 0.45;
     const strong = lightPaper === luminance(primary) < 0.3 ? primary : ink;
     const { head, column, panelW } = plan(ctx);
+    // The square is the tightest format: smaller gaps, and selling points on at most two lines.
+    const square = ctx.aspect === "1:1";
     // Rendered text may overhang its box by a few pixels: boxes are planned a little inside the safe area.
     const wide = (head ? head.w : column.w) - 8;
 
-    const headline = (maxLines: number) => ctx.text({
-      name: "headline", text: p.headline ?? ctx.product.name, font: "display", weight: 800, size: maxLines > 3 ? 64 : 76, minSize: 64, maxWidth: wide, maxLines, color: ink, lineHeight: 1.0,
+    const headline = (size: number, maxLines: number) => ctx.text({
+      name: "headline", text: p.headline ?? ctx.product.name, font: "display", weight: 800, size, minSize: 64, maxWidth: wide, maxLines, color: ink, lineHeight: 1.0,
     });
     let points = p.features ?? phrasesFrom(ctx.product.description, 4);
     if (points.length === 0) points = [firstSentence(ctx.product.description, 48) ?? ctx.s("premiumQuality")];
@@ -66,26 +68,27 @@ export default defineTemplate({
     );
     const rows = Promise.all(
       points.slice(0, 4).map(async (text, i) => {
-        const label = await ctx.text({ text, size: 38, minSize: 36, weight: 600, maxWidth: column.w - 88, maxLines: ctx.aspect === "9:16" || ctx.aspect === "4:5" ? 3 : 2, color: ink, lineHeight: 1.1 });
+        const label = await ctx.text({ text, size: square ? 36 : 38, minSize: 36, weight: 600, maxWidth: column.w - 88, maxLines: square ? 2 : 3, color: ink, lineHeight: 1.0 });
         // Rows are as tall as their lines of type (not their ink), so the gaps between points look even.
-        const h = Math.max(60, label.lines * label.fontSize * 1.2 + 8);
+        // Scripts with tall lines (Arabic) need more than the size says: never less than the label itself.
+        const h = Math.max(60, label.lines * label.fontSize * 1.2 + 8, label.h + 8);
         const row = await ctx.group({ name: `feature-${i}`, w: column.w - 8, h, items: [{ image: await check, x: 28, y: h / 2 }, { image: label, x: 80, y: h / 2, anchor: [0, 0.5] }] });
         return Object.assign(row, { fontSize: label.fontSize });
       }),
     );
     const price = p.price !== undefined
-      ? ctx.text({ name: "price", text: ctx.price(p.price), font: "display", weight: 900, size: ctx.aspect === "1:1" ? 56 : head ? 64 : 84, minSize: 40, maxWidth: column.w, color: strong })
+      ? ctx.text({ name: "price", text: ctx.price(p.price), font: "display", weight: 900, size: square ? 48 : head ? 64 : 84, minSize: 40, maxWidth: column.w, color: strong })
       : null;
     const label = ctx.text({ name: "cta", text: p.call_to_action ?? ctx.s("shopNow"), size: 40, minSize: 36, weight: 700, maxWidth: column.w - 72, maxLines: 2, color: readableOn(primary), align: "center", lineHeight: 1.1 });
     const eyebrow = ctx.text({ name: "eyebrow", text: ctx.s("whyLoveIt"), size: 36, minSize: 36, weight: 700, maxWidth: wide, color: strong, uppercase: true, letterSpacing: 0.14 });
-    let [brow, head1, rowImgs, priceImg, labelImg] = await Promise.all([eyebrow, headline(3), rows, price, label]);
-    // A headline at the floor on three lines may have lost its last words: it gets a fourth line instead.
-    if (head1.fontSize < 65) head1 = await headline(5);
-    const cta = await button(ctx, labelImg, primary);
+    let [brow, head1, rowImgs, priceImg, labelImg] = await Promise.all([eyebrow, headline(64, 5), rows, price, label]);
+    // At the floor on up to five lines the headline is never cut; when that takes three lines or fewer it is set larger
+    // on three (which then cannot be cut either: every picture made counts for the layout check).
+    if (head1.lines <= 3) head1 = await headline(76, 3);
+    const cta = await button(ctx, labelImg, primary, square ? 28 : 40);
 
     // Top to bottom: [name, picture, gap below]; the headline block sits in `head` (portrait) or the column (landscape).
-    // The square is the tightest format: its gaps are smaller.
-    const gap = ctx.aspect === "1:1" ? { row: 6, head: 20, foot: 16 } : { row: 12, head: 32, foot: 28 };
+    const gap = square ? { row: 4, head: 20, foot: 12 } : { row: 12, head: 32, foot: 28 };
     let top: [string, { h: number }, number][] = [["eyebrow", brow, 12], ["headline", head1, gap.head]];
     const side: [string, { h: number }, number][] = rowImgs.map((r, i) => [`feature-${i}`, r, gap.row] as [string, { h: number }, number]);
     const foot: [string, { h: number }, number][] = [...(priceImg ? [["price", priceImg, 16] as [string, { h: number }, number]] : []), ["cta", cta, 0]];
@@ -164,9 +167,9 @@ export default defineTemplate({
 });
 
 /** The call to action: its label (up to two lines) on a rounded button; reports the label's size. */
-async function button(ctx: BuildContext<unknown>, label: Asset & { fontSize: number }, fill: string): Promise<Asset & { fontSize: number }> {
+async function button(ctx: BuildContext<unknown>, label: Asset & { fontSize: number }, fill: string, padY: number): Promise<Asset & { fontSize: number }> {
   const w = label.w + 72;
-  const h = Math.max(label.h, label.fontSize) + 40;
+  const h = Math.max(label.h, label.fontSize) + padY;
   const face = await ctx.group({ name: "cta", w, h, svg: `<rect width="${w}" height="${h}" rx="18" fill="${fill}"/>`, items: [{ image: label, x: w / 2, y: h / 2 }] });
   return Object.assign(face, { fontSize: label.fontSize });
 }

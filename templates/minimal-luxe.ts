@@ -22,7 +22,7 @@ function plan(ctx: BuildContext<unknown>, columnH: number): { column: Box; arch:
   return { column, arch: { x: (room - w) / 2 + 10, y: 70, w, h } };
 }
 
-const columnWidth = (ctx: BuildContext<unknown>) => (ctx.aspect === "1:1" ? 580 : ctx.aspect === "16:9" ? 900 : ctx.safe.w);
+const columnWidth = (ctx: BuildContext<unknown>) => (ctx.aspect === "1:1" ? 640 : ctx.aspect === "16:9" ? 900 : ctx.safe.w);
 
 export default defineTemplate({
   meta: {
@@ -59,34 +59,45 @@ export default defineTemplate({
     const center = { align: "center" as const, maxWidth: colW };
 
     const headline = (size: number, maxLines: number) =>
-      ctx.text({ name: "headline", text: p.headline ?? ctx.product.name, font: "serif", italic: true, size, minSize: 64, maxLines, color: ink, lineHeight: 1.04, ...center });
+      ctx.text({ name: "headline", text: p.headline ?? ctx.product.name, font: "serif", italic: true, size, minSize: 64, maxLines, color: ink, lineHeight: 0.98, ...center });
     const sub = p.subheadline ?? firstSentence(ctx.product.description, 70);
     let [brow, nameImg, subImg, priceImg, labelImg] = await Promise.all([
       ctx.text({ name: "eyebrow", text: ctx.s("newCollection"), size: 36, minSize: 36, weight: 600, color: goldInk, uppercase: true, letterSpacing: 0.24, ...center }),
-      headline(tall ? 96 : 84, 3),
-      sub ? ctx.text({ name: "subheadline", text: sub, font: "serif", size: 40, minSize: 36, maxLines: 4, color: mix(ink, paper, 0.2), lineHeight: 1.2, ...center }) : null,
+      headline(64, 6),
+      sub ? ctx.text({ name: "subheadline", text: sub, font: "serif", size: ctx.aspect === "1:1" ? 36 : 40, minSize: 36, maxLines: 4, color: mix(ink, paper, 0.2), lineHeight: 1.1, ...center }) : null,
       p.price !== undefined ? ctx.text({ name: "price", text: ctx.price(p.price), font: "serif", size: 58, minSize: 40, color: ink, ...center }) : null,
       ctx.text({
         name: "cta", text: p.call_to_action ?? ctx.s("discover"), size: 36, minSize: 36, weight: 600, color: ink, maxLines: 2, uppercase: true,
         letterSpacing: 0.14, lineHeight: 1.2, align: "center", maxWidth: Math.min(colW, 720) - 112,
       }),
     ]);
+    // The name at the floor on up to six lines is never cut; when that takes three lines or fewer, it is set larger on
+    // three (which then cannot be cut either). Every picture made counts for the layout check, so no attempt may fail.
+    const atFloor = nameImg;
+    if (atFloor.lines <= 3) nameImg = await headline(tall ? 96 : 84, 3);
     const cta = await frame(ctx, labelImg, mix(paper, "#ffffff", light ? 0.5 : 0.1), gold);
 
     // The column, top to bottom, with the air each piece keeps below it.
+    let eyebrow = true;
+    // The square's column is the shortest: its air is tighter.
+    const air = ctx.aspect === "1:1" ? 0.5 : 1;
     const stack = (): [string, { h: number }, number][] => [
-      ["eyebrow", brow, 30], ["headline", nameImg, 34], ["rule", { h: 3 }, 34],
-      ...(subImg ? [["subheadline", subImg, 30] as [string, { h: number }, number]] : []),
-      ...(priceImg ? [["price", priceImg, 36] as [string, { h: number }, number]] : []),
+      ...(eyebrow ? [["eyebrow", brow, 30 * air] as [string, { h: number }, number]] : []), ["headline", nameImg, 34 * air], ["rule", { h: 3 }, 34 * air],
+      ...(subImg ? [["subheadline", subImg, 30 * air] as [string, { h: number }, number]] : []),
+      ...(priceImg ? [["price", priceImg, 36 * air] as [string, { h: number }, number]] : []),
       // Room under the button for its rise into place, which must stay inside the safe area too.
-      ["cta", cta, 20],
+      ["cta", cta, 16],
     ];
     const heightOf = (list: ReturnType<typeof stack>) => list.reduce((sum, [, img, gap]) => sum + img.h + gap, 0);
     let parts = stack();
-    // A long name that crowds the column (or the arch above it), or that reached the floor on three lines (where the
-    // last words may have been cut), is set at the floor on up to six lines instead.
-    if (heightOf(parts) > (tall ? ctx.safe.h - 460 : ctx.safe.h) || nameImg.fontSize < 65) {
-      nameImg = await headline(64, 6);
+    // A large name that crowds the column (or the arch above it) goes back to the floor size.
+    if (nameImg !== atFloor && heightOf(parts) > (tall ? ctx.safe.h - 460 : ctx.safe.h)) {
+      nameImg = atFloor;
+      parts = stack();
+    }
+    // The eyebrow is the template's own word, not the shop's: it gives way when the shop's copy needs the room.
+    if (heightOf(parts) > ctx.safe.h) {
+      eyebrow = false;
       parts = stack();
     }
     const columnH = heightOf(parts);
@@ -127,7 +138,7 @@ export default defineTemplate({
       layers: [
         // Seen from the first frame, and never still: a slow rise over the whole video.
         { name: "product", image: prod, x: a.x + r, y: [[0, rest], [2.5, rest - rise * 0.6, "out"], [10, rest - rise, "linear"]] },
-        { name: "eyebrow", image: brow, x: cx, y: y.eyebrow!, opacity: [[1.0, 0], [1.5, 1]] },
+        eyebrow && { name: "eyebrow", image: brow, x: cx, y: y.eyebrow!, opacity: [[1.0, 0], [1.5, 1]] },
         { name: "headline", image: nameImg, x: cx, y: [[1.5, y.headline! + 24], [2.5, y.headline!, "out"]], opacity: [[1.5, 0], [2.3, 1]] },
         { name: "rule", image: ruleImg, x: cx, y: y.rule!, scale: [[2.5, 0.02], [3.5, 1, "inOut"]], opacity: [[2.5, 0], [2.6, 1]] },
         subImg && { name: "subheadline", image: subImg, x: cx, y: y.subheadline!, opacity: [[3.0, 0], [3.7, 1]] },

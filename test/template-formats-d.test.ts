@@ -45,7 +45,8 @@ async function problems(def: TemplateDefinition, aspect: Aspect, lang: string, c
   // still on the right, so the screen's safe area is the left-to-right one.
   const s = safeArea(aspect);
   const safe = { x: s.x, y: s.y, width: s.w, height: s.h };
-  const out: string[] = [];
+  // The renderer's own layout check (which also knows when a text was cut short at its floor) must agree.
+  const out: string[] = job.problems.map((p) => `layout check: ${JSON.stringify(p)}`);
   const layers = job.scene.layers.filter((l) => !!l);
   for (const layer of layers) {
     if (isPicture(layer.name)) continue;
