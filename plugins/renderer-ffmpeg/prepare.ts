@@ -44,6 +44,8 @@ export type RenderInput = {
   scale?: number;
   /** Folder for the layer pictures (the render's scratch folder). */
   workDir: string;
+  /** Lay out only, for the layout check: the readability pass (panels beneath texts) is left out. */
+  layoutOnly?: boolean;
   /** First frame to produce: 0 for a video, a later one to make a single frame quickly (previews). */
   startFrame?: number;
   signal?: AbortSignal;
@@ -147,7 +149,8 @@ export async function prepareRender(input: RenderInput): Promise<RenderJob> {
   input.signal?.throwIfAborted();
   const scene = await def.build(ctx as never);
   if (input.logoPath) scene.layers.push(await logoLayer(writer, input.logoPath, scene, { ...full, duration: def.meta.duration, rtl }));
-  await makeReadable(scene, writer, { ...full, duration: def.meta.duration, rtl });
+  // The readability panels sit beneath texts and change no box the layout check judges: a check alone skips them.
+  if (!input.layoutOnly) await makeReadable(scene, writer, { ...full, duration: def.meta.duration, rtl });
   input.signal?.throwIfAborted();
   const startFrame = Math.max(0, Math.min(frames - 1, Math.floor(input.startFrame ?? 0)));
   const compileFrom = (first: number) =>

@@ -77,6 +77,7 @@ export async function checkLayout(templates: TemplateRegistry, req: LayoutCheckR
     font: req.font,
     scale: req.scale,
     workDir: req.workDir,
+    layoutOnly: true,
   });
   return job.problems;
 }
