@@ -42,22 +42,27 @@ export default defineTemplate({
     // The words sit on the white card: dark ink, the shop's text colour only when it reads on white.
     const cardFill = "#ffffff";
     const ink = p.colors?.text && luminance(p.colors.text) < 0.3 ? p.colors.text : luminance(primary) < 0.2 ? darken(primary, 0.3) : "#17202c";
-    const priceInk = luminance(accent) < 0.35 ? accent : darken(accent, 0.45);
+    // The accent as small letters on the white card: deepened until it reaches 4.5:1 there (luminance 0.18 or less).
+    let priceInk = accent;
+    while (luminance(priceInk) > 0.18) priceInk = darken(priceInk, 0.1);
     const pad = 44;
     const inner = (ctx.aspect === "16:9" ? 860 : ctx.safe.w) - 2 * pad;
 
     const tag = ctx.text({ name: "tag", text: ctx.s("new"), size: 36, minSize: 36, weight: 700, maxWidth: inner, color: priceInk, uppercase: true, letterSpacing: 0.14 });
-    const name = ctx.text({
-      name: "headline", text: p.headline ?? ctx.product.name, font: "display", weight: 800, size: 76, minSize: 64, maxWidth: inner, maxLines: 5, color: ink, lineHeight: 1.0,
+    const headline = (size: number, maxLines: number) => ctx.text({
+      name: "headline", text: p.headline ?? ctx.product.name, font: "display", weight: 800, size, minSize: 64, maxWidth: inner, maxLines, color: ink, lineHeight: 1.0,
     });
     const price = p.price !== undefined ? ctx.text({ name: "price", text: ctx.price(p.price), font: "display", weight: 800, size: 64, minSize: 40, maxWidth: inner * 0.45, color: priceInk }) : null;
     const label = ctx.text({ name: "cta", text: p.call_to_action ?? ctx.s("shopNow"), size: 38, minSize: 36, weight: 700, maxWidth: inner - 80, maxLines: 2, color: readableOn(primary), align: "center", lineHeight: 1.1 });
-    const [tagImg, nameImg, priceImg, labelImg] = await Promise.all([tag, name, price, label]);
+    let [tagImg, nameImg, priceImg, labelImg] = await Promise.all([tag, headline(64, 5), price, label]);
+    // At the floor on up to five lines the name is never cut; when that takes three lines or fewer it is set larger on
+    // three (which then cannot be cut either: every picture made counts for the layout check).
+    if (nameImg.lines <= 3) nameImg = await headline(76, 3);
     const cta = await pill(ctx, labelImg, primary);
 
     // Stack the card's contents; price and button share a row when they fit side by side.
     const gap = 26;
-    const sideBySide = !priceImg || priceImg.w + 40 + cta.w <= inner;
+    const sideBySide = !priceImg || priceImg.w + 24 + cta.w <= inner;
     const rowH = sideBySide ? Math.max(priceImg?.h ?? 0, cta.h) : (priceImg?.h ?? 0) + 20 + cta.h;
     const cardH = pad + tagImg.h + 14 + nameImg.h + gap + rowH + pad;
     const { card, stage } = plan(ctx, cardH);
