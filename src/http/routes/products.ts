@@ -42,6 +42,8 @@ export function productRoutes(guard: GuardDeps, products: Products, dekupe: Deku
           },
           { additionalProperties: false },
         ),
+        // vitrin's own capped parser runs first (src/http/index.ts); these name the two body types in /openapi.json.
+        parse: ["json", "formdata"],
         detail: { tags: ["Products"], summary: "Create a product (fetches and stores its image; 5 per account)" },
       },
     )
@@ -61,6 +63,7 @@ export function productRoutes(guard: GuardDeps, products: Products, dekupe: Deku
         },
         { additionalProperties: false, minProperties: 1 },
       ),
+      parse: ["json", "formdata"],
       detail: { tags: ["Products"], summary: "Update name, description, image or metadata (a new image is cleaned again)" },
     })
     .delete("/products/:id", ({ principal, params }) => products.delete(principal.accountId, params.id), {
