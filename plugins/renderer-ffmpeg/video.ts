@@ -3,11 +3,11 @@
 import { rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { RenderRequest, RenderResult } from "../../src/plugins";
-import type { TemplateRegistry } from "../../src/plugins/renderer-kit";
+import { fpsOf, type TemplateRegistry } from "../../src/plugins/renderer-kit";
 import { probe, RenderError, runFfmpeg } from "./ffmpeg";
 import { prepareRender, type RenderJob } from "./prepare";
 import { asStill } from "./scene/compile";
-import { prepareAudio, type AudioArgs } from "./audio";
+import { audioArgs, prepareAudio, type AudioArgs, type PreparedAudio } from "./audio";
 import type { Tools } from "./readiness";
 
 export type VideoDeps = { tools: () => Tools; templates: TemplateRegistry; timeoutMs: number; threads: number };
@@ -113,18 +113,32 @@ async function problemsOf(ffprobe: string, job: RenderJob, files: { video: strin
   return problems;
 }
 
+/** The music measured while the layers are made (it needs only the video's length); null without music. */
+function startAudio(deps: VideoDeps, req: RenderRequest): Promise<PreparedAudio | null> {
+  const def = deps.templates.get(req.templateId)?.definition;
+  if (!req.music || !def) return Promise.resolve(null);
+  const fps = fpsOf(def);
+  const duration = Math.round(def.meta.duration * fps) / fps;
+  const measuring = prepareAudio(deps.tools().ffmpeg, req.music, { duration, workDir: req.workDir, signal: req.signal });
+  // Awaited after the layers; a failure meanwhile must not count as unhandled if preparing the layers fails first.
+  measuring.catch(() => {});
+  return measuring;
+}
+
 export async function renderVideo(deps: VideoDeps, req: RenderRequest): Promise<RenderResult> {
   const { ffprobe } = deps.tools();
   // One deadline for the whole render: preparing the layers counts too.
   const deadline = Date.now() + deps.timeoutMs;
+  const music = startAudio(deps, req);
   const job = await prepare(deps, req);
   if (Date.now() >= deadline) throw new RenderError(`render timed out after ${formatMs(deps.timeoutMs)} (while preparing its layers)`, "timeout");
   const videoPath = join(req.workDir, "video.mp4");
   const thumbnailPath = join(req.workDir, "thumbnail.jpg");
   const partial = { video: join(req.workDir, "video.partial.mp4"), thumb: join(req.workDir, "thumbnail.partial.jpg") };
   try {
-    // The music (a separate part of the encode: audio.ts), measured on its cut before ffmpeg starts.
-    const audio = req.music ? await prepareAudio(deps.tools().ffmpeg, req.music, { duration: job.duration, videoInputs: job.inputs, workDir: req.workDir, signal: req.signal }) : null;
+    // The music (a separate part of the encode: audio.ts), measured on its cut while the layers were made.
+    const measured = await music;
+    const audio = measured ? audioArgs(measured, job.inputs) : null;
     await encode(deps, req, job, partial, deadline, audio);
     const problems = await problemsOf(ffprobe, job, partial);
     if (problems.length) throw new RenderError(`the rendered video is not what was asked: ${problems.join(", ")}`, "invalid");
