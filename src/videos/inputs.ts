@@ -86,12 +86,19 @@ export async function withStaged<T>(deps: VideoDeps, input: LayoutInput, label: 
  * every request through.
  */
 export async function checkLayout(deps: VideoDeps, input: LayoutInput): Promise<void> {
-  if (!deps.renderer.check) return;
+  const check = deps.renderer.check?.bind(deps.renderer);
+  if (!check) return;
   const problems = await withStaged(
     deps,
     input,
     "check",
-    (s) => deps.renderer.check!({ ...s, templateId: input.templateId, language: input.language, aspect: input.aspect, scale: deps.renderScale }),
+    (s) =>
+      check({ ...s, templateId: input.templateId, language: input.language, aspect: input.aspect, scale: deps.renderScale }).catch((err: unknown) => {
+        // A check that breaks (a template's build() throwing, say) blocks nobody: the render meets the same fault,
+        // fails the video and refunds it, as it did before checks existed. The log keeps the cause.
+        deps.logger.warn("the renderer's layout check failed; the request goes on unchecked", { template: input.templateId, err });
+        return [];
+      }),
     // Without its image there is nothing to lay out; the render then fails as product_image_missing and refunds.
     () => [],
   );
