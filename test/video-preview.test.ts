@@ -1,6 +1,7 @@
 // POST /v1/videos/preview: the poster frame of a video request (the caller's product, copy and format) as a PNG at
 // half size; free (no ledger row, no video, no job), checked like create, and limited per account.
 import { afterEach, describe, expect, test } from "bun:test";
+import { join } from "node:path";
 import sharp from "sharp";
 import type { TestService } from "./helpers";
 import { layoutService, TOO_LONG } from "./support/layout-fixture";
@@ -46,6 +47,16 @@ describe("POST /v1/videos/preview", () => {
     const other = await t.newAccount();
     const theirs = await t.json("POST", "/v1/videos/preview", { token: other.token, body: { template_id: "layout-fixture", product_id: s.productId } });
     expect(theirs.status).toBe(404);
+  }, 60_000);
+
+  test("a renderer without previews (nor a layout check) answers the catalogue's 404; its estimates go through unchecked", async () => {
+    const s = await layoutService({ VITRIN_PLUGIN_DIRS: join(import.meta.dir, "../examples/plugins"), VITRIN_RENDERER: "still" });
+    t = s.t;
+    const body = { template_id: "layout-fixture", product_id: s.productId, user_prompt: { headline: TOO_LONG } };
+    const res = await t.json("POST", "/v1/videos/preview", { token: s.token, body });
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ error: "Not found", code: "previews_not_supported", message: 'The renderer "still" makes no template previews.' });
+    expect((await t.json("POST", "/v1/videos/estimate", { token: s.token, body })).status).toBe(200);
   }, 60_000);
 
   test("past VITRIN_PREVIEWS_PER_MINUTE an account gets 429 with Retry-After; another account still gets previews", async () => {
