@@ -11,10 +11,12 @@ import { present } from "./scene/spans";
 export type TextContrast = { layer: string; text: number; color: string; ratio: number; threshold: number; pixels: number };
 
 /**
- * How far around the glyphs (frame pixels) the pixels behind them are read: from 2 to 3 pixels away, since the pixels
- * touching a glyph may hold some of its ink (antialiasing, and the overlay rounding its position to whole pixels).
+ * How far around the glyphs (frame pixels) the pixels behind them are read: from 3 to 4 pixels away. The two pixels
+ * next to a glyph may hold some of its ink: antialiasing, the overlay rounding its position to whole pixels, and the
+ * video's 4:2:0 colour (one colour sample per 2×2 pixels) bleeding a saturated text's colour around it.
  */
-const RING = 3;
+const RING = 4;
+const NEAR = 2;
 
 async function rawPicture(path: string): Promise<Picture> {
   const { data, info } = await sharp(path).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
@@ -23,7 +25,7 @@ async function rawPicture(path: string): Promise<Picture> {
 
 /**
  * The contrast of each text (each ink of each visible layer, button labels included) in a rendered frame of `job`
- * taken at `at` seconds: the 5th-percentile ratio between the text's colour and the frame pixels two to three pixels
+ * taken at `at` seconds: the 5th-percentile ratio between the text's colour and the frame pixels three to four pixels
  * from its glyphs. Texts not fully shown at that moment are left out.
  */
 export async function frameContrast(png: Uint8Array, job: RenderJob, at: number): Promise<TextContrast[]> {
@@ -51,7 +53,7 @@ export async function frameContrast(png: Uint8Array, job: RenderJob, at: number)
   return out;
 }
 
-/** The frame pixels within RING pixels of a text's glyphs that the glyphs themselves (even their faint edge) do not touch. */
+/** The frame pixels within RING pixels of a text's glyphs and more than NEAR from any of their ink (even a faint edge). */
 async function ringPixels(frame: Canvas, placed: ReturnType<typeof placeLayer>, ink: Ink, scale: number): Promise<number[]> {
   const mask = await rawPicture(ink.mask);
   const dx = ink.left / scale;
@@ -76,8 +78,7 @@ async function ringPixels(frame: Canvas, placed: ReturnType<typeof placeLayer>, 
         if (x + u < 0 || x + u >= frame.width || y + v < 0 || y + v >= frame.height) continue;
         const a = alpha[(y + v) * frame.width + (x + u)]!;
         if (a >= 128) near = true;
-        // A pixel next to any glyph pixel, even a faint one, may hold ink after the overlay rounds its position.
-        if (a > 1 && Math.abs(u) <= 1 && Math.abs(v) <= 1) touching = true;
+        if (a > 1 && Math.abs(u) <= NEAR && Math.abs(v) <= NEAR) touching = true;
       }
     }
     if (near && !touching) out.push(frame.data[3 * p]!, frame.data[3 * p + 1]!, frame.data[3 * p + 2]!);

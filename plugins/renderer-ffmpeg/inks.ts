@@ -3,7 +3,7 @@
 import type { OverlayOptions, Sharp } from "sharp";
 import type { Asset, ButtonOptions, GroupOptions } from "../../src/plugins/renderer-kit";
 import sharp from "../../src/plugins/sharp";
-import { colorRatio, farthestOf, parseColor, thresholdOf, type Ink } from "./contrast";
+import { colorRatio, DECIDE, farthestOf, parseColor, thresholdOf, type Ink } from "./contrast";
 import type { TextImage } from "./text";
 
 /**
@@ -32,10 +32,11 @@ export async function labelInk(writer: Writer, o: ButtonOptions, label: TextImag
   const on = [o.background, ...(o.background2 ? [o.background2] : [])];
   const ink: Ink = { color: o.color, size: label.fontSize, weight: o.weight ?? 700, mask, left: at.left, top: at.top, on };
   const worst = Math.min(...on.map((c) => colorRatio(o.color, c)));
-  if (worst >= thresholdOf(ink) || !parseColor(o.color)) return { ink, outline: [] };
+  if (worst >= thresholdOf(ink) * DECIDE || !parseColor(o.color)) return { ink, outline: [] };
   ink.outline = farthestOf(o.color);
-  // An outline about a seventh of the font size thick (at least 4 pixels), grown from the glyphs by blurring their alpha.
-  const r = Math.max(4, Math.round(label.fontSize * writer.scale * 0.15));
+  // An outline about a sixth of the font size thick (at least 5 pixels, so it shows past 4:2:0 colour bleeding), grown
+  // from the glyphs by blurring their alpha.
+  const r = Math.max(5, Math.round(label.fontSize * writer.scale * 0.18));
   return { ink, outline: [await outlineOf(label.png, ink.outline, r, at)] };
 }
 

@@ -4,15 +4,11 @@
 import type { Layer, Scene } from "../../src/plugins/renderer-kit";
 import type { AssetWriter } from "./assets";
 import { backgroundCanvas, drawLayer, drawPicture, forEachCovered, placeLayer, PictureCache, shifted, WORK_SCALE, type Canvas, type Frame } from "./compose";
-import { contrastOver, farthestOf, panelOpacity, parseColor, thresholdOf, type Ink } from "./contrast";
+import { contrastOver, DECIDE, farthestOf, panelOpacity, parseColor, thresholdOf, type Ink } from "./contrast";
 import { itemOf, recipeOf } from "./inks";
 import { fadesOf, present } from "./scene/spans";
 
-/**
- * A text is judged against its threshold times DECIDE, and a panel aims at the threshold times MARGIN: the video's
- * 4:2:0 colour bleeds a saturated text's colour into the pixels around it, costing up to a tenth of the contrast.
- */
-const DECIDE = 1.1;
+/** A panel aims at the threshold times MARGIN (a little above DECIDE, so it holds after video coding). */
 const MARGIN = 1.15;
 /** A glyph pixel counts when the (downscaled) glyph alpha is at least this. */
 const GLYPH_ALPHA = 96;
@@ -31,9 +27,10 @@ export function fullyShown(layer: Layer, duration: number): number[] {
   const a = Math.max(layer.from ?? 0, from ?? 0, fadeIn ? fadeIn.start + fadeIn.duration : 0);
   const b = Math.min(layer.to ?? duration, to ?? duration, fadeOut ? fadeOut.start : duration, duration) - 0.02;
   if (!(b > a)) return [];
-  // Quantised, so that texts shown together share one composition of the scene.
-  const q = (t: number) => Math.round(t * 20) / 20;
-  return [...new Set([q(a + 0.01), q((a + b) / 2), q(b)])];
+  // On a grid of quarter seconds (inside the stay), so that texts shown together share one composition of the scene.
+  const up = Math.min(b, Math.ceil(a * 4) / 4);
+  const down = Math.max(up, Math.floor(b * 4) / 4);
+  return [...new Set([up, Math.round((up + down) * 2) / 4, down])].filter((t) => t >= a && t <= b);
 }
 
 /** The texts of a scene that are judged against the scene (a button's label is judged against its own fill). */
@@ -52,11 +49,11 @@ function targetsOf(scene: Scene, duration: number): Target[] {
 async function behindOf(canvas: Canvas, target: Target, t: number, frame: Frame, pictures: PictureCache, scale: number): Promise<number[]> {
   const { layer, ink } = target;
   const placed = placeLayer(layer, t, frame);
-  let under = canvas;
-  if (ink.under) {
-    under = { ...canvas, data: Float32Array.from(canvas.data) };
-    drawPicture(under, { ...placed, opacity: 1 }, await pictures.get(ink.under, layer.image.w, layer.image.h), layer.image.w, layer.image.h);
-  }
+  // A group's own card is drawn in for the measure and taken out again (only the rows it touches are kept aside).
+  const rows = [Math.max(0, Math.floor(placed.top * WORK_SCALE)), Math.min(canvas.height, Math.ceil(placed.bottom * WORK_SCALE) + 1)];
+  const kept = ink.under ? canvas.data.slice(rows[0]! * canvas.width * 3, Math.max(rows[0]!, rows[1]!) * canvas.width * 3) : null;
+  if (ink.under) drawPicture(canvas, { ...placed, opacity: 1 }, await pictures.get(ink.under, layer.image.w, layer.image.h), layer.image.w, layer.image.h);
+  const under = canvas;
   const mask = await pictures.ofScale(ink.mask, scale);
   // The glyph mask sits at (left, top) render pixels inside the layer's picture: shift the picture point into it.
   const dx = ink.left / scale;
@@ -66,6 +63,7 @@ async function behindOf(canvas: Canvas, target: Target, t: number, frame: Frame,
   forEachCovered(under, picture, mask, mask.width / WORK_SCALE, mask.height / WORK_SCALE, (o, i) => {
     if (mask.data[i + 3]! >= GLYPH_ALPHA) out.push(under.data[o]!, under.data[o + 1]!, under.data[o + 2]!);
   });
+  if (kept) canvas.data.set(kept, rows[0]! * canvas.width * 3);
   return out;
 }
 
@@ -182,6 +180,11 @@ async function addPanels(scene: Scene, writer: AssetWriter, layer: Layer, fixes:
 export async function makeReadable(scene: Scene, writer: AssetWriter, frame: Frame): Promise<Verdict[]> {
   const pictures = new PictureCache();
   const panels = new Map<string, { color: string; opacity: number }>();
+  // Every picture decoded at once: libvips decodes them side by side, where one after another waits on each.
+  await Promise.all(present(scene).flatMap((l) => [
+    pictures.get(l.image.path, l.image.w, l.image.h),
+    ...(l.image.ink ?? []).flatMap((k) => (k.on ? [] : [pictures.ofScale(k.mask, writer.scale), ...(k.under ? [pictures.get(k.under, l.image.w, l.image.h)] : [])])),
+  ]));
   let measured = await sweep(scene, frame, pictures, writer.scale);
   for (let round = 0; round < 2; round++) {
     const failing = targetsOf(scene, frame.duration).filter((t) => (measured.get(t.ink)?.ratio ?? Infinity) < thresholdOf(t.ink) * DECIDE);
