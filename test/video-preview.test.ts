@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import sharp from "sharp";
-import type { TestService } from "./helpers";
+import { storedKeys, type TestService } from "./helpers";
 import { layoutService, TOO_LONG } from "./support/layout-fixture";
 
 let t: TestService | null = null;
@@ -33,6 +33,7 @@ describe("POST /v1/videos/preview", () => {
     expect((await t.json("GET", "/v1/balance/transactions", { token: s.token })).body.data.filter((x: { type: string }) => x.type === "usage")).toEqual([]);
     expect((await t.json("GET", "/v1/videos", { token: s.token })).body.data).toEqual([]);
     expect(await t.runJobs()).toBe(0);
+    expect(await storedKeys(t, "videos/")).toEqual([]);
   }, 60_000);
 
   test("checked like create: bad layout and bad format are 422, another account's product 404", async () => {
