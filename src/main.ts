@@ -10,9 +10,8 @@ import { createService } from "./service";
 import { JobEngine, JOB_STATUSES, type JobStatus } from "./jobs";
 import { jobJson } from "./http/routes/jobs";
 import { backupCommand, restoreCommand } from "./backup/command";
-import { readPluginSettings, type PluginRegistry } from "./plugins";
+import { printHelp, protectNegatives, readPluginSettings, unmarkNegatives, type PluginRegistry } from "./plugins";
 import { loadPluginFolders } from "./plugins/load";
-import { printHelp, protectNegatives, unmarkNegatives } from "./plugins/commands";
 import { builtinPlugins } from "../plugins";
 import packageJson from "../package.json";
 

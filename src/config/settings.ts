@@ -48,6 +48,7 @@ export type CoreConfig = {
   musicDirs: string[];
   pluginDirs: string[];
   nativeDir: string;
+  skipSystemDeps: boolean;
 };
 
 /** A core setting: read in list order, so a default may follow the settings above it. */
@@ -371,5 +372,12 @@ export const coreSettings: CoreSetting[] = [
     default: "$XDG_CACHE_HOME/vitrin/native (~/.cache/vitrin/native)",
     doc: "Where the compiled binary unpacks its native libraries (sharp's libvips, ONNX Runtime) once per build. Must be writable and allow executing (not a noexec mount).",
     parse: (r) => resolve(r.trim()),
+  },
+  {
+    env: "VITRIN_SKIP_SYSTEM_DEPS",
+    key: "skipSystemDeps",
+    default: "false",
+    doc: "Read by the run command (`npm start`, scripts/ensure-ffmpeg.sh), not the service: `1` or `true` never installs system packages (ffmpeg); a missing one stops the run command with the exact command to install it.",
+    parse: boolean,
   },
 ];

@@ -4,6 +4,7 @@ import { Elysia } from "elysia";
 import type { ElysiaOpenAPIConfig } from "@elysiajs/openapi";
 import swaggerBundle from "swagger-ui-dist/swagger-ui-bundle.js" with { type: "file" };
 import swaggerCss from "swagger-ui-dist/swagger-ui.css" with { type: "file" };
+import favicon from "swagger-ui-dist/favicon-32x32.png" with { type: "file" };
 import { errors } from "../kernel";
 import type { Plugins, ReadyReport } from "../plugins";
 import type { Metrics } from "./metrics";
@@ -32,7 +33,7 @@ export const apiDocs = {
     components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
     security: [{ bearer: [] }],
   },
-  exclude: { paths: ["/docs/assets/swagger-ui-bundle.js", "/docs/assets/swagger-ui.css", "/files/*"] },
+  exclude: { paths: ["/docs/assets/swagger-ui-bundle.js", "/docs/assets/swagger-ui.css", "/favicon.ico", "/files/*"] },
 } satisfies ElysiaOpenAPIConfig<true, "/docs">;
 
 /** A stored file as its storage plugin serves it (local storage does; S3 hands out its own URLs). */
@@ -64,6 +65,16 @@ function headOfFile(ctx: OperationsDeps) {
   };
 }
 
+/**
+ * /docs/ goes to /docs. The page names its document relatively ("openapi.json"), so served at /docs/ it would look
+ * for /docs/openapi.json and show an error; Elysia answers /docs/ with the page itself, hence before routing.
+ */
+function docsWithSlash({ request }: { request: Request }) {
+  if (request.url.endsWith("/docs/") && new URL(request.url).pathname === "/docs/") {
+    return new Response(null, { status: 308, headers: { location: "/docs" } });
+  }
+}
+
 export function operationRoutes(ctx: OperationsDeps) {
   const cached = { "cache-control": "public, max-age=86400" };
   return new Elysia({ normalize: false })
@@ -74,6 +85,11 @@ export function operationRoutes(ctx: OperationsDeps) {
     .get("/docs/assets/swagger-ui.css", () => new Response(Bun.file(swaggerCss), {
       headers: { "content-type": "text/css; charset=utf-8", ...cached },
     }), { detail: { hide: true } })
+    .onRequest(docsWithSlash)
+    // Browsers ask every host for a favicon: Swagger UI's, the page it shows being the docs.
+    .get("/favicon.ico", () => new Response(Bun.file(favicon), { headers: { "content-type": "image/png", ...cached } }), {
+      detail: { hide: true },
+    })
     .get("/healthz", () => ({ status: "ok" }), { detail: { tags: ["Operations"], summary: "Liveness (no dependencies)" } })
     .get(
       "/readyz",
