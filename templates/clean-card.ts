@@ -92,17 +92,18 @@ export default defineTemplate({
       shadow: { x: 0, y: 0, w: card.w, h: card.h, radius: 28, blur: 18, dy: 8, opacity: 0.12, color: mix(tint, "#000000", 0.6) },
       items: [],
     });
-    const product = ctx.productImage({ maxWidth: Math.min(640, stage.w * 0.8), maxHeight: stage.h * 0.86, shadow: { opacity: 0.3, blur: 0.04, offsetY: 0.04 } });
+    // The product drifts by 10 px a second or more (slower reads as a frozen picture), inside its stage.
+    const drift = Math.max(30, Math.min(60, stage.h * 0.1));
+    const product = ctx.productImage({ maxWidth: Math.min(640, stage.w * 0.8), maxHeight: Math.max(160, stage.h - 2 * drift - 30), shadow: { opacity: 0.3, blur: 0.04, offsetY: 0.04 } });
     const [bg, cardPic, prod] = await Promise.all([background, cardImg, product]);
     const cx = stage.x + stage.w / 2;
     const cy = stage.y + stage.h / 2;
-    const drift = Math.min(40, stage.h * 0.04);
 
     return {
       background: bg,
       layers: [
         // Seen from the first frame, and never still: after rising into place it keeps drifting slowly up.
-        { name: "product", image: prod, x: cx, y: [[0, cy + drift * 2], [1.0, cy + drift, "out"], [7, cy - drift, "linear"]] },
+        { name: "product", image: prod, x: cx, y: [[0, cy + drift], [1.0, cy + drift * 0.6, "out"], [7, cy - drift, "linear"]] },
         { name: "card", image: cardPic, x: card.x, y: [[0, card.y + 60], [1.0, card.y, "out"]], anchor: [0, 0], opacity: [[0, 0], [0.5, 1]] },
         { name: "tag", image: tagImg, x: left, y: tagY, anchor: [0, 0.5], opacity: [[1.0, 0], [1.3, 1]] },
         { name: "headline", image: nameImg, x: [[1.0, left + 40], [1.5, left, "out"]], y: nameY, anchor: [0, 0.5], opacity: [[1.0, 0], [1.4, 1]] },

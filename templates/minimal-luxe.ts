@@ -126,18 +126,19 @@ export default defineTemplate({
       H,
       "background",
     );
-    const product = ctx.productImage({ maxWidth: a.w * 0.82, maxHeight: (a.h - 40) * 0.8, shadow: { opacity: 0.28, blur: 0.045, offsetY: 0.035 } });
+    const product = ctx.productImage({ maxWidth: a.w * 0.8, maxHeight: (a.h - 40) * 0.72, shadow: { opacity: 0.28, blur: 0.045, offsetY: 0.035 } });
     const rule = ctx.svg(`<rect width="220" height="3" fill="${gold}"/>`, 220, 3, "rule");
     const [bg, prod, ruleImg] = await Promise.all([background, product, rule]);
-    // The product stands on the arch's floor and rises by a few percent of the arch over the whole video.
+    // The product stands on the arch's floor and rises through the arch's headroom over the whole video, by 10 px a
+    // second or more after its first ease (slower reads as a frozen picture).
     const rest = foot - 34 - prod.content.h / 2;
-    const rise = a.h * 0.05;
+    const rise = Math.max(110, a.h * 0.2);
 
     return {
       background: bg,
       layers: [
         // Seen from the first frame, and never still: a slow rise over the whole video.
-        { name: "product", image: prod, x: a.x + r, y: [[0, rest], [2.5, rest - rise * 0.6, "out"], [10, rest - rise, "linear"]] },
+        { name: "product", image: prod, x: a.x + r, y: [[0, rest], [2.5, rest - rise * 0.3, "out"], [10, rest - rise, "linear"]] },
         eyebrow && { name: "eyebrow", image: brow, x: cx, y: y.eyebrow!, opacity: [[1.0, 0], [1.5, 1]] },
         { name: "headline", image: nameImg, x: cx, y: [[1.5, y.headline! + 24], [2.5, y.headline!, "out"]], opacity: [[1.5, 0], [2.3, 1]] },
         { name: "rule", image: ruleImg, x: cx, y: y.rule!, scale: [[2.5, 0.02], [3.5, 1, "inOut"]], opacity: [[2.5, 0], [2.6, 1]] },
