@@ -27,11 +27,11 @@ export async function stillOf(ffmpeg: string, job: RenderJob, what = "the frame"
 }
 
 /** A still of a render at a moment (default: the template's poster time), prepared in `input.workDir`. */
-export async function stillFrame(ffmpeg: string, input: Omit<RenderInput, "startFrame">, atSeconds?: number): Promise<{ png: Uint8Array; job: RenderJob }> {
+export async function stillFrame(ffmpeg: string, input: Omit<RenderInput, "startFrame">, atSeconds?: number, what?: string): Promise<{ png: Uint8Array; job: RenderJob }> {
   const def = input.definition;
   const at = atSeconds ?? def.meta.posterAt ?? def.meta.duration * 0.75;
   const job = await prepareRender({ ...input, startFrame: Math.round(at * fpsOf(def)) });
-  return { png: await stillOf(ffmpeg, job, `a still of ${def.meta.id}`), job };
+  return { png: await stillOf(ffmpeg, job, what ?? `a still of ${def.meta.id}`), job };
 }
 
 /**
@@ -56,7 +56,7 @@ export async function previewFrame(deps: PreviewDeps, req: PreviewRequest): Prom
       font: req.font,
       scale: req.scale ?? 0.5,
       workDir: dir,
-    });
+    }, undefined, `the preview of ${req.templateId}`);
     return png;
   } finally {
     await rm(dir, { recursive: true, force: true });
