@@ -124,6 +124,23 @@ describe("POST /v1/products as multipart/form-data", () => {
   });
 });
 
+test("with the default body cap, an upload is still cut at the image cap plus 1 MiB as it streams in", async () => {
+  const token = await setup();
+  const chunk = new Uint8Array(256 * 1024).fill(0x61);
+  let pulled = 0;
+  const endless = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      pulled++;
+      controller.enqueue(pulled === 1 ? new TextEncoder().encode('--b\r\nContent-Disposition: form-data; name="image"; filename="a.jpg"\r\n\r\n') : chunk);
+    },
+  });
+  const res = await send("POST", "/v1/products", token, endless, { "content-type": "multipart/form-data; boundary=b" });
+  expect(res.status).toBe(413);
+  expect(res.body.max_size).toBe(6 * 1024 * 1024);
+  // Well below the 8 MiB VITRIN_MAX_BODY_BYTES default: the JSON routes' cap is not what stopped it.
+  expect(pulled * chunk.length).toBeLessThan(7 * 1024 * 1024);
+});
+
 describe("PATCH /v1/products/:id as multipart/form-data", () => {
   test("replaces the image with the uploaded file and merges metadata fields", async () => {
     const token = await setup();

@@ -1,10 +1,16 @@
 // multipart/form-data bodies as browsers send them, turned into the object a JSON body would be, so the same schema
 // and the same errors apply: the file stays a File, `metadata` comes as JSON text or as Stripe-style metadata[key]
 // fields, and "true"/"false" become booleans for the fields that are booleans in JSON.
-import { errors } from "../kernel";
+import { errors, MAX_IMAGE_BYTES } from "../kernel";
 
 /** The routes that take form uploads: POST /v1/products and PATCH /v1/products/:id. Every other route takes JSON. */
 export const FORM_ROUTES = /^\/v1\/products(\/[^/]+)?$/;
+/**
+ * The most a form upload may send, whatever VITRIN_MAX_BODY_BYTES allows: the 5 MB image and 1 MiB for the text
+ * fields and part headers (a description and 50 metadata keys are tens of kilobytes). Past it the upload is refused
+ * while it streams in, never buffered further.
+ */
+export const FORM_MAX_BYTES = MAX_IMAGE_BYTES + 1024 * 1024;
 /** Fields that are booleans in the JSON body. */
 const BOOLEAN_FIELDS = new Set(["dekupe"]);
 

@@ -10,7 +10,7 @@ import type { Plugins, ReadyReport } from "../plugins";
 import { ApiError, errors, isApiError, type FieldProblem } from "../kernel";
 import { faultError, logFault } from "./faults";
 import { readBodyBytes, readBodyText } from "./body";
-import { isFormUpload, parseForm } from "./form";
+import { FORM_MAX_BYTES, isFormUpload, parseForm } from "./form";
 import { refuseNul } from "./text";
 import { isJsonAnswer, jsonText, JSON_CONTENT_TYPE } from "./json-text";
 import type { Metrics } from "./metrics";
@@ -146,7 +146,7 @@ function parseBody(maxBody: number) {
     // Browsers upload a product's image as a form: the same cap, counted while the bytes arrive.
     if (isFormUpload(contentType, path)) {
       // The header itself: Elysia's contentType may leave out the boundary the parts are split on.
-      const bytes = await readBodyBytes(request, { maxBytes: maxBody, json: false });
+      const bytes = await readBodyBytes(request, { maxBytes: Math.min(maxBody, FORM_MAX_BYTES), json: false });
       return parseForm(bytes, request.headers.get("content-type") ?? contentType);
     }
     // Payment providers sign the exact bytes they send: their webhook route gets the raw text, unscanned.
