@@ -8,7 +8,8 @@ import { visibleSpan } from "./scene/spans";
 export const WORK_SCALE = 0.25;
 
 export type Frame = { width: number; height: number; duration: number; rtl: boolean };
-export type Canvas = { data: Float32Array; width: number; height: number };
+/** RGB pixels; `clip` (x0, y0, x1, y1) limits drawing to the part that will be read, to save the rest. */
+export type Canvas = { data: Float32Array; width: number; height: number; clip?: [number, number, number, number] };
 export type Picture = { data: Buffer; width: number; height: number };
 
 /** Pictures decoded at the working scale, once per render. */
@@ -130,10 +131,11 @@ export async function backgroundCanvas(bg: Background, t: number, frame: Frame, 
 export function forEachCovered(
   canvas: Canvas, placed: Placed, pic: Picture, picW: number, picH: number, visit: (o: number, i: number) => void, px = WORK_SCALE,
 ): void {
-  const x0 = Math.max(0, Math.floor(placed.left * px));
-  const y0 = Math.max(0, Math.floor(placed.top * px));
-  const x1 = Math.min(canvas.width, Math.ceil(placed.right * px));
-  const y1 = Math.min(canvas.height, Math.ceil(placed.bottom * px));
+  const [cx0, cy0, cx1, cy1] = canvas.clip ?? [0, 0, canvas.width, canvas.height];
+  const x0 = Math.max(cx0, Math.floor(placed.left * px));
+  const y0 = Math.max(cy0, Math.floor(placed.top * px));
+  const x1 = Math.min(cx1, Math.ceil(placed.right * px));
+  const y1 = Math.min(cy1, Math.ceil(placed.bottom * px));
   const fx = pic.width / picW;
   const fy = pic.height / picH;
   const [a, b, c, d, e, f] = placed.map;

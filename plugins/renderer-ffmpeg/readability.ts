@@ -78,13 +78,20 @@ async function sweep(scene: Scene, frame: Frame, pictures: PictureCache, scale: 
   for (const t of times) {
     const last = layers.findLastIndex((l) => byLayer.get(l)?.some((x) => x.times.includes(t)));
     const canvas = await backgroundCanvas(scene.background, t, frame, pictures);
+    // Only the part of the frame under the texts measured now is composed.
+    const boxes = targets.filter((x) => x.times.includes(t)).map((x) => placeLayer(x.layer, t, frame));
+    const edge = (v: number, round: (n: number) => number, max: number) => Math.max(0, Math.min(max, round(v * WORK_SCALE)));
+    canvas.clip = [
+      edge(Math.min(...boxes.map((b) => b.left)), Math.floor, canvas.width), edge(Math.min(...boxes.map((b) => b.top)), Math.floor, canvas.height),
+      edge(Math.max(...boxes.map((b) => b.right)), Math.ceil, canvas.width), edge(Math.max(...boxes.map((b) => b.bottom)), Math.ceil, canvas.height),
+    ];
     for (let i = 0; i <= last; i++) {
       const layer = layers[i]!;
       for (const target of byLayer.get(layer) ?? []) {
         if (!target.times.includes(t)) continue;
         const behind = await behindOf(canvas, target, t, frame, pictures, scale);
         const m = found.get(target.ink) ?? { behind: [], ratio: Infinity };
-        m.behind.push(...behind);
+        for (const v of behind) m.behind.push(v);
         found.set(target.ink, m);
       }
       if (i < last) await drawLayer(canvas, layer, t, frame, pictures);
