@@ -1,7 +1,8 @@
 // Videos: accept a request (validate, reserve credits, queue a render), render it with the renderer plugin in a job
 // (waiting for the product's cut-out if it is still being made), store the result, and tell the caller by webhook.
-// A video that fails is refunded; credits_used is the template's price on success and 0 on failure. This face
-// assembles the named functions of requests.ts, render.ts and failure.ts over one dependencies object.
+// A video that fails is refunded; credits_used is the template's price on success and 0 on failure. Its files can be
+// deleted (lifecycle.ts, also on a retention schedule), and lists are filtered (list.ts). This face assembles the
+// named functions of its files over one dependencies object.
 import { failIn, failVideo } from "./failure";
 import { renderJob } from "./render";
 import { previewVideo } from "./preview";
