@@ -29,6 +29,11 @@ export class PictureCache {
     return p;
   }
 
+  /** Drops what is known of a file that was drawn again under the same name. */
+  forget(path: string): void {
+    for (const key of [...this.cache.keys()]) if (key.startsWith(`${path}|`)) this.cache.delete(key);
+  }
+
   /** A picture made at render scale `scale` (its size in template pixels read from the file). */
   async ofScale(path: string, scale: number): Promise<Picture> {
     let size = this.sizes.get(path);

@@ -20,6 +20,8 @@ type Writer = { scale: number; path(name: string): Promise<string>; write(name: 
 const inkItem = new WeakMap<Ink, number>();
 
 export const recipeOf = (asset: Asset): GroupOptions | undefined => recipes.get(asset.path);
+/** A group drawn again (with panels) into the file of the old one keeps its recipe under that name. */
+export const rememberRecipe = (path: string, o: GroupOptions): void => void recipes.set(path, o);
 export const itemOf = (ink: Ink): number | undefined => inkItem.get(ink);
 
 /**

@@ -1,11 +1,12 @@
 // The readable-colour pass (issue 20, point 3): every text of a scene is measured against the pixels actually behind
 // its glyphs while it is fully shown, and a text that misses WCAG AA gets a panel beneath it that moves and fades with
 // it, at the lowest opacity that reaches the threshold; the result is measured again to prove it.
+import { rename } from "node:fs/promises";
 import type { Layer, Scene } from "../../src/plugins/renderer-kit";
 import type { AssetWriter } from "./assets";
 import { backgroundCanvas, drawLayer, drawPicture, forEachCovered, placeLayer, PictureCache, shifted, WORK_SCALE, type Canvas, type Frame } from "./compose";
 import { contrastOver, DECIDE, farthestOf, panelOpacity, parseColor, thresholdOf, type Ink } from "./contrast";
-import { itemOf, recipeOf } from "./inks";
+import { itemOf, recipeOf, rememberRecipe } from "./inks";
 import { fadesOf, present } from "./scene/spans";
 
 /** A panel aims at the threshold times MARGIN (a little above DECIDE, so it holds after video coding). */
@@ -157,7 +158,7 @@ type Fix = { target: Target; color: string; opacity: number; pad: Pad };
  * Puts panels under a layer's failing texts: a layer of its own under a text layer, or items under the texts of a
  * group (all of them at once: the group is drawn again, and the old layer object is gone after that).
  */
-async function addPanels(scene: Scene, writer: AssetWriter, layer: Layer, fixes: Fix[]): Promise<void> {
+async function addPanels(scene: Scene, writer: AssetWriter, pictures: PictureCache, layer: Layer, fixes: Fix[]): Promise<void> {
   const name = `${layer.name ?? "text"}-panel`;
   const at = scene.layers.indexOf(layer);
   const recipe = recipeOf(layer.image);
@@ -170,7 +171,12 @@ async function addPanels(scene: Scene, writer: AssetWriter, layer: Layer, fixes:
       const image = await panelFor(writer, it.image.w, it.image.h, f.pad, f.color, f.opacity, name);
       items.splice(f.item!, 0, { ...it, image, anchor: grownAnchor(it.anchor, it.image.w, it.image.h, f.pad) });
     }
-    scene.layers[at] = { ...layer, image: await writer.group({ ...recipe, items }) };
+    const made = await writer.group({ ...recipe, items });
+    // Drawn again into the old picture's file: checks that know the group by its path (layout.ts) still find it.
+    await rename(made.path, layer.image.path);
+    rememberRecipe(layer.image.path, { ...recipe, items });
+    pictures.forget(layer.image.path);
+    scene.layers[at] = { ...layer, image: { ...made, path: layer.image.path } };
     return;
   }
   const { w, h } = layer.image;
@@ -206,7 +212,7 @@ export async function makeReadable(scene: Scene, writer: AssetWriter, frame: Fra
       panels.set(keyOf(target), { color, opacity });
     }
     // In a second round (a panel changed what another text sits on) a text may get a second panel under the first.
-    for (const [layer, fixes] of byLayer) await addPanels(scene, writer, layer, fixes);
+    for (const [layer, fixes] of byLayer) await addPanels(scene, writer, pictures, layer, fixes);
     measured = await sweep(scene, frame, pictures, writer.scale);
   }
   return targetsOf(scene, frame.duration).map((t) => ({
