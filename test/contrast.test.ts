@@ -15,10 +15,10 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 let n = 0;
 
 /** The poster still of a template at scale 0.5 with the sample product, and every text's contrast on it. */
-async function poster(definition: TemplateDefinition, prompt: Record<string, unknown>) {
+async function poster(definition: TemplateDefinition, prompt: Record<string, unknown>, language = "en") {
   const dir = join(work, String(++n));
-  const product = await writeSampleProduct(dir, "en");
-  const { png, job } = await stillFrame("ffmpeg", { definition, product, prompt, language: "en", scale: 0.5, workDir: dir });
+  const product = await writeSampleProduct(dir, language);
+  const { png, job } = await stillFrame("ffmpeg", { definition, product, prompt, language, scale: 0.5, workDir: dir });
   const at = definition.meta.posterAt ?? definition.meta.duration * 0.75;
   return { job, texts: await frameContrast(png, job, at) };
 }
@@ -50,7 +50,7 @@ describe("built-in templates with brand colours that fail as asked", () => {
 });
 
 /** A one-layer template: a text of a colour on a flat background, or the same text inside a card (a group). */
-function plain(id: string, o: { background: string; color?: string; size?: number; card?: string; button?: { color: string; background: string } }) {
+function plain(id: string, o: { background: string; color?: string; size?: number; card?: string; button?: { color: string; background: string }; left?: boolean }) {
   return defineTemplate({
     meta: { id, name: id, description: "test", aspect: "9:16", duration: 2, credits: 1, posterAt: 1.5 },
     prompt: t.Object({}),
@@ -65,7 +65,9 @@ function plain(id: string, o: { background: string; color?: string; size?: numbe
       const image = o.card
         ? await ctx.group({ name: "card", w: 1000, h: 300, svg: `<rect width="1000" height="300" rx="30" fill="${o.card}"/>`, items: [{ image: text, x: 500, y: 150 }] })
         : text;
-      return { background: bg, layers: [{ name: o.card ? "card" : "words", image, x: 540, y: [[0, 1000], [0.8, 960]], opacity: [[0.2, 0], [0.6, 1]] }] };
+      // `left`: set at the left margin by its left edge, so mirroring for right to left moves it to the right.
+      const x = o.left ? { x: 80, anchor: [0, 0.5] as [number, number] } : { x: 540 };
+      return { background: bg, layers: [{ name: o.card ? "card" : "words", image, ...x, y: [[0, 1000], [0.8, 960]], opacity: [[0.2, 0], [0.6, 1]] }] };
     },
   }) as unknown as TemplateDefinition;
 }
@@ -87,6 +89,12 @@ describe("the readability pass", () => {
     expect(panel!.opacity).toEqual(text.opacity);
     expect(panel!.image.w).toBeGreaterThan(text.image.w);
     expectReadable(texts, "white-on-pale");
+  }, 60_000);
+
+  test("right to left: the panel is mirrored with its text", async () => {
+    const { job, texts } = await poster(plain("white-on-pale-ar", { background: "#f5f5f5", color: "#ffffff", left: true }), {}, "ar");
+    expect(panels(job.scene).length).toBe(1);
+    expectReadable(texts, "white-on-pale-ar");
   }, 60_000);
 
   test("mid-grey text on mid-grey reaches 4.5:1 (small text) with the panel that works best", async () => {
