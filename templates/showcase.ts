@@ -1,29 +1,110 @@
 // Template "showcase": the product slides and spins in on a bold backdrop, shows its selling points, and ends on a
-// call-to-action card with the price.
-import { darken, defineTemplate, fields, lighten, mix, phrasesFrom, readableOn, t, type Asset, type BuildContext } from "../src/templates/api";
+// call-to-action card with the price; tall formats put the words under the product, square and landscape beside it.
+import { darken, defineTemplate, fields, lighten, luminance, mix, phrasesFrom, t, type Asset, type BuildContext, type Scene } from "../src/templates/api";
 
-/** The backdrop: a diagonal gradient of the primary colour, bands and rings, a halo where the product lands. */
-function backdrop(ctx: BuildContext<unknown>, primary: string, accent: string): Promise<Asset> {
+type Ctx = BuildContext<unknown>;
+type Sized = Asset & { fontSize: number };
+
+/** WCAG contrast ratio of two colours (1 … 21). */
+const contrast = (a: string, b: string) => {
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x) as [number, number];
+  return (hi + 0.05) / (lo + 0.05);
+};
+/** Near-black or white, whichever stands out more on `bg`. */
+const inkOn = (bg: string) => (contrast("#1b1b1b", bg) >= contrast("#ffffff", bg) ? "#1b1b1b" : "#ffffff");
+/** `color` where it reads on `bg` at `min`:1, otherwise the ink that does. */
+const legible = (color: string, bg: string, min = 4.5) => (contrast(color, bg) >= min ? color : inkOn(bg));
+
+/** The backdrop: a diagonal gradient of the base colour, bands and rings, a halo where the product lands. */
+function backdrop(ctx: Ctx, base: string, accent: string, px: number, py: number): Promise<Asset> {
   const W = ctx.width;
   const H = ctx.height;
-  const light = lighten(primary, 0.18);
-  const deep = darken(primary, 0.25);
   return ctx.svg(
     `<defs>
-      <linearGradient id="bg" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="${light}"/><stop offset="1" stop-color="${deep}"/></linearGradient>
-      <radialGradient id="halo" cx="540" cy="760" r="560" gradientUnits="userSpaceOnUse"><stop offset="0" stop-color="#ffffff" stop-opacity="0.35"/><stop offset="1" stop-color="#ffffff" stop-opacity="0"/></radialGradient>
+      <linearGradient id="bg" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="${lighten(base, 0.18)}"/><stop offset="1" stop-color="${darken(base, 0.25)}"/></linearGradient>
+      <radialGradient id="halo" cx="${px}" cy="${py}" r="560" gradientUnits="userSpaceOnUse"><stop offset="0" stop-color="#ffffff" stop-opacity="0.35"/><stop offset="1" stop-color="#ffffff" stop-opacity="0"/></radialGradient>
     </defs>
     <rect width="${W}" height="${H}" fill="url(#bg)"/>
-    <polygon points="0,1180 1080,760 1080,1120 0,1540" fill="${accent}" opacity="0.16"/>
-    <polygon points="0,300 1080,0 1080,90 0,390" fill="#ffffff" opacity="0.10"/>
+    <polygon points="0,${H * 0.62} ${W},${H * 0.4} ${W},${H * 0.58} 0,${H * 0.8}" fill="${accent}" opacity="0.16"/>
+    <polygon points="0,${H * 0.16} ${W},0 ${W},${H * 0.05} 0,${H * 0.2}" fill="#ffffff" opacity="0.10"/>
     <rect width="${W}" height="${H}" fill="url(#halo)"/>
-    <circle cx="930" cy="300" r="150" fill="none" stroke="#ffffff" stroke-opacity="0.25" stroke-width="28"/>
-    <circle cx="120" cy="1400" r="70" fill="#ffffff" opacity="0.12"/>
-    ${Array.from({ length: 5 }, (_, r) => Array.from({ length: 5 }, (_, c) => `<circle cx="${70 + c * 34}" cy="${230 + r * 34}" r="5" fill="#ffffff" opacity="0.35"/>`).join("")).join("")}`,
+    <circle cx="${W - 150}" cy="${H * 0.16}" r="150" fill="none" stroke="#ffffff" stroke-opacity="0.25" stroke-width="28"/>
+    ${Array.from({ length: 5 }, (_, r) => Array.from({ length: 5 }, (_, c) => `<circle cx="${70 + c * 34}" cy="${H * 0.12 + r * 34}" r="5" fill="#ffffff" opacity="0.35"/>`).join("")).join("")}`,
     W,
     H,
     "background",
   );
+}
+
+type PillOptions = { name: string; text: string; size: number; color: string; background: string; maxWidth: number; padX: number; padY: number; shadow?: boolean };
+
+/** A chip or button whose picture reports its label's size (for layout checks). */
+async function pill(ctx: Ctx, o: PillOptions): Promise<Sized> {
+  const m = o.shadow ? 10 : 0;
+  const label = await ctx.text({
+    text: o.text, size: o.size, minSize: 36, weight: 600, maxWidth: o.maxWidth - 2 * o.padX - 2 * m, maxLines: 2, lineHeight: 1.05, color: o.color, align: "center",
+  });
+  const bw = label.w + 2 * o.padX;
+  const bh = Math.max(label.h, label.fontSize * 1.15) + 2 * o.padY;
+  const radius = Math.min(bh / 2, label.fontSize * 1.2);
+  const group = await ctx.group({
+    name: o.name, w: bw + 2 * m, h: bh + 2 * m,
+    shadow: m ? { x: m, y: m, w: bw, h: bh, radius, blur: 9, dy: 7, opacity: 0.3 } : undefined,
+    svg: `<rect x="${m}" y="${m}" width="${bw}" height="${bh}" rx="${radius}" fill="${o.background}"/>`,
+    items: [{ image: label, x: m + bw / 2, y: m + bh / 2 }],
+  });
+  return { ...group, fontSize: label.fontSize };
+}
+
+/** Sizes per format: tall ones put the words under the product, square and landscape in a column beside it. */
+function sizes(ctx: Ctx) {
+  const S = ctx.safe;
+  if (ctx.aspect === "16:9") return { side: true, column: 880, head: 96, chip: 38, name: 56, price: 96, top: S.y };
+  if (ctx.aspect === "1:1") return { side: true, column: 640, head: 72, chip: 38, name: 50, price: 84, top: S.y };
+  if (ctx.aspect === "4:5") return { side: false, column: S.w, head: 92, chip: 38, name: 54, price: 90, top: S.y };
+  // 9:16: the product may rise into the top strip the apps cover; words stay inside the safe area.
+  return { side: false, column: S.w, head: 104, chip: 40, name: 58, price: 96, top: 150 };
+}
+
+/** A word on the closing card: its picture and where its centre sits on the card (card pixels, left to right). */
+type CardItem = { name: string; image: Sized; x: number; y: number };
+type Card = { panel: Asset; items: CardItem[] };
+
+/** The closing card: a white panel with the name, price (and the old one, struck) and the button, each its own layer. */
+async function card(ctx: Ctx, z: ReturnType<typeof sizes>, c: { primary: string; accent: string }, copy: { name: string; price?: string; old?: string; cta: string }): Promise<Card> {
+  const cardW = z.column;
+  const inner = cardW - 80;
+  const priceColor = contrast(c.primary, "#ffffff") >= 3.4 ? c.primary : darken(c.primary, 0.3);
+  const [name, price, old, button] = await Promise.all([
+    ctx.text({ name: "card-name", text: copy.name, font: "display", weight: 800, size: z.name, minSize: 40, maxWidth: inner, maxLines: 4, color: legible(c.accent, "#ffffff"), align: "center" }),
+    copy.price ? ctx.text({ name: "price", text: copy.price, font: "display", weight: 900, size: z.price, minSize: 64, maxWidth: inner * 0.6, color: legible(priceColor, "#ffffff", 3.4), align: "center" }) : null,
+    copy.old ? ctx.text({ name: "old_price", text: copy.old, size: 44, minSize: 38, weight: 600, maxWidth: inner * 0.36, color: legible(mix(c.accent, "#ffffff", 0.4), "#ffffff", 5), strike: true, align: "center" }) : null,
+    pill(ctx, { name: "cta", text: copy.cta, size: 44, color: inkOn(c.accent), background: c.accent, maxWidth: inner, padX: 44, padY: 20 }),
+  ]);
+  const gap = 24;
+  let y = 44;
+  const items: CardItem[] = [];
+  items.push({ name: "card-name", image: name, x: cardW / 2, y: y + name.h / 2 });
+  y += name.h + gap;
+  if (price && old) {
+    // Old and new price side by side, the old one first in reading order.
+    const total = old.w + 36 + price.w;
+    items.push({ name: "old_price", image: old, x: cardW / 2 - total / 2 + old.w / 2, y: y + price.h / 2 + 6 });
+    items.push({ name: "price", image: price, x: cardW / 2 + total / 2 - price.w / 2, y: y + price.h / 2 });
+    y += price.h + gap;
+  } else if (price) {
+    items.push({ name: "price", image: price, x: cardW / 2, y: y + price.h / 2 });
+    y += price.h + gap;
+  }
+  items.push({ name: "cta", image: button, x: cardW / 2, y: y + button.h / 2 });
+  y += button.h + 36;
+  const panel = await ctx.group({
+    name: "card-panel", w: cardW, h: y + 30,
+    shadow: { x: 14, y: 14, w: cardW - 28, h: y - 10, radius: 44, blur: 16, dy: 12, opacity: 0.28 },
+    svg: `<rect x="10" y="6" width="${cardW - 20}" height="${y}" rx="44" fill="#ffffff"/>`,
+    items: [],
+  });
+  return { panel, items };
 }
 
 export default defineTemplate({
@@ -47,94 +128,99 @@ export default defineTemplate({
   }),
   async build(ctx) {
     const p = ctx.prompt;
-    const W = ctx.width;
-    const H = ctx.height;
+    const z = sizes(ctx);
     const primary = p.colors?.primary ?? "#ff5a36";
     const accent = p.colors?.accent ?? "#1b1b3a";
-    const ink = p.colors?.text ?? readableOn(primary);
-    const background = backdrop(ctx, primary, accent);
-
-    const product = ctx.productImage({ maxWidth: 720, maxHeight: 760, shadow: { opacity: 0.45, blur: 0.03, offsetY: 0.03 } });
-    const eyebrow = ctx.text({ name: "eyebrow", text: ctx.s("newArrival"), size: 38, weight: 700, maxWidth: 900, color: ink, uppercase: true, letterSpacing: 0.18, align: "start" });
-    const headline = ctx.text({
-      name: "headline", text: p.headline ?? ctx.product.name, font: "display", weight: 900, size: 112,
-      maxWidth: 940, maxLines: 2, color: ink, lineHeight: 0.92, align: "start",
-    });
+    // The shop's own background takes the backdrop; without one, the primary colour does.
+    const base = p.colors?.background ?? primary;
+    const ink = p.colors?.text ?? inkOn(base);
+    const textW = z.column - 8;
+    const name = p.headline ?? ctx.product.name;
     const features = (p.features ?? phrasesFrom(ctx.product.description, 3, 34)).slice(0, 3);
-    const chips = Promise.all(
-      features.map((f, i) =>
-        ctx.button({ name: `feature-${i}`, text: f, size: 34, weight: 600, color: accent, background: "#ffffff", maxWidth: 760, paddingX: 34, paddingY: 18, shadow: true }),
-      ),
-    );
-
-    // The closing card: name, price (and the old one, struck), and the button, merged into one picture.
-    const card = (async () => {
-      const cardW = 940;
-      const [name, price, old, button] = await Promise.all([
-        ctx.text({ text: p.headline ?? ctx.product.name, font: "display", weight: 800, size: 58, maxWidth: cardW - 120, maxLines: 2, color: accent, align: "center" }),
-        p.price !== undefined ? ctx.text({ text: ctx.price(p.price), font: "display", weight: 900, size: 96, maxWidth: cardW - 120, color: primary, align: "center" }) : null,
-        p.old_price !== undefined && p.price !== undefined
-          ? ctx.text({ text: ctx.price(p.old_price), size: 44, weight: 600, maxWidth: 400, color: mix(accent, "#ffffff", 0.45), strike: true, align: "center" })
-          : null,
-        ctx.button({ text: p.call_to_action ?? ctx.s("shopNow"), size: 46, weight: 700, color: readableOn(accent), background: accent, maxWidth: cardW - 140, paddingX: 80, paddingY: 30 }),
-      ]);
-      const gap = 34;
-      let y = 70;
-      const items: { image: Asset; x: number; y: number }[] = [];
-      items.push({ image: name, x: cardW / 2, y: y + name.h / 2 });
-      y += name.h + gap;
-      if (price && old) {
-        // Old and new price side by side, the old one first in reading order.
-        const total = old.w + 36 + price.w;
-        items.push({ image: old, x: cardW / 2 - total / 2 + old.w / 2, y: y + price.h / 2 + 6 });
-        items.push({ image: price, x: cardW / 2 + total / 2 - price.w / 2, y: y + price.h / 2 });
-        y += price.h + gap;
-      } else if (price) {
-        items.push({ image: price, x: cardW / 2, y: y + price.h / 2 });
-        y += price.h + gap;
-      }
-      items.push({ image: button, x: cardW / 2, y: y + button.h / 2 });
-      y += button.h + 60;
-      return ctx.group({
-        name: "card", w: cardW, h: y + 40,
-        shadow: { x: 24, y: 24, w: cardW - 48, h: y - 20, radius: 48, blur: 18, dy: 14, opacity: 0.28 },
-        svg: `<rect x="20" y="10" width="${cardW - 40}" height="${y}" rx="48" fill="#ffffff"/>`,
-        items,
-      });
-    })();
-
-    const [bg, prod, brow, head, chipImgs, cardImg] = await Promise.all([background, product, eyebrow, headline, chips, card]);
-    const px = 540;
-    const py = 800;
-    const headTop = 1240;
-    const cardY = H - 70 - cardImg.h / 2;
-    // Where the product rests once the card is up: above it, smaller.
-    const restY = Math.min(py, cardY - cardImg.h / 2 - prod.content.h * 0.36);
-
-    return {
-      background: bg,
-      layers: [
-        {
-          name: "product", image: prod,
-          // Swings in from the right edge (seen from the first frame), then drifts slowly: never still.
-          x: [[0, px + 320], [1.0, px, "out"]],
-          y: [[0, py + 120], [1.0, py, "out"], [5.6, py - 55, "linear"], [6.4, restY, "inOut"], [10, restY - 45, "linear"]],
-          rotate: [[0, 38], [1.0, 0, "out"]],
-          scale: [[5.6, 1], [6.4, 0.72, "inOut"]],
-        },
-        { name: "eyebrow", image: brow, x: [[0.9, -brow.w], [1.5, 70, "out"]], y: headTop, anchor: [0, 0.5], to: 5.6 },
-        { name: "headline", image: head, x: [[1.1, -head.w], [1.8, 70, "out"]], y: headTop + 40 + head.h / 2, anchor: [0, 0.5], to: 5.6 },
-        ...chipImgs.map((chip, i) => ({
-          name: `feature-${i}`,
-          image: chip,
-          x: 70,
-          y: headTop + 40 + head.h + 60 + i * (chip.h + 10) + chip.h / 2,
-          anchor: [0, 0.5] as [number, number],
-          scale: [[2.2 + i * 0.45, 0.6], [2.6 + i * 0.45, 1, "back"]] as [number, number, "back"][],
-          opacity: [[2.2 + i * 0.45, 0], [2.4 + i * 0.45, 1], [5.3, 1], [5.6, 0]] as [number, number][],
-        })),
-        { name: "card", image: cardImg, x: 540, y: [[5.8, H + cardImg.h / 2], [6.6, cardY, "out"]], from: 5.8 },
-      ],
-    };
+    const headline = (k: number) =>
+      ctx.text({ name: "headline", text: name, font: "display", weight: 900, size: z.head * k, minSize: 64, maxWidth: textW - 40, maxLines: 5, color: ink, lineHeight: 0.92, align: "start" });
+    const [brow, first, chips, cardImg] = await Promise.all([
+      ctx.text({ name: "eyebrow", text: ctx.s("newArrival"), size: 40, minSize: 38, weight: 700, maxWidth: textW - 30, color: ink, uppercase: true, letterSpacing: 0.18, align: "start" }),
+      headline(1),
+      Promise.all(features.map((f, i) => pill(ctx, { name: `feature-${i}`, text: f, size: z.chip, color: legible(accent, "#ffffff"), background: "#ffffff", maxWidth: textW, padX: 28, padY: 10, shadow: true }))),
+      card(ctx, z, { primary, accent }, {
+        name, cta: p.call_to_action ?? ctx.s("shopNow"),
+        price: p.price !== undefined ? ctx.price(p.price) : undefined,
+        old: p.old_price !== undefined && p.price !== undefined ? ctx.price(p.old_price) : undefined,
+      }),
+    ]);
+    // Beside the product the words share the column's height; in tall formats they take at most three fifths of it.
+    // A long headline that would take more is set smaller (never under the floor).
+    const room = (z.side ? ctx.safe.h : ctx.safe.h * 0.6) - brow.h - chips.reduce((a, c) => a + c.h + 6, 0) - 60;
+    let head = first;
+    for (let k = 0.88; head.h > room && z.head * k > 56; k *= 0.88) head = await headline(Math.max(65 / z.head, k));
+    return compose(ctx, z, { base, accent }, { brow, head, chips, cardImg });
   },
 });
+
+type Parts = { brow: Sized; head: Sized; chips: Sized[]; cardImg: Card };
+
+/** Places the words (measured), then the product in the room they leave, before and after the card comes up. */
+async function compose(ctx: Ctx, z: ReturnType<typeof sizes>, c: { base: string; accent: string }, parts: Parts): Promise<Scene> {
+  const { brow, head, chips, cardImg } = parts;
+  const S = ctx.safe;
+  const heights = [brow.h, head.h, ...chips.map((h) => h.h)];
+  const gaps = [16, 40, ...chips.map(() => 6)].slice(0, heights.length - 1);
+  const height = heights.reduce((a, b) => a + b, 0) + gaps.reduce((a, b) => a + b, 0);
+  const colX = S.x;
+  let y = z.side ? S.y + (S.h - height) / 2 : S.y + S.h - height;
+  const wordsTop = y;
+  const at = heights.map((h, i) => {
+    const mid = y + h / 2;
+    y += h + (gaps[i] ?? 0);
+    return mid;
+  });
+  const cardX = S.x + z.column / 2;
+  const panel = cardImg.panel;
+  const cardY = z.side ? S.y + S.h / 2 : S.y + S.h - panel.h / 2;
+
+  // The product: right of the column, or above the words; the drift keeps it moving about 12 px a second.
+  const drift = 55;
+  const area = z.side
+    ? { x: S.x + z.column + 40, y: S.y + drift, w: S.w - z.column - 40, h: S.h - 2 * drift }
+    : { x: S.x, y: z.top + drift, w: S.w, h: wordsTop - 40 - z.top - 2 * drift };
+  const prod = await ctx.productImage({ maxWidth: area.w * 0.9, maxHeight: area.h, shadow: { opacity: 0.45, blur: 0.03, offsetY: 0.03 } });
+  const px = area.x + area.w / 2;
+  const py = area.y + area.h / 2;
+  // Once the card is up (tall formats), the product rests above it, smaller.
+  const band = cardY - panel.h / 2 - 40 - z.top;
+  const rest = z.side ? 1 : Math.min(1, (band - drift) / prod.content.h);
+  const restY = z.side ? py - drift : z.top + band / 2;
+  const swing = Math.min(320, ctx.width - px);
+
+  return {
+    background: await backdrop(ctx, c.base, c.accent, px, py),
+    layers: [
+      {
+        name: "product", image: prod,
+        // Swings in from the right edge (seen from the first frame), then drifts slowly: never still.
+        x: [[0, px + swing], [1.0, px, "out"]],
+        y: [[0, py + drift], [1.0, py + drift / 2, "out"], [5.6, py - drift / 2, "linear"], [6.4, restY + drift / 2, "inOut"], [10, restY - drift / 2, "linear"]],
+        rotate: [[0, 38], [1.0, 0, "out"]],
+        scale: [[5.6, 1], [6.4, rest, "inOut"]],
+      },
+      { name: "eyebrow", image: brow, x: [[1.0, colX + 30], [1.5, colX, "out"]], y: at[0]!, anchor: [0, 0.5], opacity: [[1.0, 0], [1.3, 1], [5.3, 1], [5.6, 0]] },
+      { name: "headline", image: head, x: [[1.5, colX + 40], [2.0, colX, "out"]], y: at[1]!, anchor: [0, 0.5], opacity: [[1.5, 0], [1.8, 1], [5.3, 1], [5.6, 0]] },
+      ...chips.map((chip, i) => ({
+        name: `feature-${i}`,
+        image: chip,
+        x: colX,
+        y: at[2 + i]!,
+        anchor: [0, 0.5] as [number, number],
+        scale: [[2.5 + i * 0.5, 0.6], [3.0 + i * 0.5, 1, "out"]] as [number, number, "out"][],
+        opacity: [[2.5 + i * 0.5, 0], [2.7 + i * 0.5, 1], [5.3, 1], [5.6, 0]] as [number, number][],
+      })),
+      { name: "card-panel", image: panel, x: cardX, y: cardY, scale: [[6.5, 0.85], [7.0, 1, "out"]], opacity: [[6.5, 0], [6.8, 1]] },
+      // The card's words arrive once it has settled, one beat after another.
+      ...cardImg.items.map((item, i) => ({
+        name: item.name, image: item.image, x: cardX - panel.w / 2 + item.x, y: cardY - panel.h / 2 + item.y,
+        opacity: [[7.0 + 0.5 * Math.min(i, 2), 0], [7.3 + 0.5 * Math.min(i, 2), 1]] as [number, number][],
+      })),
+    ],
+  };
+}

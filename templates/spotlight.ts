@@ -67,7 +67,7 @@ async function sticker(ctx: Ctx, amount: string, accent: string, d: number): Pro
   const on = inkOn(accent);
   const [label, value] = await Promise.all([
     ctx.text({ text: ctx.s("now"), size: 38, minSize: 36, weight: 600, maxWidth: d * 0.62, color: on, uppercase: true, letterSpacing: 0.1, align: "center" }),
-    ctx.text({ text: amount, font: "display", weight: 800, size: d * 0.21, minSize: 40, maxWidth: d * 0.74, color: on, align: "center" }),
+    ctx.text({ text: amount, font: "display", weight: 800, size: d * 0.21, minSize: 36, maxWidth: d * 0.78, color: on, align: "center" }),
   ]);
   const c = d / 2;
   const r = d * 0.44;
