@@ -2,6 +2,7 @@
 // stays inside the safe area, apart from the others and off the product at every moment it shows, at or above the
 // size floors, and one logo corner stays free of words (prepareRender's boxes only: no ffmpeg).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import sharp from "sharp";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -38,12 +39,12 @@ beforeAll(async () => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function prepared(id: string, aspect: Aspect, lang: string) {
+async function prepared(id: string, aspect: Aspect, lang: string, extra: Record<string, unknown> = {}, tag = "") {
   const tpl = registry.get(id)!;
   const properties = (tpl.promptSchema.properties ?? {}) as Record<string, { maxLength?: number }>;
   return prepareRender({
-    definition: tpl.definition, product: products.get(lang)!, prompt: sampleCopy(properties, lang, "long"), language: lang, aspect,
-    scale: 0.25, workDir: join(dir, `${id}-${aspect.replace(":", "x")}-${lang}`),
+    definition: tpl.definition, product: products.get(lang)!, prompt: { ...sampleCopy(properties, lang, "long"), ...extra }, language: lang, aspect,
+    scale: 0.25, workDir: join(dir, `${id}-${aspect.replace(":", "x")}-${lang}${tag}`),
   });
 }
 
@@ -105,5 +106,26 @@ describe("every format, long copy", () => {
         expect(report).toEqual(Object.fromEntries(LANGS.map((lang) => [lang, []])));
       }, 60_000);
     }
+  }
+});
+
+describe("colours", () => {
+  /** The average colour of a scene's backdrop. */
+  const backdropMean = async (job: Awaited<ReturnType<typeof prepared>>) => {
+    const bg = job.scene.background;
+    const stats = await sharp("image" in bg ? bg.image.path : bg.path).stats();
+    return stats.channels.slice(0, 3).map((c) => c.mean);
+  };
+  const distance = (a: number[], b: number[]) => Math.hypot(...a.map((v, i) => v - b[i]!));
+
+  for (const id of IDS) {
+    test(`${id}: the shop's colors.background sets the backdrop, and the words keep their places on it`, async () => {
+      const light = [0xf4, 0xef, 0xe6];
+      const [plain, shop] = await Promise.all([prepared(id, "1:1", "en"), prepared(id, "1:1", "en", { colors: { background: "#f4efe6" } }, "-light")]);
+      const [a, b] = await Promise.all([backdropMean(plain), backdropMean(shop)]);
+      expect(distance(b, light)).toBeLessThan(90);
+      expect(distance(a, light)).toBeGreaterThan(150);
+      expect(problems(shop, "1:1")).toEqual([]);
+    }, 60_000);
   }
 });
