@@ -98,12 +98,15 @@ async function vitrin() {
   }
 }
 
+/** The 1, 5 and 15 minute load averages: on a shared machine they say how far req/s can be trusted. */
+const load = () => (process.platform === "linux" ? readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ") : "n/a");
+const loadBefore = load();
 const listFile = join(mkdtempSync(join(tmpdir(), "vitrin-bench-")), "list.json");
 const base = await bare();
 const ours = await vitrin();
 const sameBody = await bare(listFile);
 const fmt = (n: number, d = 0) => n.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d });
-console.log(`\nbench:http — wrk, 1 thread, ${connections} connections, ${seconds} s each, loopback`);
+console.log(`\nbench:http — wrk, 1 thread, ${connections} connections, ${seconds} s each, loopback; load ${loadBefore} before, ${load()} after`);
 const row = (name: string, r: typeof base) =>
   `| ${name} | ${fmt(r.rps)} | ${fmt(r.p50ms, 2)} | ${fmt(r.p99ms, 2)} | ${fmt(r.cpuUs, 1)} | ${r.errors} |`;
 console.log("| server | req/s | p50 ms | p99 ms | server CPU µs/request | errors |");
