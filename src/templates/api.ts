@@ -24,9 +24,12 @@
 //     },
 //   });
 //
-// - `meta`: id (a-z, 0-9, dashes), name, description, aspect ("9:16" 1080×1920, "1:1" 1080×1080, "16:9"
-//   1920×1080), duration in seconds, credits (≥ 1), optional premium, fps (default 30) and posterAt (the second
-//   used for thumbnails and previews).
+// - `meta`: id (a-z, 0-9, dashes), name, description, aspect (the format it is listed with: "9:16" 1080×1920,
+//   "4:5" 1080×1350, "1:1" 1080×1080, "16:9" 1920×1080), duration in seconds, credits (≥ 1), optional premium, fps
+//   (default 30) and posterAt (the second used for thumbnails and previews).
+// - Every format: a video may be asked in any of the four; `build` reads `ctx.aspect`, `ctx.width`, `ctx.height` and
+//   composes each on its own (landscape side by side, square and 4:5 tighter), keeping text and buttons inside
+//   `ctx.safe` at every moment they show (already mirrored for right-to-left), apart from each other and the product.
 // - `prompt`: a TypeBox object (Elysia's `t`) describing user_prompt. Every field should be optional with a
 //   sensible default drawn from the product (its name, its description); `fields.*` gives the shared ones
 //   (headline, subheadline, price, currency, callToAction, features, colors). Unknown fields are refused.
