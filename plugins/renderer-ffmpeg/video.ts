@@ -1,5 +1,5 @@
-// One render: the template's scene prepared as layers (its music measured meanwhile), then encoded by one ffmpeg run
-// to an H.264 MP4 and a one-frame JPEG thumbnail, checked with ffprobe before the files take their final names.
+// One render: the template's scene prepared as layers, then encoded by ffmpeg to an H.264 MP4 beside a one-frame
+// JPEG thumbnail, checked with ffprobe before the files take their final names.
 import { rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { RenderRequest, RenderResult } from "../../src/plugins";
@@ -24,11 +24,8 @@ export function encoderArgs(threads: number): string[] {
   ];
 }
 
-/**
- * The whole ffmpeg command line of a job, writing the video to `videoFile` and, given `thumbFile`, the thumbnail
- * beside it in the same run (thumbnailArgs).
- */
-export function ffmpegArgs(job: RenderJob, videoFile: string, threads: number, audio?: AudioArgs | null, thumbFile?: string): string[] {
+/** The whole ffmpeg command line of a job, writing the video to `videoFile`. */
+export function ffmpegArgs(job: RenderJob, videoFile: string, threads: number, audio?: AudioArgs | null): string[] {
   return [
     "-hide_banner", "-nostdin", "-y", "-loglevel", "error", "-nostats", "-progress", "pipe:1",
     ...job.inputs,
@@ -38,20 +35,19 @@ export function ffmpegArgs(job: RenderJob, videoFile: string, threads: number, a
     "-map", job.output, "-frames:v", String(job.frames), "-r", String(job.fps),
     ...(audio ? [...audio.map, ...audio.codec] : []),
     ...encoderArgs(threads), "-f", "mp4", videoFile,
-    ...(thumbFile ? thumbnailArgs(job, thumbFile) : []),
   ];
 }
 
-/**
- * The thumbnail as a second output of the encode: the scene composed at the poster frame only, by a filtergraph of
- * its own over the same inputs. Its one frame comes out first, so nothing waits for the video to reach the poster
- * frame, and the pictures are decoded once for both (a separate ffmpeg run cost ~0.2 s of CPU a render).
- */
+/** The thumbnail: the scene composed at the poster frame only (one frame, straight from the layers). */
 export function thumbnailArgs(job: RenderJob, thumbFile: string): string[] {
-  // The poster graph is compiled from the same scene, so it numbers the same pictures the same way.
-  if (job.poster.inputs.join("\n") !== job.inputs.join("\n")) throw new RenderError("the poster frame's inputs differ from the video's", "failed");
   const still = asStill(job.poster, "jpeg");
-  return ["-filter_complex", still.filter, "-map", still.output, "-frames:v", "1", "-c:v", "mjpeg", "-q:v", "2", "-f", "image2", thumbFile];
+  return [
+    "-hide_banner", "-nostdin", "-y", "-loglevel", "error", "-nostats", "-progress", "pipe:1",
+    ...still.inputs,
+    "-filter_complex_threads", "1",
+    "-filter_complex", still.filter,
+    "-map", still.output, "-frames:v", "1", "-c:v", "mjpeg", "-q:v", "2", "-f", "image2", thumbFile,
+  ];
 }
 
 /** The layers of a render, made before ffmpeg starts; an abort meanwhile reads as the render's cancellation. */
@@ -80,15 +76,30 @@ async function prepare(deps: VideoDeps, req: RenderRequest): Promise<RenderJob> 
   }
 }
 
-/** The encode: the video, its music and the thumbnail in one ffmpeg run. */
+/**
+ * The encode and the thumbnail, run side by side (the encoder leaves some of the cores idle); if either fails, the
+ * other is stopped before anything is thrown, and the first real failure explains the render.
+ */
 async function encode(deps: VideoDeps, req: RenderRequest, job: RenderJob, files: { video: string; thumb: string }, deadline: number, audio: AudioArgs | null): Promise<void> {
-  await runFfmpeg(deps.tools().ffmpeg, ffmpegArgs(job, files.video, deps.threads, audio, files.thumb), {
-    frames: job.frames,
-    timeoutMs: deadline - Date.now(),
-    timeoutLabelMs: deps.timeoutMs,
-    signal: req.signal,
-    onProgress: req.onProgress,
-  });
+  const { ffmpeg } = deps.tools();
+  const both = new AbortController();
+  const stopBoth = () => both.abort();
+  req.signal.addEventListener("abort", stopBoth, { once: true });
+  const common = { timeoutLabelMs: deps.timeoutMs, signal: both.signal };
+  const settled = await Promise.allSettled(
+    [
+      runFfmpeg(ffmpeg, ffmpegArgs(job, files.video, deps.threads, audio), { ...common, frames: job.frames, timeoutMs: deadline - Date.now(), onProgress: req.onProgress }),
+      runFfmpeg(ffmpeg, thumbnailArgs(job, files.thumb), { ...common, frames: 1, timeoutMs: deadline - Date.now() }),
+    ].map((run) => run.catch((e) => {
+      both.abort();
+      throw e;
+    })),
+  );
+  req.signal.removeEventListener("abort", stopBoth);
+  // The other run was merely stopped because of the first failure.
+  const failures = settled.flatMap((r) => (r.status === "rejected" ? [r.reason as RenderError] : []));
+  const cause = failures.find((e) => e.reason !== "aborted") ?? failures[0];
+  if (cause) throw cause;
 }
 
 /** What ffprobe finds wrong with the encoded video, compared with the job (empty when it is what was asked). */
