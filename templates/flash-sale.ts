@@ -84,7 +84,7 @@ async function burst(ctx: Ctx, saving: string | null, accent: string, d: number)
 /** Sizes per format: square and landscape put the words in a column beside the product, tall ones under it. */
 function sizes(ctx: Ctx) {
   if (ctx.aspect === "16:9") return { side: true, productCol: 860, head: 84, price: 124, old: 48, cta: 44, burst: 300, badge: 40, top: ctx.safe.y };
-  if (ctx.aspect === "1:1") return { side: true, productCol: 360, head: 70, price: 100, old: 42, cta: 38, burst: 250, badge: 40, top: ctx.safe.y };
+  if (ctx.aspect === "1:1") return { side: true, productCol: 320, head: 70, price: 100, old: 42, cta: 38, burst: 250, badge: 40, top: ctx.safe.y };
   if (ctx.aspect === "4:5") return { side: false, productCol: 0, head: 76, price: 112, old: 46, cta: 42, burst: 250, badge: 40, top: ctx.safe.y };
   // 9:16: the product may rise into the top strip the apps cover; words stay inside the safe area.
   return { side: false, productCol: 0, head: 88, price: 124, old: 48, cta: 46, burst: 290, badge: 42, top: 150 };
