@@ -12,7 +12,7 @@ import { faultError, logFault } from "./faults";
 import { readBodyBytes, readBodyText } from "./body";
 import { FORM_MAX_BYTES, isFormUpload, parseForm } from "./form";
 import { refuseNul } from "./text";
-import { isJsonAnswer, jsonBody, JSON_CONTENT_TYPE } from "./json-text";
+import { isJsonAnswer, jsonText, JSON_CONTENT_TYPE } from "./json-text";
 import type { Metrics } from "./metrics";
 import { apiDocs, operationRoutes } from "./operations";
 
@@ -121,7 +121,7 @@ function startRequest(ctx: HttpContext) {
   return ({ request, set }: { request: Request; set: { headers: Record<string, string | number> } }) => {
     const incoming = request.headers.get("x-request-id");
     const id = incoming && requestIdPattern.test(incoming) ? incoming : nextRequestId();
-    meta.set(request, { id, startedAt: Bun.nanoseconds() });
+    meta.set(request, { id, startedAt: performance.now() });
     set.headers["x-request-id"] = id;
     if (ctx.isShuttingDown() && !pathOf(request.url).startsWith("/healthz")) {
       const err = errors.unavailable("The service is shutting down.");
@@ -204,7 +204,7 @@ function recordRequest(ctx: HttpContext) {
     if (!m) return;
     const status =
       m.status ?? (responseValue instanceof Response ? responseValue.status : typeof set.status === "number" ? set.status : 200);
-    const seconds = (Bun.nanoseconds() - m.startedAt) / 1e9;
+    const seconds = (performance.now() - m.startedAt) / 1000;
     const routeLabel = route || "unmatched";
     metrics.observeRequest(request.method, routeLabel, status, seconds);
     if (logger.enabled("info")) {
@@ -232,13 +232,13 @@ export function createHttpApp(ctx: HttpContext) {
     })
     .onError({ as: "global" }, answerError(ctx))
     // Plain objects and arrays are written as JSON here instead of by Elysia's Response.json, so an answer the read
-    // cache shares between requests is written and encoded once (json-text.ts); the bytes then go out as Elysia sends any.
+    // cache shares between requests is written once (json-text.ts); the text then goes out as Elysia sends strings.
     .mapResponse({ as: "global" }, ({ responseValue, set }) => {
       if (!isJsonAnswer(responseValue)) return;
       set.headers["content-type"] ??= JSON_CONTENT_TYPE;
-      // Elysia sends what mapResponse gives as it sends a handler's value, so the bytes go out with the headers in `set`
-      // (its types ask for a Response, which Elysia would copy once more, body and all, to add those headers).
-      return jsonBody(responseValue) as unknown as Response;
+      // Elysia sends what mapResponse gives as it sends a handler's value, so the text goes out as any string does
+      // (its types ask for a Response, which Elysia would copy once more, body and all, to add the headers in `set`).
+      return jsonText(responseValue) as unknown as Response;
     })
     .onAfterResponse({ as: "global" }, recordRequest(ctx))
     .use(openapi(apiDocs))

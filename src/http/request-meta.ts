@@ -2,7 +2,7 @@
 // the hooks that read it need not import the app's face (src/http/index.ts), which re-exports them.
 export type RequestMeta = {
   id: string;
-  /** Bun.nanoseconds() when the request came in (a third of performance.now()'s cost). */
+  /** When the request came in, on the clock recordRequest (src/http/index.ts) times it by. */
   startedAt: number;
   /** Set when this request reserved an Idempotency-Key, so its outcome can be stored. */
   idempotency?: { accountId: string; key: string };

@@ -38,35 +38,6 @@ function isoNow(): string {
   return stamp;
 }
 
-/** Keys written before a line's own fields, or (err) rewritten: fastLine leaves lines that use them to the record. */
-const headKeys = new Set(["time", "level", "msg", "err"]);
-
-/** Whether a key may be written in the order it comes: JavaScript puts integer-like keys of an object first. */
-function plainKey(key: string): boolean {
-  const c = key.charCodeAt(0);
-  return !(c >= 48 && c <= 57) && !headKeys.has(key);
-}
-
-/**
- * The text of `JSON.stringify({time, level, msg, ...bound, ...fields})` without building that merged object: the
- * access log writes a line per request, and the spreads and the walk over the merged record cost about as much as
- * the JSON itself. `boundText` is the bound fields' JSON without braces, or null when they cannot be written ahead
- * (see plainKey). Null when the line needs the record (a field repeats an earlier key or is `err`).
- */
-function fastLine(lvl: LogLevel, msg: string, bound: Fields, boundText: string | null, fields: Fields | undefined): string | null {
-  if (boundText === null) return null;
-  let own = "";
-  if (fields !== undefined) {
-    for (const key in fields) if (!plainKey(key) || key in bound) return null;
-    own = JSON.stringify(fields);
-    own = own.length > 2 ? own.slice(1, -1) : "";
-  }
-  let line = `{"time":"${isoNow()}","level":"${lvl}","msg":${JSON.stringify(msg)}`;
-  if (boundText !== "") line += "," + boundText;
-  if (own !== "") line += "," + own;
-  return line + "}\n";
-}
-
 export function createLogger(level: LogLevel = "info", sink: LogSink = stdoutSink, base: Fields = {}, batch = true): Logger {
   const min = rank[level];
   let pending: string[] = [];
@@ -86,12 +57,8 @@ export function createLogger(level: LogLevel = "info", sink: LogSink = stdoutSin
     }
   };
   const make = (bound: Fields): Logger => {
-    // The bound fields' JSON is written once per logger; a line then only writes its own fields (see fastLine).
-    const boundText = Object.keys(bound).every(plainKey) ? JSON.stringify(bound).slice(1, -1) : null;
     const emit = (lvl: LogLevel, msg: string, fields?: Fields) => {
       if (rank[lvl] < min) return;
-      const fast = fastLine(lvl, msg, bound, boundText, fields);
-      if (fast !== null) return write(fast);
       const record: Fields = { time: isoNow(), level: lvl, msg, ...bound, ...fields };
       if (record.err instanceof Error) {
         const e = record.err as Error;
