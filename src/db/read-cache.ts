@@ -37,9 +37,7 @@ export class ReadCache {
       this.checked = true;
       setImmediate(this.expire);
     }
-    // One map lookup on a hit (every authenticated request makes two); `has` only for a stored undefined.
-    const hit = this.entries.get(key);
-    if (hit !== undefined || this.entries.has(key)) return hit as T;
+    if (this.entries.has(key)) return this.entries.get(key) as T;
     const generation = this.generation;
     const value = compute();
     // A result computed now is at least as new as the current generation, so storing it there is never stale. The
