@@ -1,20 +1,10 @@
 // Template "flash-sale": a loud sale card: the product drops in, a discount burst, the old price struck through, the
 // new one punched in, and a ticker of "limited offer" running along the bottom; square and landscape set the words in
 // a column beside the product, tall formats under it.
-import { darken, defineTemplate, fields, lighten, luminance, mix, t, type Asset, type BuildContext, type Scene } from "../src/templates/api";
+import { darken, defineTemplate, fields, inkOn, legible, lighten, mix, t, type Asset, type BuildContext, type Scene } from "../src/templates/api";
 
 type Ctx = BuildContext<unknown>;
 type Sized = Asset & { fontSize: number };
-
-/** WCAG contrast ratio of two colours (1 … 21). */
-const contrast = (a: string, b: string) => {
-  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x) as [number, number];
-  return (hi + 0.05) / (lo + 0.05);
-};
-/** Near-black or white, whichever stands out more on `bg`. */
-const inkOn = (bg: string) => (contrast("#1a1a1a", bg) >= contrast("#ffffff", bg) ? "#1a1a1a" : "#ffffff");
-/** `color` where it reads on `bg` at `min`:1, otherwise the ink that does. */
-const legible = (color: string, bg: string, min = 4.5) => (contrast(color, bg) >= min ? color : inkOn(bg));
 
 /** The backdrop: a radial gradient of the base colour with sun-burst rays and a glow around (cx, cy), the product's place. */
 function backdrop(ctx: Ctx, base: string, cx: number, cy: number): Promise<Asset> {

@@ -1,19 +1,9 @@
 // Template "showcase": the product slides and spins in on a bold backdrop, shows its selling points, and ends on a
 // call-to-action card with the price; tall formats put the words under the product, square and landscape beside it.
-import { darken, defineTemplate, fields, lighten, luminance, mix, phrasesFrom, t, type Asset, type BuildContext, type Scene } from "../src/templates/api";
+import { contrastRatio, darken, defineTemplate, fields, inkOn, legible, lighten, mix, phrasesFrom, t, type Asset, type BuildContext, type Scene } from "../src/templates/api";
 
 type Ctx = BuildContext<unknown>;
 type Sized = Asset & { fontSize: number };
-
-/** WCAG contrast ratio of two colours (1 … 21). */
-const contrast = (a: string, b: string) => {
-  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x) as [number, number];
-  return (hi + 0.05) / (lo + 0.05);
-};
-/** Near-black or white, whichever stands out more on `bg`. */
-const inkOn = (bg: string) => (contrast("#1b1b1b", bg) >= contrast("#ffffff", bg) ? "#1b1b1b" : "#ffffff");
-/** `color` where it reads on `bg` at `min`:1, otherwise the ink that does. */
-const legible = (color: string, bg: string, min = 4.5) => (contrast(color, bg) >= min ? color : inkOn(bg));
 
 /** The backdrop: a diagonal gradient of the base colour, bands and rings, a halo where the product lands. */
 function backdrop(ctx: Ctx, base: string, accent: string, px: number, py: number): Promise<Asset> {
@@ -74,7 +64,7 @@ type Card = { panel: Asset; items: CardItem[] };
 async function card(ctx: Ctx, z: ReturnType<typeof sizes>, c: { primary: string; accent: string }, copy: { name: string; price?: string; old?: string; cta: string }): Promise<Card> {
   const cardW = z.column;
   const inner = cardW - 80;
-  const priceColor = contrast(c.primary, "#ffffff") >= 3.4 ? c.primary : darken(c.primary, 0.3);
+  const priceColor = contrastRatio(c.primary, "#ffffff") >= 3.4 ? c.primary : darken(c.primary, 0.3);
   const [name, price, old, button] = await Promise.all([
     ctx.text({ name: "card-name", text: copy.name, font: "display", weight: 800, size: z.name, minSize: 40, maxWidth: inner, maxLines: 4, color: legible(c.accent, "#ffffff"), align: "center" }),
     copy.price ? ctx.text({ name: "price", text: copy.price, font: "display", weight: 900, size: z.price, minSize: 64, maxWidth: inner * 0.6, color: legible(priceColor, "#ffffff", 3.4), align: "center" }) : null,

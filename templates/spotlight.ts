@@ -1,19 +1,9 @@
 // Template "spotlight": the cut-out product under a studio light with a slow push-in, its name, price and a call to
 // action; tall formats stack the words under the product, square and landscape set them in a column beside it.
-import { darken, defineTemplate, fields, firstSentence, lighten, luminance, mix, t, type Asset, type BuildContext, type Scene } from "../src/templates/api";
+import { darken, defineTemplate, fields, firstSentence, inkOn, legible, lighten, mix, t, type Asset, type BuildContext, type Scene } from "../src/templates/api";
 
 type Ctx = BuildContext<unknown>;
 type Sized = Asset & { fontSize: number };
-
-/** WCAG contrast ratio of two colours (1 … 21). */
-const contrast = (a: string, b: string) => {
-  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x) as [number, number];
-  return (hi + 0.05) / (lo + 0.05);
-};
-/** Near-black or white, whichever stands out more on `bg`. */
-const inkOn = (bg: string) => (contrast("#111111", bg) >= contrast("#ffffff", bg) ? "#111111" : "#ffffff");
-/** `color` where it reads on `bg` at `min`:1, otherwise the ink that does. */
-const legible = (color: string, bg: string, min = 4.5) => (contrast(color, bg) >= min ? color : inkOn(bg));
 
 /** The studio: a gradient in the shop's background (or a dark tone of the primary), a beam and a spot on (cx, cy). */
 function backdrop(ctx: Ctx, top: string, bottom: string, accent: string, cx: number, cy: number, r: number): Promise<Asset> {

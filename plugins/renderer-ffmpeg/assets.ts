@@ -60,7 +60,7 @@ export class AssetWriter {
   }
 
   /** A button; `cut` tells that its label fitted only cut short (the layout check refuses it). */
-  async button(o: ButtonOptions): Promise<Asset & { cut?: boolean }> {
+  async button(o: ButtonOptions): Promise<Asset & { cut?: boolean; fontSize: number; lines: number }> {
     const padX = o.paddingX ?? o.size * 1.1;
     const padY = o.paddingY ?? o.size * 0.7;
     const label = await this.textImage({
@@ -72,6 +72,8 @@ export class AssetWriter {
       maxWidth: Math.max(10, o.maxWidth - 2 * padX),
       uppercase: o.uppercase,
       letterSpacing: o.letterSpacing,
+      maxLines: o.maxLines,
+      lineHeight: (o.maxLines ?? 1) > 1 ? 1.05 : undefined,
       align: "center",
       // A label shrinks no further than body text may (TEXT_FLOORS).
       minSize: shrinkFloor({ size: o.size, role: "body" }),
@@ -101,7 +103,7 @@ export class AssetWriter {
     const layers: OverlayOptions[] = [{ input: face, left: 0, top: 0 }, ...outline, { input: label.png, ...labelAt }];
     if (o.shadow) layers.unshift(await this.softShadow(W, H, { x: shadow, y: shadow, w: bw, h: bh, radius: r, blur: shadow / 2.5, dy: shadow * 0.4, opacity: 0.35 }));
     const asset = await this.write(o.name ?? "button", sharp({ create: { width: pw, height: ph, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } }).composite(layers));
-    return { ...asset, cut: label.cut, ink: [ink] };
+    return { ...asset, cut: label.cut, ink: [ink], fontSize: label.fontSize, lines: label.lines };
   }
 
   async group(o: GroupOptions): Promise<Asset> {

@@ -53,11 +53,11 @@
 // The built-in templates are listed in templates/index.ts; a folder named by VITRIN_TEMPLATE_DIRS is read at start.
 import { t } from "elysia";
 import { sum, valueAt, wave } from "./anim";
-import { darken, defineTemplate, fields, firstSentence, lighten, luminance, mix, phrasesFrom, readableOn } from "./define";
+import { contrastRatio, darken, defineTemplate, fields, firstSentence, inkOn, legible, lighten, luminance, mix, phrasesFrom, readableOn } from "./define";
 
 export { t } from "elysia";
 export { sum, valueAt, wave } from "./anim";
-export { darken, defineTemplate, fields, firstSentence, lighten, luminance, mix, phrasesFrom, readableOn } from "./define";
+export { contrastRatio, darken, defineTemplate, fields, firstSentence, inkOn, legible, lighten, luminance, mix, phrasesFrom, readableOn } from "./define";
 export { TEXT_FLOORS, shrinkFloor } from "./define";
 export { ROLE_FAMILIES, SHIPPED_FONTS } from "./fonts";
 export type { Anim, Ease, Expr, Keyframe } from "./anim";
@@ -81,6 +81,7 @@ export type {
 
 /** What a template module that exports a function receives: the same helpers, for templates that cannot import. */
 export const templateApi = {
-  defineTemplate, t, fields, wave, sum, valueAt, mix, lighten, darken, luminance, readableOn, firstSentence, phrasesFrom,
+  defineTemplate, t, fields, wave, sum, valueAt, mix, lighten, darken, luminance, readableOn, contrastRatio, inkOn, legible,
+  firstSentence, phrasesFrom,
 };
 export type TemplateApi = typeof templateApi;

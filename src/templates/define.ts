@@ -134,6 +134,8 @@ export type ButtonOptions = {
   border?: { color: string; width: number };
   uppercase?: boolean;
   letterSpacing?: number;
+  /** Lines the label may take before it shrinks. */
+  maxLines?: number;
   /** A soft shadow under the button. */
   shadow?: boolean;
 };
@@ -181,7 +183,8 @@ export type BuildContext<P> = {
   /** An SVG drawing (`w`×`h` template pixels, viewBox 0 0 w h) as a picture. */
   svg(markup: string, w: number, h: number, name?: string): Promise<Asset>;
   productImage(opts: ProductImageOptions): Promise<ProductAsset>;
-  button(opts: ButtonOptions): Promise<Asset>;
+  /** A button: its label fitted (lines, then size down to the body floor) on a filled shape; reports the label's size. */
+  button(opts: ButtonOptions): Promise<Asset & { fontSize: number; lines: number }>;
   /** Several pictures merged into one (fewer layers render faster). Items are mirrored for right-to-left. */
   group(opts: GroupOptions): Promise<Asset>;
 };
@@ -301,6 +304,19 @@ export function luminance(c: string): number {
 /** Dark or light text, whichever reads better on `background`. */
 export function readableOn(background: string, dark = "#111111", light = "#ffffff"): string {
   return luminance(background) > 0.45 ? dark : light;
+}
+/** WCAG contrast ratio of two colours (1 … 21). */
+export function contrastRatio(a: string, b: string): number {
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x) as [number, number];
+  return (hi + 0.05) / (lo + 0.05);
+}
+/** `dark` or `light`, whichever stands out more on `background` (by WCAG contrast). */
+export function inkOn(background: string, dark = "#111111", light = "#ffffff"): string {
+  return contrastRatio(dark, background) >= contrastRatio(light, background) ? dark : light;
+}
+/** `color` where it reads on `background` at `min`:1 (WCAG AA: 4.5 for text, 3 at headline size), else the ink that does. */
+export function legible(color: string, background: string, min = 4.5): string {
+  return contrastRatio(color, background) >= min ? color : inkOn(background);
 }
 
 export type { Anim };
