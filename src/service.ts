@@ -31,7 +31,7 @@ import {
   type RequestMeta,
 } from "./http";
 import { JobEngine } from "./jobs";
-import { createIdleReclaim, type IdleReclaim } from "./native/idle";
+import { createIdleReclaim, type IdleReclaim } from "./native";
 import { createWebhooks } from "./webhooks";
 import { checkOutboundUrl } from "./net";
 import { createBilling } from "./billing";

@@ -54,33 +54,6 @@ const FACES = new Set([
   // plugin kit's face (src/plugins/index.ts) is what plugins import, and the loader imports that face itself.
   "src/plugins/load.ts",
   "src/plugins/commands.ts",
-  // src/native/index.ts is the addon loader itself (it unpacks and dlopens native files), not a face over the folder;
-  // giving back idle memory has nothing to do with it.
-  "src/native/idle.ts",
-]);
-
-/**
- * Imports from behind a folder's face that were there when the rule came in, in files other people were changing
- * at the time; each is to go through the folder's index.ts. The list may only shrink.
- */
-const NOT_YET_THROUGH_A_FACE = new Set([
-  "src/backup/manifest.ts -> src/db/migrations.ts",
-  "src/http/client-address.ts -> src/net/address.ts",
-  "src/http/faults.ts -> src/db/sqlite-lock.ts",
-  "src/http/ratelimit.ts -> src/db/postgres.ts",
-  "src/main.ts -> src/backup/command.ts",
-  "src/main.ts -> src/http/routes/jobs.ts",
-  "src/native/index.ts -> src/config/paths.ts",
-  "src/plugins/native.ts -> src/native/embedded.ts",
-  "src/plugins/native.ts -> src/native/memory.ts",
-  "src/plugins/sharp.ts -> src/native/sharp.ts",
-  "src/products/catalog.ts -> src/kernel/metadata.ts",
-  "src/products/image.ts -> src/native/sharp.ts",
-  "src/products/json.ts -> src/kernel/metadata.ts",
-  "src/products/types.ts -> src/kernel/metadata.ts",
-  "src/videos/json.ts -> src/kernel/metadata.ts",
-  "src/videos/requests.ts -> src/kernel/metadata.ts",
-  "src/videos/types.ts -> src/kernel/metadata.ts",
 ]);
 
 const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+["']([^"']+)["']|(?:^|\n)\s*import\s+["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']\s*\)/g;
@@ -275,7 +248,7 @@ describe("the floor plan", () => {
       for (const t of targets) {
         const folder = folderOf(t);
         if (!t.startsWith("src/") || folder === folderOf(file) || folder === t) continue;
-        if (t === `${folder}/index.ts` || FACES.has(t) || NOT_YET_THROUGH_A_FACE.has(`${file} -> ${t}`)) continue;
+        if (t === `${folder}/index.ts` || FACES.has(t)) continue;
         behind.push(`${file} -> ${t} (import ${folder}/index.ts)`);
       }
     }

@@ -99,12 +99,14 @@ async function refusal(source: string, opts: IngestOptions = open): Promise<ApiE
 
 const UNSUPPORTED = {
   error: "Unsupported image format",
+  code: "unsupported_image_format",
   message: "The image must be a JPG, PNG or WebP file.",
   allowed: ["image/jpeg", "image/png", "image/webp"],
 };
-const tooLarge = (max = MAX_IMAGE_BYTES) => ({ error: "File too large", message: `The image is larger than ${max} bytes.`, max_size: max });
+const tooLarge = (max = MAX_IMAGE_BYTES) => ({ error: "File too large", code: "file_too_large", message: `The image is larger than ${max} bytes.`, max_size: max });
 const invalid = (message: string, field = "image_url") => ({
   error: "Validation failed",
+  code: "validation_failed",
   message: `${field}: ${message}`,
   details: [{ field, message }],
 });

@@ -68,6 +68,7 @@ describe("POST /v1/products", () => {
     expect(res.status).toBe(403);
     expect(res.body).toEqual({
       error: "Product limit reached",
+      code: "product_limit_reached",
       message: expect.any(String),
       current_count: 5,
       max_allowed: 5,

@@ -2,4 +2,5 @@
 export { createBackup, type BackupResult } from "./create";
 export { restoreBackup, verifyBackup, type RestoreResult } from "./restore";
 export { BackupError } from "./errors";
+export { backupCommand, restoreCommand } from "./command";
 export type { Manifest } from "./manifest";

@@ -1,7 +1,7 @@
 // What a backup archive holds and how its manifest.json is checked: names, sizes, checksums and the schema it needs.
 import pkg from "../../package.json" with { type: "json" };
 import { isSafeKey } from "../plugins";
-import { sqliteMigrations } from "../db/migrations";
+import { sqliteMigrations } from "../db";
 import { BackupError } from "./errors";
 
 export const MANIFEST_NAME = "manifest.json";

@@ -2,7 +2,7 @@
 // the answer unless that peer is a proxy the operator named in VITRIN_TRUSTED_PROXIES; only then is X-Forwarded-For
 // read, right to left, skipping the trusted hops (a client can write anything at its left end).
 import { BlockList, isIP } from "node:net";
-import { parseIPv6 } from "../net/address";
+import { parseIPv6 } from "../net";
 
 /** A server that can say which address a request came from (Bun's does; in-process `app.handle` has none). */
 export type PeerSource = { requestIP(request: Request): { address: string } | null } | null | undefined;

@@ -1,7 +1,7 @@
 // Faults of the machine rather than of the request (a database locked by another process, a full disk), told apart
 // from bugs so the client gets an answer it can act on (503 or 507, with Retry-After) instead of a 500.
 import type { Logger } from "../kernel";
-import { isSqliteBusy } from "../db/sqlite-lock";
+import { isSqliteBusy } from "../db";
 import { errors, type ApiError } from "../kernel";
 
 /** The error's codes, its own and its causes' (drizzle wraps driver errors; our own code wraps some in turn). */

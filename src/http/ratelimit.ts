@@ -3,7 +3,7 @@
 // balancer draws on the same budget. createRateLimiter picks one; the guard sees only RateLimiter.
 import type { Db } from "../db";
 import type { Clock } from "../kernel";
-import { pgClientOf } from "../db/postgres";
+import { pgClientOf } from "../db";
 
 export type RateDecision = { allowed: boolean; limit: number; remaining: number; resetSeconds: number; retryAfterSeconds: number };
 

@@ -8,8 +8,13 @@
 import { dlopen, FFIType } from "bun:ffi";
 import { chmodSync, existsSync, mkdirSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { defaultNativeDir } from "../config/paths";
+import { defaultNativeDir } from "../config";
 import { embedded, type EmbeddedAddon } from "./embedded";
+
+export { embedded, type Embedded, type EmbeddedModel } from "./embedded";
+export { giveBackMemory, withLibc } from "./memory";
+export { createIdleReclaim, type IdleReclaim } from "./idle";
+export { default as sharp } from "./sharp";
 
 const loaded = new Map<string, unknown>();
 const RTLD_NOW = 2;

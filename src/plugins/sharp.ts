@@ -1,2 +1,2 @@
 // sharp for plugins, loaded on first use (src/native/sharp.ts says why): import it from the kit, not from "sharp".
-export { default } from "../native/sharp";
+export { sharp as default } from "../native";

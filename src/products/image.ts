@@ -1,7 +1,7 @@
 // Product image ingest: fetches an image URL (or decodes a data: URL) and accepts only whole, sane JPG, PNG or WebP files.
 
 import { createHash } from "node:crypto";
-import sharp from "../native/sharp";
+import { sharp } from "../native";
 import type { Metadata } from "sharp";
 import { errors, isApiError, MAX_IMAGE_BYTES, type ApiError } from "../kernel";
 import { decodeDataUrl, describeOutboundError, isOutboundError, outboundFetch, type OutboundError } from "../net";
