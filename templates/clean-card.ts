@@ -1,5 +1,5 @@
 // Template "clean-card": a calm product card for marketplaces and feeds: soft colour, the product, its name and price.
-import { darken, defineTemplate, fields, lighten, luminance, mix, readableOn, t, type Asset, type BuildContext, type Box } from "../src/templates/api";
+import { darken, defineTemplate, fields, lighten, luminance, mix, readableOn, t, wave, type Asset, type BuildContext, type Box } from "../src/templates/api";
 
 /** Where the product floats and where the white card with the words sits, per format (template pixels). */
 function plan(ctx: BuildContext<unknown>, cardH: number): { card: Box; stage: Box } {
@@ -102,8 +102,8 @@ export default defineTemplate({
     return {
       background: bg,
       layers: [
-        // Seen from the first frame, and never still: after rising into place it keeps drifting slowly up.
-        { name: "product", image: prod, x: cx, y: [[0, cy + drift], [1.0, cy + drift * 0.6, "out"], [7, cy - drift, "linear"]] },
+        // Seen from the first frame, and never still: after rising into place it keeps drifting up, swaying gently.
+        { name: "product", image: prod, x: wave(cx, Math.min(30, stage.w * 0.05), 6), y: [[0, cy + drift], [1.0, cy + drift * 0.6, "out"], [7, cy - drift, "linear"]] },
         { name: "card", image: cardPic, x: card.x, y: [[0, card.y + 60], [1.0, card.y, "out"]], anchor: [0, 0], opacity: [[0, 0], [0.5, 1]] },
         { name: "tag", image: tagImg, x: left, y: tagY, anchor: [0, 0.5], opacity: [[1.0, 0], [1.3, 1]] },
         { name: "headline", image: nameImg, x: [[1.0, left + 40], [1.5, left, "out"]], y: nameY, anchor: [0, 0.5], opacity: [[1.0, 0], [1.4, 1]] },

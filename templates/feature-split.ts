@@ -1,5 +1,5 @@
 // Template "feature-split": a split layout, the product on a colour panel, its selling points revealed one by one.
-import { darken, defineTemplate, fields, firstSentence, lighten, luminance, mix, phrasesFrom, readableOn, t, type Asset, type BuildContext, type Box } from "../src/templates/api";
+import { darken, defineTemplate, fields, firstSentence, lighten, luminance, mix, phrasesFrom, readableOn, t, wave, type Asset, type BuildContext, type Box } from "../src/templates/api";
 
 /**
  * The split per format. Landscape: the panel fills the left, every word is in the column on the right. Portrait and
@@ -141,7 +141,7 @@ export default defineTemplate({
     const product = ctx.productImage({ maxWidth: Math.min(600, panelW * 0.72), maxHeight: Math.min(720, panelH * 0.7), shadow: { opacity: 0.5, blur: 0.03, offsetY: 0.03 } });
     const [bg, panelImg, prod] = await Promise.all([background, panel, product]);
     const py = panelTop + cy;
-    const drift = Math.min(60, panelH * 0.06);
+    const drift = Math.max(40, Math.min(80, panelH * 0.1));
     const colX = head ? head.x : column.x;
     // Words rise into place (the column runs to the safe area's edge: a sideways slide would start outside it).
     const entrance = (name: string, at: number, x: number, image: Asset) => ({
@@ -153,8 +153,8 @@ export default defineTemplate({
       background: bg,
       layers: [
         { name: "panel", image: panelImg, x: [[0, -panelW], [0.8, 0, "out"]], y: panelTop, anchor: [0, 0] },
-        // Seen from the first frame, and never still: after settling it keeps drifting slowly up.
-        { name: "product", image: prod, x: cx, y: [[0.5, py + drift * 1.6], [1.5, py + drift, "out"], [12, py - drift, "linear"]], scale: [[0.5, 0.86], [1.5, 1, "out"]] },
+        // Seen from the first frame, and never still: after settling it keeps drifting up, swaying gently.
+        { name: "product", image: prod, x: wave(cx, Math.min(24, panelW * 0.06), 6), y: [[0.5, py + drift * 1.6], [1.5, py + drift, "out"], [12, py - drift, "linear"]], scale: [[0.5, 0.86], [1.5, 1, "out"]] },
         y.eyebrow !== undefined && { name: "eyebrow", image: brow, x: colX, y: y.eyebrow, anchor: [0, 0.5], opacity: [[1.0, 0], [1.4, 1]] },
         entrance("headline", 1.5, colX, head1),
         // Entrances on the half-second beats: one selling point a second, from 2.5 s.

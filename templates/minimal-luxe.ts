@@ -1,5 +1,5 @@
 // Template "minimal-luxe": quiet and elegant: ivory and gold, a serif name, the product rising slowly in an arch.
-import { darken, defineTemplate, fields, firstSentence, lighten, luminance, mix, readableOn, t, type Asset, type BuildContext, type Box } from "../src/templates/api";
+import { darken, defineTemplate, fields, firstSentence, lighten, luminance, mix, readableOn, sum, t, wave, type Asset, type BuildContext, type Box } from "../src/templates/api";
 
 /**
  * Where the words (a centred column) and the arch go, per format: tall formats put the arch above the words, square
@@ -88,7 +88,7 @@ export default defineTemplate({
       // Room under the button for its rise into place, which must stay inside the safe area too.
       ["cta", cta, 16],
     ];
-    const heightOf = (list: ReturnType<typeof stack>) => list.reduce((sum, [, img, gap]) => sum + img.h + gap, 0);
+    const heightOf = (list: ReturnType<typeof stack>) => list.reduce((total, [, img, gap]) => total + img.h + gap, 0);
     let parts = stack();
     // A large name that crowds the column (or the arch above it) goes back to the floor size.
     if (nameImg !== atFloor && heightOf(parts) > (tall ? ctx.safe.h - 460 : ctx.safe.h)) {
@@ -126,19 +126,21 @@ export default defineTemplate({
       H,
       "background",
     );
-    const product = ctx.productImage({ maxWidth: a.w * 0.8, maxHeight: (a.h - 40) * 0.72, shadow: { opacity: 0.28, blur: 0.045, offsetY: 0.035 } });
+    const product = ctx.productImage({ maxWidth: a.w * 0.8, maxHeight: (a.h - 40) * 0.7, shadow: { opacity: 0.28, blur: 0.045, offsetY: 0.035 } });
     const rule = ctx.svg(`<rect width="220" height="3" fill="${gold}"/>`, 220, 3, "rule");
     const [bg, prod, ruleImg] = await Promise.all([background, product, rule]);
     // The product stands on the arch's floor and rises through the arch's headroom over the whole video, by 10 px a
     // second or more after its first ease (slower reads as a frozen picture).
     const rest = foot - 34 - prod.content.h / 2;
-    const rise = Math.max(110, a.h * 0.2);
+    const rise = Math.max(120, a.h * 0.2);
+    // A slow circle on top of the rise: the product moves at an even speed, never pausing at the ends of a sway.
+    const sway = Math.min(24, a.w * 0.08);
 
     return {
       background: bg,
       layers: [
-        // Seen from the first frame, and never still: a slow rise over the whole video.
-        { name: "product", image: prod, x: a.x + r, y: [[0, rest], [2.5, rest - rise * 0.3, "out"], [10, rest - rise, "linear"]] },
+        // Seen from the first frame, and never still: a slow rise over the whole video, circling gently.
+        { name: "product", image: prod, x: wave(a.x + r, sway, 6), y: sum([[0, rest], [2.5, rest - rise * 0.3, "out"], [10, rest - rise, "linear"]], wave(0, sway, 6, Math.PI / 2)) },
         eyebrow && { name: "eyebrow", image: brow, x: cx, y: y.eyebrow!, opacity: [[1.0, 0], [1.5, 1]] },
         { name: "headline", image: nameImg, x: cx, y: [[1.5, y.headline! + 24], [2.5, y.headline!, "out"]], opacity: [[1.5, 0], [2.3, 1]] },
         { name: "rule", image: ruleImg, x: cx, y: y.rule!, scale: [[2.5, 0.02], [3.5, 1, "inOut"]], opacity: [[2.5, 0], [2.6, 1]] },
