@@ -42,7 +42,6 @@ export default defineTemplate({
   },
   async build(ctx) {
     const p = ctx.prompt;
-    const W = ctx.width;
     const H = ctx.height;
     const primary = p.colors?.primary ?? "#2f5d50";
     const accent = p.colors?.accent ?? "#f2b134";
@@ -62,20 +61,7 @@ export default defineTemplate({
     });
     let points = p.features ?? phrasesFrom(ctx.product.description, 4);
     if (points.length === 0) points = [firstSentence(ctx.product.description, 48) ?? ctx.s("premiumQuality")];
-    const check = ctx.svg(
-      `<circle cx="28" cy="28" r="28" fill="${accent}"/><path d="M16 29 L25 38 L41 19" fill="none" stroke="${readableOn(accent)}" stroke-width="6" stroke-linecap="round" stroke-linejoin="round"/>`,
-      56, 56, "check",
-    );
-    const rows = Promise.all(
-      points.slice(0, 4).map(async (text, i) => {
-        const label = await ctx.text({ text, size: square ? 36 : 38, minSize: 36, weight: 600, maxWidth: column.w - 88, maxLines: square ? 2 : 3, color: ink, lineHeight: 1.0 });
-        // Rows are as tall as their lines of type (not their ink), so the gaps between points look even.
-        // Scripts with tall lines (Arabic) need more than the size says: never less than the label itself.
-        const h = Math.max(60, label.lines * label.fontSize * 1.2 + 8, label.h + 8);
-        const row = await ctx.group({ name: `feature-${i}`, w: column.w - 8, h, items: [{ image: await check, x: 28, y: h / 2 }, { image: label, x: 80, y: h / 2, anchor: [0, 0.5] }] });
-        return Object.assign(row, { fontSize: label.fontSize });
-      }),
-    );
+    const rows = featureRows(ctx, points.slice(0, 4), { width: column.w, square, accent, ink });
     const price = p.price !== undefined
       ? ctx.text({ name: "price", text: ctx.price(p.price), font: "display", weight: 900, size: square ? 48 : head ? 64 : 84, minSize: 40, maxWidth: column.w, color: strong })
       : null;
@@ -116,28 +102,9 @@ export default defineTemplate({
     }
     const panelH = H - panelTop;
 
-    const background = ctx.svg(
-      `<defs><pattern id="dots" width="36" height="36" patternUnits="userSpaceOnUse"><circle cx="3" cy="3" r="2.4" fill="${mix(paper, ink, 0.12)}"/></pattern></defs>
-      <rect width="${W}" height="${H}" fill="${paper}"/>
-      <rect x="${W - 420}" y="0" width="420" height="${H}" fill="url(#dots)" opacity="0.6"/>
-      <rect x="${W - 560}" y="${H - 14}" width="560" height="14" fill="${accent}"/>`,
-      W,
-      H,
-      "background",
-    );
     const cx = panelW / 2;
     const cy = panelH / 2;
-    const panel = ctx.svg(
-      `<defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="${lighten(primary, 0.12)}"/><stop offset="1" stop-color="${darken(primary, 0.3)}"/></linearGradient>
-      <radialGradient id="l" cx="${cx}" cy="${cy}" r="${Math.max(panelW, panelH) * 0.5}" gradientUnits="userSpaceOnUse"><stop offset="0" stop-color="#ffffff" stop-opacity="0.28"/><stop offset="1" stop-color="#ffffff" stop-opacity="0"/></radialGradient></defs>
-      <rect width="${panelW}" height="${panelH}" fill="url(#g)"/>
-      <rect width="${panelW}" height="${panelH}" fill="url(#l)"/>
-      <circle cx="${cx}" cy="${cy}" r="${Math.min(panelW, panelH) * 0.38}" fill="none" stroke="#ffffff" stroke-opacity="0.18" stroke-width="2"/>
-      <ellipse cx="${cx}" cy="${cy + panelH * 0.36}" rx="${panelW * 0.3}" ry="28" fill="#000000" opacity="0.18"/>`,
-      panelW,
-      panelH,
-      "panel",
-    );
+    const { background, panel } = backdrops(ctx, { paper, ink, accent, primary }, panelW, panelH);
     const product = ctx.productImage({ maxWidth: Math.min(600, panelW * 0.72), maxHeight: Math.min(720, panelH * 0.7), shadow: { opacity: 0.5, blur: 0.03, offsetY: 0.03 } });
     const [bg, panelImg, prod] = await Promise.all([background, panel, product]);
     const py = panelTop + cy;
@@ -172,4 +139,52 @@ async function button(ctx: BuildContext<unknown>, label: Asset & { fontSize: num
   const h = Math.max(label.h, label.fontSize) + padY;
   const face = await ctx.group({ name: "cta", w, h, svg: `<rect width="${w}" height="${h}" rx="18" fill="${fill}"/>`, items: [{ image: label, x: w / 2, y: h / 2 }] });
   return Object.assign(face, { fontSize: label.fontSize });
+}
+
+/** The paper (dots and an accent bar) and the colour panel the product stands on, panelW×panelH template pixels. */
+function backdrops(ctx: BuildContext<unknown>, c: { paper: string; ink: string; accent: string; primary: string }, panelW: number, panelH: number) {
+  const { paper, ink, accent, primary } = c;
+  const W = ctx.width;
+  const H = ctx.height;
+  const cx = panelW / 2;
+  const cy = panelH / 2;
+  const background = ctx.svg(
+    `<defs><pattern id="dots" width="36" height="36" patternUnits="userSpaceOnUse"><circle cx="3" cy="3" r="2.4" fill="${mix(paper, ink, 0.12)}"/></pattern></defs>
+    <rect width="${W}" height="${H}" fill="${paper}"/>
+    <rect x="${W - 420}" y="0" width="420" height="${H}" fill="url(#dots)" opacity="0.6"/>
+    <rect x="${W - 560}" y="${H - 14}" width="560" height="14" fill="${accent}"/>`,
+    W,
+    H,
+    "background",
+  );
+  const panel = ctx.svg(
+    `<defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="${lighten(primary, 0.12)}"/><stop offset="1" stop-color="${darken(primary, 0.3)}"/></linearGradient>
+    <radialGradient id="l" cx="${cx}" cy="${cy}" r="${Math.max(panelW, panelH) * 0.5}" gradientUnits="userSpaceOnUse"><stop offset="0" stop-color="#ffffff" stop-opacity="0.28"/><stop offset="1" stop-color="#ffffff" stop-opacity="0"/></radialGradient></defs>
+    <rect width="${panelW}" height="${panelH}" fill="url(#g)"/>
+    <rect width="${panelW}" height="${panelH}" fill="url(#l)"/>
+    <circle cx="${cx}" cy="${cy}" r="${Math.min(panelW, panelH) * 0.38}" fill="none" stroke="#ffffff" stroke-opacity="0.18" stroke-width="2"/>
+    <ellipse cx="${cx}" cy="${cy + panelH * 0.36}" rx="${panelW * 0.3}" ry="28" fill="#000000" opacity="0.18"/>`,
+    panelW,
+    panelH,
+    "panel",
+  );
+  return { background, panel };
+}
+
+/** One group per selling point: a check mark and up to two (three in the tall formats) lines; reports the size. */
+function featureRows(ctx: BuildContext<unknown>, points: string[], o: { width: number; square: boolean; accent: string; ink: string }) {
+  const check = ctx.svg(
+    `<circle cx="28" cy="28" r="28" fill="${o.accent}"/><path d="M16 29 L25 38 L41 19" fill="none" stroke="${readableOn(o.accent)}" stroke-width="6" stroke-linecap="round" stroke-linejoin="round"/>`,
+    56, 56, "check",
+  );
+  return Promise.all(
+    points.slice(0, 4).map(async (text, i) => {
+      const label = await ctx.text({ text, size: o.square ? 36 : 38, minSize: 36, weight: 600, maxWidth: o.width - 88, maxLines: o.square ? 2 : 3, color: o.ink, lineHeight: 1.0 });
+      // Rows are as tall as their lines of type (not their ink), so the gaps between points look even.
+      // Scripts with tall lines (Arabic) need more than the size says: never less than the label itself.
+      const h = Math.max(60, label.lines * label.fontSize * 1.2 + 8, label.h + 8);
+      const row = await ctx.group({ name: `feature-${i}`, w: o.width - 8, h, items: [{ image: await check, x: 28, y: h / 2 }, { image: label, x: 80, y: h / 2, anchor: [0, 0.5] }] });
+      return Object.assign(row, { fontSize: label.fontSize });
+    }),
+  );
 }

@@ -45,8 +45,6 @@ export default defineTemplate({
   }),
   async build(ctx) {
     const p = ctx.prompt;
-    const W = ctx.width;
-    const H = ctx.height;
     const paper = p.colors?.background ?? "#f4eee4";
     const gold = p.colors?.accent ?? "#a8844a";
     const light = luminance(paper) > 0.45;
@@ -112,20 +110,7 @@ export default defineTemplate({
 
     const r = a.w / 2;
     const foot = a.y + a.h;
-    const background = ctx.svg(
-      `<defs>
-        <linearGradient id="bg" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="${mix(paper, "#ffffff", 0.35)}"/><stop offset="1" stop-color="${mix(paper, gold, 0.1)}"/></linearGradient>
-        <linearGradient id="arch" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="${mix(arch, "#ffffff", 0.2)}"/><stop offset="1" stop-color="${arch}"/></linearGradient>
-      </defs>
-      <rect width="${W}" height="${H}" fill="url(#bg)"/>
-      <path d="M${a.x} ${foot} L${a.x} ${a.y + r} A${r} ${r} 0 0 1 ${a.x + a.w} ${a.y + r} L${a.x + a.w} ${foot} Z" fill="url(#arch)"/>
-      <path d="M${a.x - 24} ${foot + 24} L${a.x - 24} ${a.y + r} A${r + 24} ${r + 24} 0 0 1 ${a.x + a.w + 24} ${a.y + r} L${a.x + a.w + 24} ${foot + 24}" fill="none" stroke="${gold}" stroke-opacity="0.55" stroke-width="2"/>
-      <rect x="24" y="24" width="${W - 48}" height="${H - 48}" fill="none" stroke="${gold}" stroke-opacity="0.6" stroke-width="2"/>
-      <ellipse cx="${a.x + r}" cy="${foot - 28}" rx="${a.w * 0.36}" ry="18" fill="#000" opacity="0.10"/>`,
-      W,
-      H,
-      "background",
-    );
+    const background = backdrop(ctx, a, { paper, gold, arch });
     const product = ctx.productImage({ maxWidth: a.w * 0.8, maxHeight: (a.h - 40) * 0.7, shadow: { opacity: 0.28, blur: 0.045, offsetY: 0.035 } });
     const rule = ctx.svg(`<rect width="220" height="3" fill="${gold}"/>`, 220, 3, "rule");
     const [bg, prod, ruleImg] = await Promise.all([background, product, rule]);
@@ -160,4 +145,27 @@ async function frame(ctx: BuildContext<unknown>, label: Asset & { fontSize: numb
   const svg = `<rect x="1.5" y="1.5" width="${w - 3}" height="${h - 3}" rx="4" fill="${fill}" stroke="${line}" stroke-width="3"/>`;
   const button = await ctx.group({ name: "cta", w, h, svg, items: [{ image: label, x: w / 2, y: h / 2 }] });
   return Object.assign(button, { fontSize: label.fontSize });
+}
+
+/** The ivory paper with its gold frame, and the arch `a` (its floor shadow and a gold outline). */
+function backdrop(ctx: BuildContext<unknown>, a: Box, c: { paper: string; gold: string; arch: string }) {
+  const { paper, gold, arch } = c;
+  const W = ctx.width;
+  const H = ctx.height;
+  const r = a.w / 2;
+  const foot = a.y + a.h;
+  return ctx.svg(
+    `<defs>
+      <linearGradient id="bg" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="${mix(paper, "#ffffff", 0.35)}"/><stop offset="1" stop-color="${mix(paper, gold, 0.1)}"/></linearGradient>
+      <linearGradient id="arch" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="${mix(arch, "#ffffff", 0.2)}"/><stop offset="1" stop-color="${arch}"/></linearGradient>
+    </defs>
+    <rect width="${W}" height="${H}" fill="url(#bg)"/>
+    <path d="M${a.x} ${foot} L${a.x} ${a.y + r} A${r} ${r} 0 0 1 ${a.x + a.w} ${a.y + r} L${a.x + a.w} ${foot} Z" fill="url(#arch)"/>
+    <path d="M${a.x - 24} ${foot + 24} L${a.x - 24} ${a.y + r} A${r + 24} ${r + 24} 0 0 1 ${a.x + a.w + 24} ${a.y + r} L${a.x + a.w + 24} ${foot + 24}" fill="none" stroke="${gold}" stroke-opacity="0.55" stroke-width="2"/>
+    <rect x="24" y="24" width="${W - 48}" height="${H - 48}" fill="none" stroke="${gold}" stroke-opacity="0.6" stroke-width="2"/>
+    <ellipse cx="${a.x + r}" cy="${foot - 28}" rx="${a.w * 0.36}" ry="18" fill="#000" opacity="0.10"/>`,
+    W,
+    H,
+    "background",
+  );
 }
