@@ -1,7 +1,7 @@
 // bench:render — every template rendered by vitrin (9:16 with its music by default) beside a bare ffmpeg run of that
 // very render's command: the same inputs, filtergraph, audio chain and encoder settings, run directly on layers made
 // beforehand. Runs alternate (render, bare, render, bare …) so machine load hits both; the figures are medians of
-// per-pair ratios. Also writes a strip of frames per template under docs/frames/.
+// per-pair ratios. With --frames DIR it also writes a strip of frames per template there.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -23,8 +23,10 @@ const aspect = (opt("aspect") ?? "9:16") as Aspect;
 const musicChoice = opt("music") ?? "auto";
 const threads = Number(opt("threads") ?? 0);
 const runs = Math.max(1, Number(opt("runs") ?? 5));
-const writeFrames = !args.includes("--no-frames");
-const framesDir = resolve(import.meta.dir, "../docs/frames");
+// Frames of each video (four side by side) only when asked for, into the folder given: the docs show contact sheets
+// (scripts/contact-sheet.ts) instead.
+const framesDir = opt("frames") ? resolve(opt("frames")!) : null;
+const writeFrames = framesDir !== null;
 /** Issue 20: at least 4× realtime, at most 1.3 × the bare run of the same command. */
 const TARGET_REALTIME = 4;
 const TARGET_RATIO = 1.3;
@@ -126,7 +128,7 @@ for (const tpl of registry.list()) {
     console.log(
       `${tpl.info.id.padEnd(18)}${`${job.width}x${job.height}`.padEnd(11)}${job.duration.toFixed(1).padStart(7)}${wall.toFixed(2).padStart(8)}${`${realtime.toFixed(2)}x`.padStart(10)}${bare.toFixed(2).padStart(8)}${ratio.toFixed(2).padStart(7)}  ${spread.padEnd(11)}${cpu.toFixed(2).padStart(6)}${bareCpu.toFixed(2).padStart(10)}${(cpu / bareCpu).toFixed(2).padStart(11)}  ${met ? "ok" : "MISSED"}`,
     );
-    if (writeFrames) await strip(video, job.duration, job.width, job.height, join(framesDir, `${tpl.info.id}.png`));
+    if (writeFrames) await strip(video, job.duration, job.width, job.height, join(framesDir!, `${tpl.info.id}.png`));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
