@@ -683,7 +683,7 @@ describe("checkOutboundUrl", () => {
       expect(e).toBeInstanceOf(ApiError);
       expect([e.status, e.toJSON()]).toEqual([
         422,
-        { error: "Validation failed", message: `url: ${message}`, details: [{ field: "url", message }] },
+        { error: "Validation failed", code: "validation_failed", message: `url: ${message}`, details: [{ field: "url", message }] },
       ]);
     }
   });
