@@ -199,7 +199,7 @@ describe("the compiled binary", () => {
 
   test("renders a video with a bundled template and its fonts", async () => {
     const [product] = (await api("GET", "/v1/products", token)).body.data;
-    const created = await api("POST", "/v1/videos", token, { product_id: product.id, template_id: "clean-card", user_prompt: { headline: "Çok güzel" } });
+    const created = await api("POST", "/v1/videos", token, { product_id: product.id, template_id: "clean-card", aspect_ratio: "1:1", user_prompt: { headline: "Çok güzel" } });
     expect(created.status).toBe(202);
     const video = await until(
       "the render",
@@ -210,7 +210,7 @@ describe("the compiled binary", () => {
       150_000,
     );
     expect(video.error).toBeNull();
-    expect(video).toMatchObject({ status: "completed", width: 1080, height: 1080, credits_used: 1 });
+    expect(video).toMatchObject({ status: "completed", aspect_ratio: "1:1", width: 1080, height: 1080, credits_used: 1 });
     const mp4 = new Uint8Array(await (await fetch(video.video_url)).arrayBuffer());
     expect(new TextDecoder().decode(mp4.slice(4, 8))).toBe("ftyp");
   }, 180_000);
