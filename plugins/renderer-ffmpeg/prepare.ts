@@ -19,6 +19,7 @@ import {
   type Placement,
   type Scene,
   type TemplateDefinition,
+  type TemplateRegistry,
 } from "../../src/plugins/renderer-kit";
 import { AssetWriter } from "./assets";
 import { logoLayer } from "./logo";
@@ -27,7 +28,7 @@ import { brandRole, withBrandFont } from "./brand-font";
 import { compileScene, type CompiledGraph } from "./scene/compile";
 import { layout } from "./scene/spans";
 import { LayoutLedger, layoutProblems } from "./layout";
-import type { LayoutProblem } from "../../src/plugins";
+import type { LayoutCheckRequest, LayoutProblem } from "../../src/plugins";
 
 export type RenderInput = {
   definition: TemplateDefinition;
@@ -74,6 +75,14 @@ export type RenderJob = {
   /** What the layout engine finds wrong (text cut short, outside the safe area, overlapping): see layout.ts. */
   problems: LayoutProblem[];
 };
+
+/** What a render or layout check of the service asks for, as prepareRender's input (the template looked up by id). */
+export function inputOf(templates: TemplateRegistry, req: LayoutCheckRequest & { signal?: AbortSignal }): RenderInput {
+  const tpl = templates.get(req.templateId);
+  if (!tpl) throw new Error(`unknown template "${req.templateId}"`);
+  const { product, prompt, language, aspect, logoPath, font, scale, workDir, signal } = req;
+  return { definition: tpl.definition, product, prompt, language, aspect, logoPath, font, scale, workDir, signal };
+}
 
 /** The static defaults of the prompt schema applied to a copy of the prompt. */
 export function withDefaults(schema: TObject, prompt: Record<string, unknown>): Record<string, unknown> {

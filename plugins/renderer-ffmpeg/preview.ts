@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type { LayoutCheckRequest, LayoutProblem, PreviewRequest } from "../../src/plugins";
 import { baseLanguage, fpsOf, type TemplateRegistry } from "../../src/plugins/renderer-kit";
 import { asStill } from "./scene/compile";
-import { prepareRender, type RenderInput, type RenderJob } from "./prepare";
+import { inputOf, prepareRender, type RenderInput, type RenderJob } from "./prepare";
 import { samplePrompt, writeSampleProduct } from "./sample";
 
 export type PreviewDeps = { ffmpeg: () => string; templates: TemplateRegistry };
@@ -65,19 +65,5 @@ export async function previewFrame(deps: PreviewDeps, req: PreviewRequest): Prom
 
 /** The layout problems of a render (layers made in `req.workDir`, text measured; ffmpeg does not run). */
 export async function checkLayout(templates: TemplateRegistry, req: LayoutCheckRequest): Promise<LayoutProblem[]> {
-  const tpl = templates.get(req.templateId);
-  if (!tpl) throw new Error(`unknown template "${req.templateId}"`);
-  const job = await prepareRender({
-    definition: tpl.definition,
-    product: req.product,
-    prompt: req.prompt,
-    language: req.language,
-    aspect: req.aspect,
-    logoPath: req.logoPath,
-    font: req.font,
-    scale: req.scale,
-    workDir: req.workDir,
-    layoutOnly: true,
-  });
-  return job.problems;
+  return (await prepareRender({ ...inputOf(templates, req), layoutOnly: true })).problems;
 }

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import type { RenderRequest, RenderResult } from "../../src/plugins";
 import { fpsOf, type TemplateRegistry } from "../../src/plugins/renderer-kit";
 import { probe, RenderError, runFfmpeg } from "./ffmpeg";
-import { prepareRender, type RenderJob } from "./prepare";
+import { inputOf, prepareRender, type RenderJob } from "./prepare";
 import { asStill } from "./scene/compile";
 import { audioArgs, prepareAudio, type AudioArgs, type PreparedAudio } from "./audio";
 import type { Tools } from "./readiness";
@@ -52,24 +52,12 @@ export function thumbnailArgs(job: RenderJob, thumbFile: string): string[] {
 
 /** The layers of a render, made before ffmpeg starts; an abort meanwhile reads as the render's cancellation. */
 async function prepare(deps: VideoDeps, req: RenderRequest): Promise<RenderJob> {
-  const tpl = deps.templates.get(req.templateId);
-  if (!tpl) throw new Error(`unknown template "${req.templateId}"`);
+  const input = inputOf(deps.templates, req);
   const cancelled = () => new RenderError("the render was cancelled before ffmpeg started", "aborted");
   if (req.signal.aborted) throw cancelled();
   req.onProgress(0);
   try {
-    return await prepareRender({
-      definition: tpl.definition,
-      product: req.product,
-      prompt: req.prompt,
-      language: req.language,
-      aspect: req.aspect,
-      logoPath: req.logoPath,
-      font: req.font,
-      scale: req.scale,
-      workDir: req.workDir,
-      signal: req.signal,
-    });
+    return await prepareRender(input);
   } catch (e) {
     if (req.signal.aborted) throw cancelled();
     throw e;
