@@ -3,7 +3,7 @@
 // and the engine's rules on hand-made scenes (where a layer settles, right-to-left mirroring, overlaps, tickers).
 import { afterEach, describe, expect, test } from "bun:test";
 import type { TestService } from "./helpers";
-import { layoutService, TOO_LONG } from "./support/layout-fixture";
+import { fixtureBuilds, layoutService, TOO_LONG } from "./support/layout-fixture";
 import { LayoutLedger, layoutProblems, settledMoments } from "../plugins/renderer-ffmpeg/layout";
 
 let t: TestService | null = null;
@@ -39,6 +39,25 @@ describe("layout check at estimate and create", () => {
     expect((await t.json("POST", "/v1/videos/estimate", { token: s.token, body })).status).toBe(200);
     const created = await t.json("POST", "/v1/videos", { token: s.token, body });
     expect(created.status).toBe(202);
+  }, 60_000);
+
+  test("an estimate and the create that follows lay the same copy out once; other copy is laid out again", async () => {
+    const s = await layoutService();
+    t = s.t;
+    const body = { template_id: "layout-fixture", product_id: s.productId, user_prompt: { headline: "Stoneware mug" } };
+    const before = fixtureBuilds();
+    expect((await t.json("POST", "/v1/videos/estimate", { token: s.token, body })).status).toBe(200);
+    expect(fixtureBuilds()).toBe(before + 1);
+    expect((await t.json("POST", "/v1/videos", { token: s.token, body })).status).toBe(202);
+    expect(fixtureBuilds()).toBe(before + 1);
+    const other = { ...body, user_prompt: { headline: "Stoneware cup" } };
+    expect((await t.json("POST", "/v1/videos/estimate", { token: s.token, body: other })).status).toBe(200);
+    expect(fixtureBuilds()).toBe(before + 2);
+    // A refused layout is remembered too, and refused again without building.
+    const long = { ...body, user_prompt: { headline: TOO_LONG } };
+    expect((await t.json("POST", "/v1/videos/estimate", { token: s.token, body: long })).status).toBe(422);
+    expect((await t.json("POST", "/v1/videos", { token: s.token, body: long })).status).toBe(422);
+    expect(fixtureBuilds()).toBe(before + 3);
   }, 60_000);
 
   test("a newline in the copy is a line break: two lines in a one-line field do not fit", async () => {

@@ -10,6 +10,7 @@ import { deleteVideoFiles, registerRetention } from "./lifecycle";
 import { videoLister, type VideoListQuery } from "./list";
 import { createVideo, estimateVideo, getVideo } from "./requests";
 import { RENDER_JOB, type NewVideo, type VideoDeps } from "./types";
+import { LayoutVerdicts } from "./verdicts";
 
 export { DEKUPE_WAIT_MS, RENDER_JOB, type NewVideo, type VideoDeps, type VideoRow } from "./types";
 export { videoJson } from "./json";
@@ -18,7 +19,8 @@ export { RETENTION_EVERY_MS, RETENTION_JOB } from "./lifecycle";
 export { templateLanguage } from "./language";
 export { VIDEO_PREVIEW_SCALE } from "./preview";
 
-export function createVideos(deps: VideoDeps) {
+export function createVideos(given: VideoDeps) {
+  const deps: VideoDeps = { ...given, layoutVerdicts: given.layoutVerdicts ?? new LayoutVerdicts() };
   const list = videoLister(deps.db);
   const retention = registerRetention(deps);
   deps.jobs.register<{ videoId: string }>(RENDER_JOB, (job) => renderJob(deps, job.payload.videoId, job.signal), {

@@ -10,6 +10,7 @@ import type { RenderProduct } from "../plugins";
 import type { Aspect } from "../templates";
 import { RenderFailure } from "./failure";
 import type { VideoDeps } from "./types";
+import { verdictKey } from "./verdicts";
 
 export type ProductRow = typeof schema.products.$inferSelect;
 
@@ -92,13 +93,21 @@ export async function checkLayout(deps: VideoDeps, input: LayoutInput): Promise<
     deps,
     input,
     "check",
-    (s) =>
-      check({ ...s, templateId: input.templateId, language: input.language, aspect: input.aspect, scale: deps.renderScale }).catch((err: unknown) => {
+    async (s) => {
+      const key = await verdictKey(input, s);
+      const known = deps.layoutVerdicts?.get(key);
+      if (known) return known;
+      try {
+        const problems = await check({ ...s, templateId: input.templateId, language: input.language, aspect: input.aspect, scale: deps.renderScale });
+        deps.layoutVerdicts?.set(key, problems);
+        return problems;
+      } catch (err) {
         // A check that breaks (a template's build() throwing, say) blocks nobody: the render meets the same fault,
         // fails the video and refunds it, as it did before checks existed. The log keeps the cause.
         deps.logger.warn("the renderer's layout check failed; the request goes on unchecked", { template: input.templateId, err });
         return [];
-      }),
+      }
+    },
     // Without its image there is nothing to lay out; the render then fails as product_image_missing and refunds.
     () => [],
   );

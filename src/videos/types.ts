@@ -9,6 +9,7 @@ import type { Billing } from "../billing";
 import type { TemplateRegistry } from "../templates";
 import type { Brand } from "../brand";
 import type { Music } from "../music";
+import type { LayoutVerdicts } from "./verdicts";
 
 export const RENDER_JOB = "video.render";
 /** How often a render waiting for its product's cut-out looks again. */
@@ -51,6 +52,8 @@ export type VideoDeps = {
   renderTimeoutMs: number;
   /** How long a video waits for its product's cut-out before it fails (and is refunded). */
   dekupeWaitMs: number;
+  /** Layout verdicts already reached on this instance (createVideos makes one). */
+  layoutVerdicts?: LayoutVerdicts;
   /** Told each render attempt's outcome and how long it took (metrics). */
   observeRender?: (template: string, outcome: "completed" | "failed", seconds: number) => void;
 };

@@ -14,6 +14,8 @@ const TEMPLATE = `export default ({ defineTemplate, t, fields }) => defineTempla
     layout: t.Optional(t.Union([t.Literal("ok"), t.Literal("edge"), t.Literal("overlap")])),
   }),
   async build(ctx) {
+    // Counted, so tests can tell how often a request was laid out.
+    globalThis.layoutFixtureBuilds = (globalThis.layoutFixtureBuilds ?? 0) + 1;
     const p = ctx.prompt;
     const layout = p.layout ?? "ok";
     const cx = ctx.safe.x + ctx.safe.w / 2;
@@ -44,6 +46,9 @@ export async function layoutService(env: Record<string, string> = {}): Promise<{
   await t.runJobs();
   return { t, token: acct.token, productId: product.body.id as string };
 }
+
+/** How many times the fixture template has been built in this process (layout checks, previews and renders). */
+export const fixtureBuilds = (): number => (globalThis as { layoutFixtureBuilds?: number }).layoutFixtureBuilds ?? 0;
 
 /** Copy too long for the fixture's one-line headline even at the headline floor (64 px in 640 px). */
 export const TOO_LONG = "Extraordinarily comfortable everyday running shoes for city streets";
