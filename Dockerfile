@@ -14,7 +14,8 @@ FROM debian:bookworm-slim
 RUN apt-get update \
  && apt-get install -y --no-install-recommends ffmpeg ca-certificates \
  && rm -rf /var/lib/apt/lists/*
-# A fixed non-root user; the binary unpacks its native libraries under its home (must allow executing).
+# A fixed non-root user. The image writes nothing outside /data and /tmp, so the root filesystem can be read-only:
+# the native libraries are unpacked under the data volume (a tmpfs is usually mounted noexec, and dlopen needs exec).
 RUN useradd --system --uid 10001 --user-group --create-home --home-dir /home/vitrin vitrin \
  && mkdir -p /data /opt/vitrin/plugins /opt/vitrin/templates \
  && chown vitrin:vitrin /data
@@ -22,7 +23,7 @@ COPY --from=build /out/vitrin /opt/vitrin/vitrin
 # Numeric, so Kubernetes' runAsNonRoot can verify it without reading /etc/passwd.
 USER 10001:10001
 WORKDIR /opt/vitrin
-ENV VITRIN_DATA_DIR=/data VITRIN_PORT=8080 VITRIN_HOST=0.0.0.0 VITRIN_NATIVE_DIR=/home/vitrin/.cache/vitrin/native
+ENV VITRIN_DATA_DIR=/data VITRIN_PORT=8080 VITRIN_HOST=0.0.0.0 VITRIN_NATIVE_DIR=/data/native
 VOLUME ["/data"]
 EXPOSE 8080
 # Plugins and templates dropped into /opt/vitrin/plugins and /opt/vitrin/templates (next to the binary) load at start.
