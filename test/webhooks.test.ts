@@ -109,7 +109,7 @@ describe("delivery", () => {
     expect((await t.json("GET", "/v1/webhooks/secret", { token: acct.token })).body.secret).toBe(secret);
   });
 
-  test("a delivery carries {id, event, created_at, data} and a signature that verifies", async () => {
+  test("a delivery carries {id, type, event, timestamp, created_at, data} and a signature that verifies", async () => {
     const { acct, secret } = await setup();
     const r = receiver([() => new Response("ok")]);
     try {
@@ -118,7 +118,8 @@ describe("delivery", () => {
       expect(r.received).toHaveLength(1);
       const got = r.received[0];
       const body = JSON.parse(got.body);
-      expect(body).toEqual({ id, event: "ping", created_at: expect.any(String), data: expect.any(Object) });
+      expect(body).toEqual({ id, type: "ping", event: "ping", timestamp: body.created_at, created_at: expect.any(String), data: expect.any(Object) });
+      expect(new Date(body.timestamp).toISOString()).toBe(body.timestamp);
       expect(got.headers.get("webhook-id")).toBe(id);
       const h = { id, timestamp: got.headers.get("webhook-timestamp")!, signature: got.headers.get("webhook-signature")! };
       expect(await independentVerify(secret, h, got.body, nowSeconds())).toBe(true);

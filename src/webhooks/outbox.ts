@@ -58,7 +58,10 @@ export async function emit(deps: OutboxDeps, tx: Orm, input: Emit): Promise<Mess
   const now = deps.clock.now();
   // Time-ordered, so a burst of messages is later updated (and its attempts logged) a few pages at a time.
   const id = newSortableId("msg", now);
-  const payload = JSON.stringify({ id, event: input.event, created_at: iso(now), data: input.data });
+  // The contract's fields (id, event, created_at, data) with Standard Webhooks' own names for the same facts (type,
+  // timestamp), so receivers written for either read it without mapping.
+  const at = iso(now);
+  const payload = JSON.stringify({ id, type: input.event, event: input.event, timestamp: at, created_at: at, data: input.data });
   const [row] = await insertOn(deps, tx).execute({
     id,
     accountId: input.accountId,
