@@ -126,16 +126,6 @@ function buildDomain(f: Foundation) {
   const image = { allowPrivateNetworks: config.allowPrivateNetworks, timeoutMs: config.fetchTimeoutMs, resolve: opts.resolve };
   const products = createProducts({ db, clock, storage: plugins.storage, jobs, logger, image });
   const brand = createBrand({ db, clock, storage: plugins.storage, logger, image });
-  const dekupe = createDekupe({
-    db,
-    clock,
-    storage: plugins.storage,
-    removal: idle.wrap(plugins.backgroundRemoval, "remove"),
-    jobs,
-    logger,
-    observe: metrics.observeDekupe,
-  });
-  registerDekupeJob(jobs, dekupe);
   const outbound = { allowPrivateNetworks: config.allowPrivateNetworks, resolve: opts.resolve };
   const webhooks = createWebhooks({
     db,
@@ -145,6 +135,17 @@ function buildDomain(f: Foundation) {
     outbound: { ...outbound, timeoutMs: config.webhookTimeoutMs },
     observeAttempt: metrics.observeWebhookAttempt,
   });
+  const dekupe = createDekupe({
+    db,
+    clock,
+    storage: plugins.storage,
+    removal: idle.wrap(plugins.backgroundRemoval, "remove"),
+    jobs,
+    logger,
+    webhooks,
+    observe: metrics.observeDekupe,
+  });
+  registerDekupeJob(jobs, dekupe);
   /** The same address rules as image ingest, applied when a webhook URL is given (422 if refused). */
   const checkUrl = (url: string, field = "url") => checkOutboundUrl(url, { ...outbound, field });
   const billing = createBilling({

@@ -8,25 +8,16 @@ import { book, transactionJson, type LedgerEntry, type TransactionRow } from "./
 
 /**
  * Books a ledger entry and, when a debit takes the balance below the threshold, queues a `balance.low` webhook
- * to the account's webhook URL in the same transaction.
+ * to the account's receivers in the same transaction.
  */
 export async function bookEntry(deps: BillingDeps, tx: Orm, entry: LedgerEntry) {
-  const { accounts } = deps.db.schema;
   const result = await book(deps.db.schema, tx, entry);
   const threshold = deps.config.lowBalanceThreshold;
   if (result.created && entry.amount < 0 && threshold > 0) {
     const after = result.row.balanceAfter;
     const before = after - entry.amount;
     if (before >= threshold && after < threshold) {
-      const [acct] = await tx.select({ url: accounts.webhookUrl }).from(accounts).where(eq(accounts.id, entry.accountId));
-      if (acct?.url) {
-        await deps.webhooks.emit(tx, {
-          accountId: entry.accountId,
-          event: "balance.low",
-          url: acct.url,
-          data: { object: "balance", credits: after, threshold },
-        });
-      }
+      await deps.webhooks.publish(tx, { accountId: entry.accountId, event: "balance.low", data: { object: "balance", credits: after, threshold } });
     }
   }
   return result;

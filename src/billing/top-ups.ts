@@ -48,7 +48,7 @@ export async function fulfil(deps: BillingDeps, topUpId: string): Promise<{ topU
     const row = await loadTopUp(deps, tx, topUpId);
     if (!row) throw errors.notFound("top-up");
     if (row.status === "paid") return { topUp: row, credited: false };
-    const { created } = await bookEntry(deps, tx, {
+    const { created, row: entry } = await bookEntry(deps, tx, {
       accountId: row.accountId,
       amount: row.credits,
       type: "purchase",
@@ -62,6 +62,10 @@ export async function fulfil(deps: BillingDeps, topUpId: string): Promise<{ topU
       .set({ status: "paid", paidAt: at, failureReason: null, updatedAt: at })
       .where(eq(topUps.id, row.id))
       .returning();
+    if (created) {
+      const data = { object: "top_up", id: row.id, amount: row.amount, currency: row.currency, credits: row.credits, balance: entry.balanceAfter };
+      await deps.webhooks.publish(tx, { accountId: row.accountId, event: "balance.topped_up", data });
+    }
     return { topUp: updated, credited: created };
   });
 }

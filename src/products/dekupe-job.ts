@@ -3,7 +3,8 @@
 import { and, eq } from "drizzle-orm";
 import type { Orm } from "../db";
 import { newId } from "../kernel";
-import type { Cutout } from "../plugins";
+import { finishCutout, type CutoutResult, type DekupeCrop } from "./dekupe-result";
+import { productJson } from "./json";
 import { removeFiles } from "./rows";
 import type { DekupeDeps, DekupeJobPayload, ProductRow } from "./types";
 
@@ -16,13 +17,20 @@ async function loadProduct(deps: DekupeDeps, id: string): Promise<ProductRow | n
   return row ?? null;
 }
 
+/** Tells the account's receivers how a cut-out attempt ended, with the product as it now is. */
+async function announce(deps: DekupeDeps, tx: Orm, row: ProductRow | undefined) {
+  if (!row) return;
+  const event = row.dekupeStatus === "ready" ? "product.dekupe.completed" : "product.dekupe.failed";
+  await deps.webhooks.publish(tx, { accountId: row.accountId, event, data: productJson(row, deps.storage) });
+}
+
 /** Marks the attempt `row` stands for failed, unless the product has moved on (new image, new attempt, settled). */
 async function markFailed(deps: DekupeDeps, row: ProductRow, message: string, started?: number) {
   const { products } = deps.db.schema;
   const at = deps.clock.now();
   if (started !== undefined) deps.observe?.("failed", (at - started) / 1000);
-  await deps.db.tx((tx) =>
-    tx
+  await deps.db.tx(async (tx) => {
+    const [failed] = await tx
       .update(products)
       .set({ dekupeStatus: "failed", dekupeError: message, dekupeUpdatedAt: at, updatedAt: at })
       .where(
@@ -32,23 +40,26 @@ async function markFailed(deps: DekupeDeps, row: ProductRow, message: string, st
           eq(products.dekupeAttempts, row.dekupeAttempts),
           eq(products.dekupeStatus, "processing"),
         ),
-      ),
-  );
+      )
+      .returning();
+    await announce(deps, tx, failed);
+  });
 }
 
-type SavedCutout = { cut: Cutout; cutoutKey: string; maskKey: string; started: number; cutoutMs: number };
+type SavedCutout = { result: CutoutResult; crop: DekupeCrop; cutoutKey: string; maskKey: string; started: number; cutoutMs: number };
 
 /** Points the product at its stored cut-out if it still waits for this very attempt; says what it found otherwise. */
 async function saveCutout(deps: DekupeDeps, row: ProductRow, saved: SavedCutout) {
   const { products } = deps.db.schema;
-  const { cut, cutoutKey, maskKey, started, cutoutMs } = saved;
+  const { result, crop, cutoutKey, maskKey, started, cutoutMs } = saved;
+  const { cut, sourceBox, warnings } = result;
   const at = deps.clock.now();
   return deps.db.tx(async (tx) => {
     const [current] = await tx.select().from(products).where(eq(products.id, row.id)).limit(1);
     if (!current) return "gone" as const;
     if (current.originalKey !== row.originalKey) return "changed" as const;
     if (current.dekupeStatus !== "processing" || current.dekupeAttempts !== row.dekupeAttempts) return "stale" as const;
-    await tx
+    const [ready] = await tx
       .update(products)
       .set({
         imageKey: cutoutKey,
@@ -58,20 +69,23 @@ async function saveCutout(deps: DekupeDeps, row: ProductRow, saved: SavedCutout)
         dekupeStatus: "ready",
         dekupePreviewKey: cutoutKey,
         dekupeMaskKey: maskKey,
-        dekupeBox: JSON.stringify(cut.box),
+        // The box within the PNG, and beside it the attempt's place in the photo, crop choice and warnings.
+        dekupeBox: JSON.stringify({ ...cut.box, source_box: sourceBox, crop, warnings }),
         // total_ms: job start to ready; cutout_ms: the plugin's call, broken down further when the plugin says how.
         dekupeTimings: JSON.stringify({ total_ms: at - started, cutout_ms: cutoutMs, ...cut.timings, variant: cut.variant }),
         dekupeError: null,
         dekupeUpdatedAt: at,
         updatedAt: at,
       })
-      .where(eq(products.id, row.id));
+      .where(eq(products.id, row.id))
+      .returning();
+    await announce(deps, tx, ready);
     return "ready" as const;
   });
 }
 
 /** One cut-out attempt for the product's current image; returns false when the image changed meanwhile. */
-async function attempt(deps: DekupeDeps, row: ProductRow, signal: AbortSignal): Promise<boolean> {
+async function attempt(deps: DekupeDeps, row: ProductRow, crop: DekupeCrop, signal: AbortSignal): Promise<boolean> {
   const { storage } = deps;
   const started = deps.clock.now();
   const file = await storage.get(row.originalKey);
@@ -80,22 +94,24 @@ async function attempt(deps: DekupeDeps, row: ProductRow, signal: AbortSignal): 
     return true;
   }
   const source = new Uint8Array(await file.body.arrayBuffer());
-  let cut;
+  let result;
   const t0 = performance.now();
   try {
-    cut = await deps.removal.remove({ image: source, attempt: row.dekupeAttempts, signal });
+    const removed = await deps.removal.remove({ image: source, attempt: row.dekupeAttempts, signal });
+    result = await finishCutout(source, removed, crop, row.originalWidth, row.originalHeight);
   } catch (e) {
     if (signal.aborted) throw e;
     await markFailed(deps, row, `Background removal failed: ${(e as Error).message}`, started);
     return true;
   }
+  const { cut } = result;
   const cutoutMs = Math.round(performance.now() - t0);
   const suffix = newId("file").slice(5);
   const cutoutKey = `products/${row.id}/cutout-${suffix}.png`;
   const maskKey = `products/${row.id}/mask-${suffix}.png`;
   await storage.put(cutoutKey, cut.png, "image/png");
   await storage.put(maskKey, cut.mask, "image/png");
-  const outcome = await saveCutout(deps, row, { cut, cutoutKey, maskKey, started, cutoutMs });
+  const outcome = await saveCutout(deps, row, { result, crop, cutoutKey, maskKey, started, cutoutMs });
   if (outcome !== "ready") {
     await removeFiles(deps, [cutoutKey, maskKey]);
     return outcome !== "changed";
@@ -111,7 +127,7 @@ export async function runDekupe(deps: DekupeDeps, payload: DekupeJobPayload, sig
   for (let i = 0; i < MAX_RESTARTS; i++) {
     const row = await loadProduct(deps, payload.productId);
     if (!row || row.dekupeStatus !== "processing") return;
-    if (await attempt(deps, row, signal)) return;
+    if (await attempt(deps, row, payload.crop ?? "subject", signal)) return;
   }
   const row = await loadProduct(deps, payload.productId);
   if (row && row.dekupeStatus === "processing") await markFailed(deps, row, "The image kept changing while it was being cleaned.");
@@ -124,8 +140,10 @@ export async function runDekupe(deps: DekupeDeps, payload: DekupeJobPayload, sig
 export async function dekupeDead(deps: DekupeDeps, tx: Orm, productId: string, error: string): Promise<void> {
   const { products } = deps.db.schema;
   const at = deps.clock.now();
-  await tx
+  const [failed] = await tx
     .update(products)
     .set({ dekupeStatus: "failed", dekupeError: `Background removal did not finish: ${error}`, dekupeUpdatedAt: at, updatedAt: at })
-    .where(and(eq(products.id, productId), eq(products.dekupeStatus, "processing")));
+    .where(and(eq(products.id, productId), eq(products.dekupeStatus, "processing")))
+    .returning();
+  await announce(deps, tx, failed);
 }

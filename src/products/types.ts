@@ -3,6 +3,8 @@
 import type { Db, Orm, schema } from "../db";
 import type { Clock, Logger, MetadataInput } from "../kernel";
 import type { BackgroundRemovalPlugin, StoragePlugin } from "../plugins";
+import type { DekupeCrop } from "./dekupe-result";
+import type { Webhooks } from "../webhooks";
 
 export const MAX_PRODUCTS = 5;
 export const DEKUPE_RETRIES = 3;
@@ -31,7 +33,13 @@ export type ProductDeps = {
 
 /** `image_url` (http(s) or data:) or `image` (a file uploaded as multipart/form-data): one of the two. */
 export type ImageInput = { image_url?: string; image?: Blob };
-export type NewProduct = { name: string; description?: string; dekupe?: boolean; metadata?: MetadataInput } & ImageInput;
+export type NewProduct = {
+  name: string;
+  description?: string;
+  dekupe?: boolean;
+  dekupe_crop?: DekupeCrop;
+  metadata?: MetadataInput;
+} & ImageInput;
 export type ProductPatch = { name?: string; description?: string | null; metadata?: MetadataInput } & ImageInput;
 
 export type DekupeDeps = {
@@ -41,8 +49,11 @@ export type DekupeDeps = {
   removal: BackgroundRemovalPlugin;
   jobs: JobQueue;
   logger: Logger;
+  /** Where `product.dekupe.completed` and `product.dekupe.failed` go when a cut-out attempt finishes. */
+  webhooks: Pick<Webhooks, "publish">;
   /** Told each attempt's outcome and how long it took from the job's start (metrics). */
   observe?: (outcome: "ready" | "failed", seconds: number) => void;
 };
 
-export type DekupeJobPayload = { productId: string };
+/** `crop` is the attempt's crop choice (absent: "subject"). */
+export type DekupeJobPayload = { productId: string; crop?: DekupeCrop };

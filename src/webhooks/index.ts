@@ -1,9 +1,9 @@
 // Signed outbound webhooks: each event is a message row, delivered at least once with a fixed retry schedule (about
 // three days), every attempt logged, signed per Standard Webhooks with the account's secret(s).
 //
-// The face of the folder. Its rooms: outbox.ts (emit: the message rows are the queue), delivery.ts (one job per
-// account sending its due messages), attempt.ts (one signed POST read into an outcome), outcomes.ts (outcomes written
-// in batches), secrets.ts (signing keys and rotation), history.ts (the delivery log and redelivery), sign.ts (Standard
+// The face of the folder. Its rooms: outbox.ts (emit: the message rows are the queue), publish.ts (which receivers an
+// event goes to), delivery.ts (one job per account sending its due messages), attempt.ts (one signed POST read into
+// an outcome), outcomes.ts (outcomes written in batches), secrets.ts (signing keys and rotation), history.ts (the delivery log and redelivery), sign.ts (Standard
 // Webhooks signatures), retry.ts (the schedule).
 //
 // The promise to receivers: the same `webhook-id` on every attempt of a message (deduplicate on it), a fresh
@@ -14,15 +14,16 @@ import { drain, registerDelivery, type DeliveryDeps } from "./delivery";
 import { getMessage, historyPagers, listMessages, redeliver, type HistoryDeps } from "./history";
 import { backlog, emit, ping, resume, type OutboxDeps } from "./outbox";
 import { OutcomeWriter } from "./outcomes";
+import { publish } from "./publish";
 import { currentSecret, rotateSecret } from "./secrets";
-import type { Emit, WebhookDeps } from "./types";
+import type { Emit, Publish, WebhookDeps } from "./types";
 
 export { newSecret, sign, signatureHeader, verify } from "./sign";
 export { MAX_ATTEMPTS, RETRY_SCHEDULE_MS, parseRetryAfter, retryDelay } from "./retry";
 export { ROTATION_OVERLAP_MS } from "./secrets";
 export { WEBHOOK_JOB } from "./outbox";
 export { attemptJson, messageJson } from "./json";
-export type { AttemptRow, Emit, MessageRow, WebhookDeps } from "./types";
+export type { AttemptRow, Emit, MessageRow, Publish, WebhookDeps } from "./types";
 
 /** Assembles the webhook modules over one set of dependencies and registers the delivery job with the engine. */
 export function createWebhooks(deps: WebhookDeps) {
@@ -42,6 +43,8 @@ export function createWebhooks(deps: WebhookDeps) {
   return {
     /** Queues an event in the caller's transaction. */
     emit: (tx: Orm, input: Emit) => emit(outbox, tx, input),
+    /** Queues an event for every receiver it has (the video's URL, or the account's), in the caller's transaction. */
+    publish: (tx: Orm, input: Publish) => publish(outbox, tx, input),
     secret: (accountId: string) => currentSecret(outbox, accountId),
     rotate: (accountId: string) => rotateSecret(outbox, accountId),
     list: (accountId: string, query: PageQuery & { video_id?: string }) => listMessages(history, accountId, query),

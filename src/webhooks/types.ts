@@ -25,6 +25,18 @@ export type Emit = {
   videoId?: string | null;
 };
 
+/**
+ * An event to send to whoever listens: `url` is the receiver named with the thing it concerns (a video's webhook_url,
+ * null when none was given); left out, the event concerns the account and goes to its account-level URL.
+ */
+export type Publish = {
+  accountId: string;
+  event: string;
+  data: Record<string, unknown>;
+  url?: string | null;
+  videoId?: string | null;
+};
+
 /** What a delivery reads of a due message. */
 export type DueMessage = Pick<MessageRow, "id" | "accountId" | "url" | "payload" | "attemptCount" | "retryBase" | "updatedAt" | "nextAttemptAt">;
 
