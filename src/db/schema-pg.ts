@@ -170,6 +170,29 @@ export const webhookSecrets = pgTable(
   (t) => [index("webhook_secrets_account_idx").on(t.accountId, t.expiresAt)],
 );
 
+// An account's own webhook receivers beside the per-video webhook_url: each with the events it wants and its own
+// signing secret (the previous one keeps signing until previous_expires_at after a rotation).
+export const webhookEndpoints = pgTable(
+  "webhook_endpoints",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    url: text("url").notNull(),
+    // JSON array of event names, or ["*"] for every event.
+    events: text("events").notNull(),
+    description: text("description").notNull().default(""),
+    enabled: boolean("enabled").notNull().default(true),
+    secret: text("secret").notNull(),
+    previousSecret: text("previous_secret"),
+    previousExpiresAt: ms("previous_expires_at"),
+    createdAt: ms("created_at").notNull(),
+    updatedAt: ms("updated_at").notNull(),
+  },
+  (t) => [index("webhook_endpoints_account_idx").on(t.accountId, t.createdAt, t.id)],
+);
+
 export const webhookMessages = pgTable(
   "webhook_messages",
   {
@@ -180,6 +203,8 @@ export const webhookMessages = pgTable(
     event: text("event").notNull(),
     url: text("url").notNull(),
     videoId: text("video_id"),
+    // The webhook endpoint it goes to (signed with that endpoint's secret); null: a video's or the account's URL.
+    endpointId: text("endpoint_id"),
     payload: text("payload").notNull(),
     status: text("status").notNull(),
     attemptCount: integer("attempt_count").notNull().default(0),

@@ -179,6 +179,29 @@ export const webhookSecrets = sqliteTable(
   (t) => [index("webhook_secrets_account_idx").on(t.accountId, t.expiresAt)],
 );
 
+// An account's own webhook receivers beside the per-video webhook_url: each with the events it wants and its own
+// signing secret (the previous one keeps signing until previous_expires_at after a rotation).
+export const webhookEndpoints = sqliteTable(
+  "webhook_endpoints",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    url: text("url").notNull(),
+    // JSON array of event names, or ["*"] for every event.
+    events: text("events").notNull(),
+    description: text("description").notNull().default(""),
+    enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
+    secret: text("secret").notNull(),
+    previousSecret: text("previous_secret"),
+    previousExpiresAt: integer("previous_expires_at"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [index("webhook_endpoints_account_idx").on(t.accountId, t.createdAt, t.id)],
+);
+
 export const webhookMessages = sqliteTable(
   "webhook_messages",
   {
@@ -189,6 +212,8 @@ export const webhookMessages = sqliteTable(
     event: text("event").notNull(),
     url: text("url").notNull(),
     videoId: text("video_id"),
+    // The webhook endpoint it goes to (signed with that endpoint's secret); null: a video's or the account's URL.
+    endpointId: text("endpoint_id"),
     // The exact body sent on every attempt, so retries carry identical bytes.
     payload: text("payload").notNull(),
     // pending → delivered | retrying → … → delivered | failed
