@@ -354,6 +354,7 @@ export async function makeCutout(src: Upright, prob: Probability, attempt: numbe
     width: ow,
     height: oh,
     box,
+    sourceBox: { x: left, y: top, width: cw, height: ch },
     variant: label,
   };
 }

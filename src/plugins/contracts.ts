@@ -74,6 +74,8 @@ export type Cutout = {
   height: number;
   /** Foreground bounding box within `png`. */
   box: Box;
+  /** Where `png` sits in the upright source photo, in the photo's pixels (absent: `png` is the whole photo, scaled). */
+  sourceBox?: Box;
   /** What this attempt did differently, for the preview (e.g. "threshold 0.4, wider crop"). */
   variant: string;
   /** Where the time went, in whole ms, when the plugin can tell (e.g. decode_ms, inference_ms, postprocess_ms). */

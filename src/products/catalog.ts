@@ -112,7 +112,7 @@ export async function createProduct(deps: ProductDeps, accountId: string, input:
           updatedAt: at,
         })
         .returning();
-      if (dekupe) await enqueueDekupe(deps, tx, id);
+      if (dekupe) await enqueueDekupe(deps, tx, id, input.dekupe_crop);
       return inserted;
     });
     return productJson(row, storage);

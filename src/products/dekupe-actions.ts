@@ -2,6 +2,7 @@
 import { eq } from "drizzle-orm";
 import type { Orm } from "../db";
 import { errors } from "../kernel";
+import type { DekupeCrop } from "./dekupe-result";
 import { dekupeJson, productJson } from "./json";
 import { enqueueDekupe, productScope } from "./rows";
 import type { DekupeDeps, ProductRow } from "./types";
@@ -41,7 +42,7 @@ async function changeProduct(
   });
 }
 
-export async function retryDekupe(deps: DekupeDeps, accountId: string, id: string) {
+export async function retryDekupe(deps: DekupeDeps, accountId: string, id: string, crop?: DekupeCrop) {
   const retry = (current: ProductRow, at: number): Partial<ProductRow> => {
     if (current.dekupeStatus === "processing") {
       throw errors.conflict("A background removal is already running for this product.", { dekupe_status: "processing" });
@@ -61,7 +62,7 @@ export async function retryDekupe(deps: DekupeDeps, accountId: string, id: strin
       updatedAt: at,
     };
   };
-  const row = await changeProduct(deps, accountId, id, retry, (tx) => enqueueDekupe(deps, tx, id));
+  const row = await changeProduct(deps, accountId, id, retry, (tx) => enqueueDekupe(deps, tx, id, crop));
   return { product_id: row.id, object: "dekupe", ...dekupeJson(row, deps.storage) };
 }
 

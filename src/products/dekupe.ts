@@ -3,6 +3,7 @@
 import type { Orm } from "../db";
 import { previewDekupe, retryDekupe, revertDekupe } from "./dekupe-actions";
 import { dekupeDead, runDekupe } from "./dekupe-job";
+import type { DekupeCrop } from "./dekupe-result";
 import type { DekupeDeps, DekupeJobPayload } from "./types";
 
 export type { DekupeDeps, DekupeJobPayload } from "./types";
@@ -17,7 +18,7 @@ export function createDekupe(deps: DekupeDeps) {
      */
     onDead: (tx: Orm, productId: string, error: string) => dekupeDead(deps, tx, productId, error),
     preview: (accountId: string, id: string) => previewDekupe(deps, accountId, id),
-    retry: (accountId: string, id: string) => retryDekupe(deps, accountId, id),
+    retry: (accountId: string, id: string, body?: { crop?: DekupeCrop }) => retryDekupe(deps, accountId, id, body?.crop),
     revert: (accountId: string, id: string) => revertDekupe(deps, accountId, id),
   };
 }

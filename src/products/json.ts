@@ -18,6 +18,16 @@ export function productJson(row: ProductRow, storage: StoragePlugin) {
   };
 }
 
+/**
+ * dekupe_box holds the cut-out's box within its PNG and, since source_box came in, the attempt's place in the photo,
+ * crop and warnings; rows from before that show null and no warnings.
+ */
+function placement(stored: string | null) {
+  if (!stored) return { box: null, source_box: null, crop: null, warnings: [] as string[] };
+  const { x, y, width, height, source_box, crop, warnings } = JSON.parse(stored);
+  return { box: { x, y, width, height }, source_box: source_box ?? null, crop: crop ?? null, warnings: (warnings ?? []) as string[] };
+}
+
 export function dekupeJson(row: ProductRow, storage: StoragePlugin) {
   return {
     enabled: row.dekupeEnabled,
@@ -26,7 +36,7 @@ export function dekupeJson(row: ProductRow, storage: StoragePlugin) {
     mask_url: row.dekupeMaskKey ? storage.url(row.dekupeMaskKey) : null,
     attempts: row.dekupeAttempts,
     retries_left: row.dekupeRetriesLeft,
-    box: row.dekupeBox ? JSON.parse(row.dekupeBox) : null,
+    ...placement(row.dekupeBox),
     timings: row.dekupeTimings ? JSON.parse(row.dekupeTimings) : null,
     error: row.dekupeError,
     updated_at: iso(row.dekupeUpdatedAt),

@@ -15,6 +15,10 @@ const imageUrl = t.String({
   description: "http(s) URL or data: URL of a JPG, PNG or WebP image, at most 5 MB.",
 });
 
+/** How a cut-out is cropped: tight around the subject, or kept at the photo's own size. */
+const dekupeCrop = t.Union([t.Literal("subject"), t.Literal("none")], {
+  description: '"subject" (default): cropped tight around the product; "none": a transparent PNG of the photo\'s own size.',
+});
 
 export function productRoutes(guard: GuardDeps, products: Products, dekupe: Dekupe) {
   return new Elysia({ prefix: "/v1", normalize: false })
@@ -38,6 +42,7 @@ export function productRoutes(guard: GuardDeps, products: Products, dekupe: Deku
             image_url: t.Optional(imageUrl),
             image: t.Optional(imageFile),
             dekupe: t.Optional(t.Boolean({ default: true, description: "Remove the background (default true)." })),
+            dekupe_crop: t.Optional(dekupeCrop),
             metadata: t.Optional(metadataBody),
           },
           { additionalProperties: false },
@@ -76,12 +81,17 @@ export function productRoutes(guard: GuardDeps, products: Products, dekupe: Deku
     })
     .post(
       "/products/:id/dekupe/retry",
-      async ({ principal, params, set }) => {
-        const out = await dekupe.retry(principal.accountId, params.id);
+      async ({ principal, params, body, set }) => {
+        const out = await dekupe.retry(principal.accountId, params.id, body ?? undefined);
         set.status = 202;
         return out;
       },
-      { params: idParams, body: noBody, parse: "json", detail: { tags: ["Products"], summary: "Try the background removal again (up to 3 retries)" } },
+      {
+        params: idParams,
+        body: t.Optional(t.Object({ crop: t.Optional(dekupeCrop) }, { additionalProperties: false })),
+        parse: "json",
+        detail: { tags: ["Products"], summary: "Try the background removal again (up to 3 retries)" },
+      },
     )
     .post("/products/:id/dekupe/revert", ({ principal, params }) => dekupe.revert(principal.accountId, params.id), {
       params: idParams,
