@@ -72,6 +72,39 @@ export const products = pgTable(
   (t) => [index("products_account_created_idx").on(t.accountId, t.createdAt, t.id)],
 );
 
+/**
+ * Every cut-out attempt of a product, kept with its files so the account can compare them and accept one; the
+ * product row points at the attempt in use. Its files go when the product does.
+ */
+export const dekupeAttempts = pgTable(
+  "dekupe_attempts",
+  {
+    id: text("id").primaryKey(),
+    productId: text("product_id")
+      .notNull()
+      .references(() => products.id, { onDelete: "cascade" }),
+    // The product's dekupe_attempts when this one ran (1 = the first cut-out, 2..4 the retries).
+    number: integer("number").notNull(),
+    // The photo it cut out: an attempt of an earlier photo cannot be accepted.
+    originalKey: text("original_key").notNull(),
+    status: text("status").notNull(),
+    method: text("method"),
+    crop: text("crop").notNull(),
+    previewKey: text("preview_key"),
+    maskKey: text("mask_key"),
+    width: integer("width"),
+    height: integer("height"),
+    // JSON: the box within the PNG, the place in the photo, the warnings.
+    box: text("box"),
+    sourceBox: text("source_box"),
+    warnings: text("warnings").notNull().default("[]"),
+    error: text("error"),
+    acceptedAt: ms("accepted_at"),
+    createdAt: ms("created_at").notNull(),
+  },
+  (t) => [index("dekupe_attempts_product_idx").on(t.productId, t.number)],
+);
+
 export const transactions = pgTable(
   "transactions",
   {
