@@ -8,6 +8,7 @@ import favicon from "swagger-ui-dist/favicon-32x32.png" with { type: "file" };
 import { errors } from "../kernel";
 import type { Plugins, ReadyReport } from "../plugins";
 import type { Metrics } from "./metrics";
+import { operation, sharedComponents, webhookEvents } from "./openapi-docs";
 
 /** What these routes need of the HTTP context. */
 export type OperationsDeps = {
@@ -30,8 +31,9 @@ export const apiDocs = {
         "Product catalog with AI background removal, templated product videos, credits and signed webhooks. " +
         "Every /v1 route takes `Authorization: Bearer <token>`.",
     },
-    components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
+    components: sharedComponents,
     security: [{ bearer: [] }],
+    webhooks: webhookEvents,
   },
   exclude: { paths: ["/docs/assets/swagger-ui-bundle.js", "/docs/assets/swagger-ui.css", "/favicon.ico", "/files/*"] },
 } satisfies ElysiaOpenAPIConfig<true, "/docs">;

@@ -1,6 +1,9 @@
 // HTTP routes for balance, top-ups and transactions, the payment providers' webhook and the payer-facing pages,
 // and the operator's confirmation of manual top-ups.
 import { Elysia, t } from "elysia";
+import { idempotencyHeaders, ok, operation } from "../openapi-docs";
+import * as s from "../openapi-schemas";
+import { pageOf } from "../openapi-schemas";
 import { accountGuard, adminGuard, type AdminGuardDeps, type GuardDeps } from "../guard";
 import { errors } from "../../kernel";
 import { idParams, jsonInteger, noBody, pageQuery } from "../schema";
@@ -12,8 +15,8 @@ import { cancelPage, manualPaymentPage, notFoundPage, returnPage } from "./billi
 export function balanceRoutes(guard: GuardDeps, billing: Billing) {
   return new Elysia({ prefix: "/v1/balance", normalize: false })
     .use(accountGuard(guard))
-    .get("/", ({ principal }) => billing.balance(principal.accountId), {
-      detail: { tags: ["Balance"], summary: "Credits, premium flag and language of the account" },
+    .get("", ({ principal }) => billing.balance(principal.accountId), {
+      detail: operation({ tags: ["Balance"], summary: "Credits, premium flag and language of the account", ok: ok(200, s.balance, "The balance") }),
     })
     .post(
       "/top-up",
@@ -35,16 +38,16 @@ export function balanceRoutes(guard: GuardDeps, billing: Billing) {
           { additionalProperties: false },
         ),
         parse: "json",
-        detail: { tags: ["Balance"], summary: "Start a top-up; returns the payment_url where it is paid" },
+        headers: idempotencyHeaders, detail: operation({ tags: ["Balance"], summary: "Start a top-up; returns the payment_url where it is paid", ok: ok(201, s.topUp, "The top-up with its payment_url"), errors: [400, 409, 422] }),
       },
     )
     .get("/top-ups/:id", ({ principal, params }) => billing.getTopUp(principal.accountId, params.id), {
       params: idParams,
-      detail: { tags: ["Balance"], summary: "A top-up and its status" },
+      detail: operation({ tags: ["Balance"], summary: "A top-up and its status", ok: ok(200, s.topUp, "The top-up"), errors: [404] }),
     })
     .get("/transactions", ({ principal, query }) => billing.transactions(principal.accountId, query), {
       query: pageQuery,
-      detail: { tags: ["Balance"], summary: "Balance transactions, newest first" },
+      detail: operation({ tags: ["Balance"], summary: "Balance transactions, newest first", ok: ok(200, pageOf(s.transaction, "Transactions, newest first"), "Transactions, newest first"), errors: [422] }),
     });
 }
 
@@ -66,7 +69,16 @@ export function paymentRoutes(admin: AdminGuardDeps, billing: Billing, payment: 
         if (notice) await billing.handleNotice(notice);
         return { received: true };
       },
-      { params: provider, detail: { tags: ["Payments"], summary: "Signed notifications from the payment provider" } },
+      {
+        params: provider,
+        detail: operation({
+          tags: ["Payments"],
+          summary: "Signed notifications from the payment provider",
+          auth: "none",
+          ok: ok(200, t.Object({ received: t.Literal(true) }), "Received"),
+          errors: [400, 404, 500, 503],
+        }),
+      },
     )
     .get(
       "/pay/manual/:id",
@@ -99,7 +111,7 @@ export function paymentRoutes(admin: AdminGuardDeps, billing: Billing, payment: 
           params: idParams,
           body: noBody,
           parse: "json",
-          detail: { tags: ["Admin"], summary: "Mark a manual top-up paid (books its credits exactly once)" },
+          headers: idempotencyHeaders, detail: operation({ tags: ["Admin"], summary: "Mark a manual top-up paid (books its credits exactly once)", ok: ok(200, s.topUp, "The top-up, paid"), errors: [400, 404, 409], auth: "admin" }),
         }),
     );
 }

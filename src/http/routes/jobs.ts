@@ -30,7 +30,7 @@ export function jobRoutes(admin: AdminGuardDeps, jobs: JobEngine) {
   return new Elysia({ prefix: "/v1/admin/jobs", normalize: false })
     .use(adminGuard(admin))
     .get(
-      "/",
+      "",
       async ({ query }) => ({
         data: (await jobs.listJobs({ status: query.status, kind: query.kind, limit: query.limit ?? 50 })).map(jobJson),
         has_more: false,

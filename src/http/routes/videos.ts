@@ -1,5 +1,8 @@
 // HTTP routes for /v1/videos (create, estimate, preview, read, list) and /v1/templates (catalogue, prompt schemas, previews).
 import { Elysia, t } from "elysia";
+import { idempotencyHeaders, ok, operation, png } from "../openapi-docs";
+import * as s from "../openapi-schemas";
+import { pageOf } from "../openapi-schemas";
 import { idParams, metadataBody, pageQuery } from "../schema";
 import { accountGuard, type GuardDeps } from "../guard";
 import { errors } from "../../kernel";
@@ -98,12 +101,12 @@ export function videoRoutes(guard: GuardDeps, videos: Videos, templates: Templat
         set.status = 202;
         return video;
       },
-      { body: videoBody, parse: "json", detail: { tags: ["Videos"], summary: "Start rendering a video (credits are reserved now, refunded on failure)" } },
+      { body: videoBody, parse: "json", headers: idempotencyHeaders, detail: operation({ tags: ["Videos"], summary: "Start rendering a video (credits are reserved now, refunded on failure)", ok: ok(202, s.video, "The video, queued"), errors: [400, 402, 403, 404, 409, 422, 507] }) },
     )
     .post("/videos/estimate", ({ principal, body }) => videos.estimate(principal.accountId, body), {
       body: videoBody,
       parse: "json",
-      detail: { tags: ["Videos"], summary: "Validate a video request and return its cost without rendering" },
+      headers: idempotencyHeaders, detail: operation({ tags: ["Videos"], summary: "Validate a video request and return its cost without rendering", ok: ok(200, s.estimate, "The cost and whether the balance covers it"), errors: [400, 403, 404, 422] }),
     })
     .post(
       "/videos/preview",
@@ -117,30 +120,34 @@ export function videoRoutes(guard: GuardDeps, videos: Videos, templates: Templat
       {
         body: videoBody,
         parse: "json",
-        detail: {
+        headers: idempotencyHeaders,
+        detail: operation({
           tags: ["Videos"],
           summary: "The poster frame of a video request (PNG, half size) with your product, copy, brand and format: free, nothing stored",
-          responses: { 200: { description: "The frame as PNG", content: { "image/png": { schema: { type: "string", format: "binary" } } } } },
-        },
+          responses: { 200: png("The frame as PNG") },
+          errors: [400, 402, 403, 404, 422],
+        }),
       },
     )
     .get("/videos/:id", ({ principal, params }) => videos.get(principal.accountId, params.id), {
       params: idParams,
-      detail: { tags: ["Videos"], summary: "Status, progress and details of one video" },
+      detail: operation({ tags: ["Videos"], summary: "Status, progress and details of one video", ok: ok(200, s.video, "The video"), errors: [404] }),
     })
     .delete("/videos/:id", ({ principal, params }) => videos.deleteFiles(principal.accountId, params.id), {
       params: idParams,
-      detail: {
+      detail: operation({
         tags: ["Videos"],
         summary: "Delete a finished video's files (video and thumbnail); the record stays with files_deleted_at set (409 while queued or processing)",
-      },
+        ok: ok(200, s.video, "The video, files_deleted_at set"),
+        errors: [404, 409],
+      }),
     })
     .get("/videos", ({ principal, query }) => videos.list(principal.accountId, query), {
       query: videoListQuery,
-      detail: { tags: ["Videos"], summary: "Videos of the account, newest first; filter by status, product_id, created[gte] and created[lte]" },
+      detail: operation({ tags: ["Videos"], summary: "Videos of the account, newest first; filter by status, product_id, created[gte] and created[lte]", ok: ok(200, pageOf(s.video, "Videos, newest first"), "Videos, newest first"), errors: [422] }),
     })
     .get("/templates", () => ({ data: templates.list().map((tpl) => templateJson(tpl, publicUrl)), has_more: false }), {
-      detail: { tags: ["Templates"], summary: "Templates with their size, duration, credit cost and prompt schema" },
+      detail: operation({ tags: ["Templates"], summary: "Templates with their size, duration, credit cost and prompt schema", ok: ok(200, pageOf(s.template, "Every template"), "Every template") }),
     })
     .get(
       "/templates/:id",
@@ -149,7 +156,7 @@ export function videoRoutes(guard: GuardDeps, videos: Videos, templates: Templat
         if (!tpl) throw errors.notFound("template");
         return templateJson(tpl, publicUrl);
       },
-      { params: idParams, detail: { tags: ["Templates"], summary: "One template" } },
+      { params: idParams, detail: operation({ tags: ["Templates"], summary: "One template", ok: ok(200, s.template, "The template"), errors: [404] }) },
     )
     .get(
       "/templates/:id/preview",
@@ -160,7 +167,7 @@ export function videoRoutes(guard: GuardDeps, videos: Videos, templates: Templat
       {
         params: idParams,
         query: t.Object({ language: t.Optional(t.String({ maxLength: 35, description: "BCP 47 language (default en); one of the template's languages." })) }),
-        detail: { tags: ["Templates"], summary: "A preview frame of the template (PNG)" },
+        detail: operation({ tags: ["Templates"], summary: "A preview frame of the template (PNG)", responses: { 200: png("The frame as PNG") }, errors: [404, 422] }),
       },
     );
 }

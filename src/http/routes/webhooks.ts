@@ -1,5 +1,8 @@
 // HTTP routes under /v1/webhooks: the signing secret and its rotation, delivery logs, redelivery, and a test ping.
 import { Elysia, t } from "elysia";
+import { idempotencyHeaders, ok, operation } from "../openapi-docs";
+import * as s from "../openapi-schemas";
+import { pageOf } from "../openapi-schemas";
 import { idParams, noBody, pageQuery } from "../schema";
 import { accountGuard, type GuardDeps } from "../guard";
 import type { Webhooks } from "../../webhooks";
@@ -10,17 +13,17 @@ export function webhookRoutes(guard: GuardDeps, webhooks: Webhooks, accounts: Ac
   return new Elysia({ prefix: "/v1/webhooks", normalize: false })
     .use(accountGuard(guard))
     .get("/secret", async ({ principal }) => ({ secret: await webhooks.secret(principal.accountId) }), {
-      detail: { tags: ["Webhooks"], summary: "The whsec_ secret that signs this account's webhooks" },
+      detail: operation({ tags: ["Webhooks"], summary: "The whsec_ secret that signs this account's webhooks", ok: ok(200, s.webhookSecret, "The secret") }),
     })
     .post("/secret/rotate", ({ principal }) => webhooks.rotate(principal.accountId), {
       body: noBody,
       parse: "json",
-      detail: { tags: ["Webhooks"], summary: "Rotate the secret (the old one keeps signing for 24 h)" },
+      headers: idempotencyHeaders, detail: operation({ tags: ["Webhooks"], summary: "Rotate the secret (the old one keeps signing for 24 h)", ok: ok(200, s.webhookSecret, "The new secret"), errors: [400, 422] }),
     })
     .get(
       "/endpoint",
       async ({ principal }) => ({ object: "webhook_endpoint", url: (await accounts.get(principal.accountId))?.webhookUrl ?? null }),
-      { detail: { tags: ["Webhooks"], summary: "The account-level webhook URL (receives balance.low)" } },
+      { detail: operation({ tags: ["Webhooks"], summary: "The account-level webhook URL (receives balance.low)", ok: ok(200, s.webhookEndpoint, "The endpoint") }) },
     )
     .put(
       "/endpoint",
@@ -32,7 +35,7 @@ export function webhookRoutes(guard: GuardDeps, webhooks: Webhooks, accounts: Ac
       {
         body: t.Object({ url: t.Union([t.String({ minLength: 1, maxLength: 2048 }), t.Null()]) }, { additionalProperties: false }),
         parse: "json",
-        detail: { tags: ["Webhooks"], summary: "Set (or clear with null) the account-level webhook URL" },
+        detail: operation({ tags: ["Webhooks"], summary: "Set (or clear with null) the account-level webhook URL", ok: ok(200, s.webhookEndpoint, "The endpoint as set"), errors: [400, 422] }),
       },
     )
     .get(
@@ -42,12 +45,12 @@ export function webhookRoutes(guard: GuardDeps, webhooks: Webhooks, accounts: Ac
         query: t.Composite([pageQuery, t.Object({ video_id: t.Optional(t.String({ minLength: 1, maxLength: 100 })) })], {
           additionalProperties: false,
         }),
-        detail: { tags: ["Webhooks"], summary: "Webhook messages with every delivery attempt, newest first" },
+        detail: operation({ tags: ["Webhooks"], summary: "Webhook messages with every delivery attempt, newest first", ok: ok(200, pageOf(s.webhookMessage, "Messages, newest first"), "Messages, newest first"), errors: [422] }),
       },
     )
     .get("/deliveries/:id", ({ principal, params }) => webhooks.get(principal.accountId, params.id), {
       params: idParams,
-      detail: { tags: ["Webhooks"], summary: "One webhook message and its attempts" },
+      detail: operation({ tags: ["Webhooks"], summary: "One webhook message and its attempts", ok: ok(200, s.webhookMessage, "The message"), errors: [404] }),
     })
     .post(
       "/deliveries/:id/redeliver",
@@ -56,7 +59,7 @@ export function webhookRoutes(guard: GuardDeps, webhooks: Webhooks, accounts: Ac
         set.status = 202;
         return out;
       },
-      { params: idParams, body: noBody, parse: "json", detail: { tags: ["Webhooks"], summary: "Send a message again (same webhook-id)" } },
+      { params: idParams, body: noBody, parse: "json", headers: idempotencyHeaders, detail: operation({ tags: ["Webhooks"], summary: "Send a message again (same webhook-id)", ok: ok(202, s.webhookMessage, "Queued again"), errors: [400, 404, 409, 422] }) },
     )
     .post(
       "/test",
@@ -69,7 +72,7 @@ export function webhookRoutes(guard: GuardDeps, webhooks: Webhooks, accounts: Ac
       {
         body: t.Object({ url: t.String({ minLength: 1, maxLength: 2048 }) }, { additionalProperties: false }),
         parse: "json",
-        detail: { tags: ["Webhooks"], summary: "Send a signed `ping` event to a URL" },
+        headers: idempotencyHeaders, detail: operation({ tags: ["Webhooks"], summary: "Send a signed `ping` event to a URL", ok: ok(202, s.webhookMessage, "The ping message, queued"), errors: [400, 422] }),
       },
     );
 }

@@ -1,0 +1,175 @@
+// What /openapi.json says beyond the routes' own schemas: each operation's answers (its success body and the
+// catalogue errors it can give, with the rate-limit and Retry-After headers), who may
+// call it, and the webhook events vitrin sends. Documentation only: nothing here validates a live answer.
+import { t, type DocumentDecoration, type TSchema } from "elysia";
+import { errors, type ApiError } from "../kernel";
+import * as body from "./openapi-schemas";
+
+/** The one error body every failure has; `code` is stable, `error` and `message` are for people. */
+export const errorSchema = t.Object(
+  {
+    error: t.String({ description: "Short title of the status." }),
+    code: t.String({ description: "Stable snake_case name of the catalogue entry, for programs." }),
+    message: t.String({ description: "What went wrong and what to do." }),
+    details: t.Optional(t.Array(t.Object({ field: t.String(), message: t.String() }))),
+  },
+  { additionalProperties: true, description: "An error; some codes add fields (required, available, retry_after, max_size…)." },
+);
+
+/** One real answer per catalogue code, made by the catalogue itself so the examples cannot drift from it. */
+const samples: ApiError[] = [
+  errors.badRequest("The body is not valid JSON."),
+  errors.unauthorized(),
+  errors.insufficientCredits(30, 10),
+  errors.productLimit(5, 5),
+  errors.forbidden("This template is for premium accounts."),
+  errors.notFound("product"),
+  errors.adminDisabled(),
+  errors.workerOnly(),
+  errors.noPreviews("example"),
+  errors.conflict("The video is still rendering; its files can be deleted once it has finished."),
+  errors.fileTooLarge(),
+  errors.bodyTooLarge(1048576),
+  errors.unsupportedImage(),
+  errors.validation([{ field: "name", message: "Expected string" }]),
+  errors.unsupportedLanguage("language", "no template words in xx", ["en", "tr"]),
+  errors.tooManyRequests(2),
+  errors.internal("req_0123456789"),
+  errors.unavailable(),
+  errors.databaseBusy(),
+  errors.insufficientStorage(),
+];
+
+const intHeader = (description: string) => ({ description, schema: { type: "integer" as const } });
+const rateHeaders = {
+  "RateLimit-Limit": intHeader("Requests the bucket holds."),
+  "RateLimit-Remaining": intHeader("Requests left now."),
+  "RateLimit-Reset": intHeader("Seconds until the bucket is full again."),
+  "RateLimit-Policy": { description: "The limit as `<burst>;w=<seconds>`.", schema: { type: "string" as const } },
+};
+const retryAfter = { "Retry-After": intHeader("Seconds to wait before trying again.") };
+
+/** The response object for one error status: the shared schema and an example per code answered with it. */
+function errorResponse(status: number, guarded: boolean) {
+  const examples = Object.fromEntries(
+    samples.filter((e) => e.status === status).map((e) => [e.code, { summary: e.message, value: e.toJSON() }]),
+  );
+  const headers = { ...(guarded ? rateHeaders : {}), ...(samples.some((e) => e.status === status && e.headers["retry-after"]) ? retryAfter : {}) };
+  return {
+    description: samples.find((e) => e.status === status)?.error ?? "Error",
+    headers,
+    content: { "application/json": { schema: { $ref: "#/components/schemas/Error" }, examples } },
+  };
+}
+
+/** A PNG answer. */
+export function png(description: string) {
+  return { description, content: { "image/png": { schema: { type: "string", format: "binary" } } } };
+}
+
+type Answer = { status: number; schema: TSchema; description: string };
+
+/** A JSON success answer of an operation. */
+export function ok(status: number, schema: TSchema, description: string): Answer {
+  return { status, schema, description };
+}
+export type OperationDoc = {
+  tags: string[];
+  summary: string;
+  /** The success answer (JSON). */
+  ok?: Answer;
+  /** Error statuses beyond the ones every /v1 route can give (401, 429, 500, 503). */
+  errors?: number[];
+  /** "admin": the operator's token; "none": no token (the operations routes). Default: an account token. */
+  auth?: "admin" | "none";
+  /** Extra response objects, e.g. a PNG answer. */
+  responses?: Record<number, unknown>;
+};
+
+/** The `detail` of a route: tags, summary, every answer with its headers, security and the Idempotency-Key header. */
+export function operation(doc: OperationDoc): DocumentDecoration {
+  const guarded = doc.auth !== "none";
+  const statuses = guarded ? [401, 429, 500, 503, ...(doc.errors ?? [])] : doc.errors ?? [];
+  const responses: Record<string, unknown> = {};
+  if (doc.ok) {
+    responses[doc.ok.status] = {
+      description: doc.ok.description,
+      headers: guarded ? rateHeaders : {},
+      content: { "application/json": { schema: doc.ok.schema } },
+    };
+  }
+  Object.assign(responses, doc.responses ?? {});
+  for (const status of [...new Set(statuses)].sort()) responses[status] = errorResponse(status, guarded);
+  // The OpenAPI types want literal unions where these objects hold plain strings; the shapes are the spec's.
+  return {
+    tags: doc.tags,
+    summary: doc.summary,
+    responses: responses as DocumentDecoration["responses"],
+    ...(doc.auth === "admin" ? { security: [{ adminBearer: [] }] } : doc.auth === "none" ? { security: [] } : {}),
+  } as DocumentDecoration;
+}
+
+/**
+ * The Idempotency-Key request header, as a route's `headers` schema so it shows among the operation's parameters.
+ * Deliberately loose: any header value is a string, and the key's own rules are checked by the idempotency hook,
+ * which answers a malformed key with the catalogue's 400.
+ */
+export const idempotencyHeaders = t.Object(
+  {
+    "idempotency-key": t.Optional(
+      t.String({
+        description:
+          "1 to 255 visible ASCII characters. The same key with the same request replays the first answer (for 24 h); with a different request it is a 409.",
+      }),
+    ),
+  },
+  { additionalProperties: true },
+);
+
+/** A webhook event as sent: the envelope and its `data`. */
+function event(name: string, description: string, data: TSchema) {
+  const envelope = t.Object({
+    id: t.String({ description: "The message id, also in the webhook-id header." }),
+    type: t.Literal(name),
+    event: t.Literal(name),
+    timestamp: t.String({ format: "date-time" }),
+    created_at: t.String({ format: "date-time" }),
+    data,
+  });
+  return {
+    post: {
+      summary: description,
+      description:
+        "Signed as Standard Webhooks: headers webhook-id, webhook-timestamp and webhook-signature (v1,<base64 HMAC-SHA256 of " +
+        "`<id>.<timestamp>.<body>` with the account's whsec_ secret). Answer 2xx; anything else is retried with backoff.",
+      requestBody: { required: true, content: { "application/json": { schema: envelope } } },
+      responses: { 200: { description: "Received (any 2xx)." } },
+    },
+  };
+}
+
+/** Every event vitrin sends: video events to the video's webhook_url, the others to the account-level endpoint. */
+export const webhookEvents = {
+  "video.completed": event("video.completed", "A video finished rendering; data is the video with its URLs.", body.video),
+  "video.failed": event("video.failed", "A video failed; data is the video with its error, the credits refunded.", body.video),
+  "balance.low": event(
+    "balance.low",
+    "A debit took the balance below the low-balance threshold.",
+    t.Object({ object: t.Literal("balance"), credits: t.Number(), threshold: t.Number() }),
+  ),
+  "balance.topped_up": event(
+    "balance.topped_up",
+    "A top-up was paid and its credits booked.",
+    t.Object({ object: t.Literal("top_up"), id: t.String(), amount: t.Number(), currency: t.String(), credits: t.Number(), balance: t.Number() }),
+  ),
+  ping: event("ping", "A test event (POST /v1/webhooks/test).", t.Object({ message: t.String() })),
+};
+
+/** The document's shared parts: security schemes and the error schema. */
+export const sharedComponents = {
+  securitySchemes: {
+    bearer: { type: "http" as const, scheme: "bearer", description: "An account's API token." },
+    adminBearer: { type: "http", scheme: "bearer", description: "The operator's VITRIN_ADMIN_TOKEN (/v1/admin only)." },
+  } as const,
+  schemas: { Error: errorSchema },
+};

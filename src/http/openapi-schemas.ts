@@ -1,0 +1,208 @@
+// The success bodies of the API as JSON Schemas (TypeBox), for /openapi.json: each mirrors a JSON function of the
+// domain (src/*/json.ts and the few answers built in place), so generated clients get exact types.
+import { t, type TSchema } from "elysia";
+
+const timestamp = t.String({ format: "date-time" });
+const maybeTimestamp = t.Union([timestamp, t.Null()]);
+const maybeString = t.Union([t.String(), t.Null()]);
+const maybeNumber = t.Union([t.Number(), t.Null()]);
+const metadata = t.Record(t.String(), t.String(), { description: "Your own key-value strings." });
+
+/** A cursor page: `data` and whether more follow. */
+export function pageOf(item: TSchema, description: string) {
+  return t.Object({ data: t.Array(item), has_more: t.Boolean() }, { description });
+}
+
+const dekupeFields = {
+  enabled: t.Boolean(),
+  status: t.Union([t.Literal("processing"), t.Literal("ready"), t.Literal("failed"), t.Literal("off")]),
+  preview_url: maybeString,
+  mask_url: maybeString,
+  attempts: t.Integer(),
+  retries_left: t.Integer(),
+  box: t.Unknown({ description: "The cut-out's bounding box in the original image, or null." }),
+  timings: t.Unknown({ description: "Milliseconds per step of the last removal, or null." }),
+  error: maybeString,
+  updated_at: maybeTimestamp,
+};
+
+export const dekupeState = t.Object(dekupeFields, { description: "The background removal of a product." });
+
+export const product = t.Object(
+  {
+    id: t.String(),
+    object: t.Literal("product"),
+    name: t.String(),
+    description: maybeString,
+    image_url: t.String(),
+    original_image_url: t.String(),
+    dekupe: dekupeState,
+    metadata,
+    created_at: maybeTimestamp,
+    updated_at: maybeTimestamp,
+  },
+  { description: "A product." },
+);
+
+export const deletedProduct = t.Object({ id: t.String(), object: t.Literal("product"), deleted: t.Literal(true) });
+
+/** GET /v1/products/:id/dekupe also shows both images; retry and revert show the state alone. */
+export const dekupe = t.Object(
+  {
+    product_id: t.String(),
+    object: t.Literal("dekupe"),
+    ...dekupeFields,
+    image_url: t.Optional(t.String()),
+    original_image_url: t.Optional(t.String()),
+  },
+  { description: "A product's background removal." },
+);
+
+export const video = t.Object(
+  {
+    id: t.String(),
+    object: t.Literal("video"),
+    status: t.Union([t.Literal("queued"), t.Literal("processing"), t.Literal("completed"), t.Literal("failed")]),
+    template_id: t.String(),
+    product_id: t.String(),
+    language: t.String(),
+    aspect_ratio: t.String(),
+    user_prompt: t.Record(t.String(), t.Unknown()),
+    webhook_url: maybeString,
+    progress: t.Number(),
+    video_url: maybeString,
+    thumbnail_url: maybeString,
+    duration: maybeNumber,
+    width: maybeNumber,
+    height: maybeNumber,
+    credits_used: t.Number(),
+    credits_reserved: t.Number(),
+    error: t.Union([t.Object({ code: t.String(), message: maybeString }), t.Null()]),
+    metadata,
+    created_at: maybeTimestamp,
+    started_at: maybeTimestamp,
+    completed_at: maybeTimestamp,
+    failed_at: maybeTimestamp,
+    files_deleted_at: maybeTimestamp,
+  },
+  { description: "A video and its rendering state." },
+);
+
+export const estimate = t.Object(
+  {
+    object: t.Literal("video_estimate"),
+    template_id: t.String(),
+    language: t.String(),
+    music: t.Unknown({ description: "The track the video would get, or none." }),
+    aspect_ratio: t.String(),
+    credits: t.Number(),
+    available: t.Number(),
+    sufficient: t.Boolean(),
+    duration: t.Number(),
+    width: t.Number(),
+    height: t.Number(),
+  },
+  { description: "What a video request would cost, checked without rendering." },
+);
+
+export const template = t.Object(
+  {
+    id: t.String(),
+    object: t.Literal("template"),
+    name: t.String(),
+    description: t.String(),
+    width: t.Number(),
+    height: t.Number(),
+    aspect: t.String(),
+    fps: t.Number(),
+    duration: t.Number(),
+    credits: t.Number(),
+    premium: t.Boolean(),
+    languages: t.Array(t.String()),
+    prompt_schema: t.Unknown({ description: "JSON Schema of the template's user_prompt." }),
+    preview_url: t.String(),
+  },
+  { description: "A video template." },
+);
+
+export const balance = t.Object({
+  object: t.Literal("balance"),
+  credits: t.Number(),
+  is_premium: t.Boolean(),
+  language: t.String(),
+});
+
+export const transaction = t.Object({
+  id: t.String(),
+  object: t.Literal("transaction"),
+  amount: t.Number({ description: "Credits: positive in, negative out." }),
+  type: t.String(),
+  description: maybeString,
+  platform: maybeString,
+  balance_after: t.Number(),
+  created_at: maybeTimestamp,
+});
+
+export const topUp = t.Object({
+  id: t.String(),
+  object: t.Literal("top_up"),
+  amount: t.Number(),
+  currency: t.String(),
+  credits: t.Number(),
+  status: t.String(),
+  platform: t.String(),
+  payment_url: maybeString,
+  failure_reason: maybeString,
+  expires_at: maybeTimestamp,
+  paid_at: maybeTimestamp,
+  created_at: maybeTimestamp,
+});
+
+const attempt = t.Object({
+  id: t.String(),
+  attempt: t.Number(),
+  status_code: maybeNumber,
+  latency_ms: maybeNumber,
+  response: maybeString,
+  error: maybeString,
+  next_attempt_at: maybeTimestamp,
+  created_at: maybeTimestamp,
+});
+
+export const webhookMessage = t.Object(
+  {
+    id: t.String(),
+    object: t.Literal("webhook_message"),
+    event: t.String(),
+    url: t.String(),
+    video_id: maybeString,
+    status: t.String(),
+    attempts: t.Array(attempt),
+    payload: t.Unknown({ description: "The event as sent (see the webhooks section)." }),
+    created_at: maybeTimestamp,
+    delivered_at: maybeTimestamp,
+  },
+  { description: "A webhook message and every delivery attempt." },
+);
+
+export const account = t.Object({
+  id: t.String(),
+  object: t.Literal("account"),
+  name: t.String(),
+  credits: t.Number(),
+  is_premium: t.Boolean(),
+  language: t.String(),
+  created_at: maybeTimestamp,
+});
+
+export const brand = t.Object({
+  object: t.Literal("brand"),
+  logo_url: maybeString,
+  logo: t.Union([t.Object({ content_type: maybeString, width: maybeNumber, height: maybeNumber }), t.Null()]),
+  colors: t.Object({ primary: maybeString, secondary: maybeString, background: maybeString, text: maybeString }),
+  font: maybeString,
+  updated_at: maybeTimestamp,
+});
+
+export const webhookEndpoint = t.Object({ object: t.Literal("webhook_endpoint"), url: maybeString });
+export const webhookSecret = t.Object({ secret: t.String({ description: "whsec_…" }) });

@@ -1,0 +1,185 @@
+// /openapi.json is complete enough to generate a client from: openapi-typescript turns the live document into types,
+// a client flow written with openapi-fetch type-checks strictly against them (and a wrong use does not), and the same
+// flow then runs over HTTP against the instance, its answers matching the documented schemas.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Value } from "@sinclair/typebox/value";
+import * as schemas from "../src/http/openapi-schemas";
+import { productPhoto, startService, tempDir, type TestService } from "./helpers";
+
+const ROOT = join(import.meta.dir, "..");
+let t: TestService;
+let server: ReturnType<typeof Bun.serve>;
+let base: string;
+let hooks = 0;
+
+beforeAll(async () => {
+  t = await startService();
+  // The instance over real HTTP; /hook stands in for the customer's webhook receiver.
+  server = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch: (req) => {
+      if (new URL(req.url).pathname === "/hook") {
+        hooks++;
+        return new Response("ok");
+      }
+      return t.service.handle(req);
+    },
+  });
+  base = `http://127.0.0.1:${server.port}`;
+});
+
+afterAll(async () => {
+  server?.stop(true);
+  await t?.close();
+});
+
+/**
+ * A project folder for the generated client: node_modules links to vitrin's own, except that `typescript` is the
+ * TypeScript 5 that openapi-typescript is written against (the repository's own is TypeScript 7, with no compiler API).
+ */
+function clientProject(): string {
+  const dir = tempDir("vitrin-client-");
+  const modules = join(dir, "node_modules");
+  mkdirSync(modules);
+  for (const name of readdirSync(join(ROOT, "node_modules"))) {
+    if (name !== "typescript") symlinkSync(join(ROOT, "node_modules", name), join(modules, name));
+  }
+  symlinkSync(join(ROOT, "node_modules", "typescript5"), join(modules, "typescript"));
+  return dir;
+}
+
+/** The client flow a user would write: every call typed by the generated `paths`. */
+const FLOW = `
+import createClient from "openapi-fetch";
+import type { paths } from "./vitrin";
+
+export function client(baseUrl: string, token: string) {
+  return createClient<paths>({ baseUrl, headers: { authorization: \`Bearer \${token}\` } });
+}
+type Client = ReturnType<typeof client>;
+
+export async function createProduct(api: Client, imageUrl: string) {
+  const { data, error, response } = await api.POST("/v1/products", {
+    body: { name: "Ceramic mug", description: "Blue glaze", image_url: imageUrl, metadata: { sku: "MUG-1" } },
+    headers: { "idempotency-key": "create-mug-1" },
+  });
+  if (error) throw new Error(error.code + ": " + error.message);
+  return { status: response.status, product: data, name: data.name, dekupe: data.dekupe.status };
+}
+
+export async function startVideo(api: Client, productId: string, hook: string) {
+  const dekupe = await api.GET("/v1/products/{id}/dekupe", { params: { path: { id: productId } } });
+  const templates = await api.GET("/v1/templates");
+  if (!templates.data) throw new Error("no templates");
+  const template = templates.data.data.find((x) => !x.premium && x.aspect === "9:16") ?? templates.data.data[0];
+  const request = { template_id: template.id, product_id: productId, aspect_ratio: "1:1" as const, webhook_url: hook };
+  const estimate = await api.POST("/v1/videos/estimate", { body: request });
+  const created = await api.POST("/v1/videos", { body: request });
+  if (!created.data) throw new Error("no video: " + created.error?.code);
+  const missing = await api.GET("/v1/videos/{id}", { params: { path: { id: "vid_missing" } } });
+  return {
+    dekupe: dekupe.data,
+    templates: templates.data,
+    template_id: template.id,
+    credits: template.credits,
+    estimate: estimate.data,
+    video: created.data,
+    video_status: created.response.status,
+    missing: { status: missing.response.status, code: missing.error?.code },
+  };
+}
+
+export async function afterRender(api: Client, videoId: string, productId: string) {
+  const video = await api.GET("/v1/videos/{id}", { params: { path: { id: videoId } } });
+  const list = await api.GET("/v1/videos", { params: { query: { status: "completed", product_id: productId, limit: "10" } } });
+  const balance = await api.GET("/v1/balance");
+  const transactions = await api.GET("/v1/balance/transactions");
+  const deliveries = await api.GET("/v1/webhooks/deliveries", { params: { query: { video_id: videoId } } });
+  return {
+    video: video.data,
+    list: list.data,
+    credits: balance.data?.credits,
+    balance: balance.data,
+    transactions: transactions.data,
+    deliveries: deliveries.data,
+    events: deliveries.data?.data.map((m) => m.event),
+  };
+}
+`;
+
+/** Uses the generated types wrongly: tsc has to refuse each line, or the types say nothing. */
+const MISUSE = `
+import type { paths } from "./vitrin";
+import createClient from "openapi-fetch";
+const api = createClient<paths>({ baseUrl: "http://localhost" });
+export async function wrong() {
+  await api.POST("/v1/products", { body: { title: "no name field" } });
+  const v = await api.GET("/v1/videos/{id}", { params: { path: { id: "x" } } });
+  const n: number = v.data!.status;
+  await api.GET("/v1/no-such-route");
+  return n;
+}
+`;
+
+function run(cmd: string[], cwd: string) {
+  const out = Bun.spawnSync(cmd, { cwd, stdout: "pipe", stderr: "pipe" });
+  return { code: out.exitCode, text: out.stdout.toString() + out.stderr.toString() };
+}
+
+test("a client generated from /openapi.json type-checks strictly and runs the product-to-video flow over HTTP", async () => {
+  const dir = clientProject();
+  const doc = await (await fetch(`${base}/openapi.json`)).json();
+  writeFileSync(join(dir, "openapi.json"), JSON.stringify(doc));
+  const gen = run(["node", "--preserve-symlinks", "--preserve-symlinks-main", "node_modules/openapi-typescript/bin/cli.js", "openapi.json", "-o", "vitrin.d.ts"], dir);
+  expect(gen.code, gen.text).toBe(0);
+
+  writeFileSync(join(dir, "flow.ts"), FLOW);
+  writeFileSync(join(dir, "misuse.ts"), MISUSE);
+  const options = { strict: true, noEmit: true, target: "ES2022", module: "ESNext", moduleResolution: "bundler", skipLibCheck: true, lib: ["ES2022", "DOM"] };
+  writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions: options, files: ["flow.ts"] }));
+  writeFileSync(join(dir, "tsconfig.misuse.json"), JSON.stringify({ compilerOptions: options, files: ["misuse.ts"] }));
+  const tsc = join(ROOT, "node_modules/.bin/tsc");
+  const good = run([tsc, "-p", "tsconfig.json"], dir);
+  expect(good.text).toBe("");
+  expect(good.code).toBe(0);
+  const bad = run([tsc, "-p", "tsconfig.misuse.json"], dir);
+  expect(bad.code).not.toBe(0);
+  // One refusal per wrong line (lines 6, 8 and 9 of MISUSE).
+  for (const line of [6, 8, 9]) expect(bad.text).toContain(`misuse.ts(${line},`);
+
+  const flow = await import(join(dir, "flow.ts"));
+  const acct = await t.newAccount({ credits: 100 });
+  const api = flow.client(base, acct.token);
+  const photo = `data:image/jpeg;base64,${Buffer.from(await productPhoto("jpeg")).toString("base64")}`;
+
+  const made = await flow.createProduct(api, photo);
+  expect(made.status).toBe(201);
+  expect(made.name).toBe("Ceramic mug");
+  expect(Value.Check(schemas.product, made.product)).toBe(true);
+  await t.runJobs();
+
+  const started = await flow.startVideo(api, made.product.id, `${base}/hook`);
+  expect(Value.Check(schemas.dekupe, started.dekupe)).toBe(true);
+  expect(Value.Check(schemas.pageOf(schemas.template, ""), started.templates)).toBe(true);
+  expect(Value.Check(schemas.estimate, started.estimate)).toBe(true);
+  expect(started.estimate).toMatchObject({ credits: started.credits, sufficient: true, aspect_ratio: "1:1" });
+  expect(started.video_status).toBe(202);
+  expect(Value.Check(schemas.video, started.video)).toBe(true);
+  expect(started.missing).toEqual({ status: 404, code: "not_found" });
+  await t.runJobs();
+
+  const done = await flow.afterRender(api, started.video.id, made.product.id);
+  expect(done.video.status).toBe("completed");
+  expect(Value.Check(schemas.video, done.video)).toBe(true);
+  expect(done.list.data.map((v: { id: string }) => v.id)).toEqual([started.video.id]);
+  expect(done.credits).toBe(100 - started.credits);
+  expect(Value.Check(schemas.balance, done.balance)).toBe(true);
+  expect(Value.Check(schemas.pageOf(schemas.transaction, ""), done.transactions)).toBe(true);
+  expect(done.transactions.data.length).toBeGreaterThan(0);
+  expect(Value.Check(schemas.pageOf(schemas.webhookMessage, ""), done.deliveries)).toBe(true);
+  expect(done.events).toEqual(["video.completed"]);
+  expect(hooks).toBeGreaterThan(0);
+}, 90_000);
