@@ -26,6 +26,7 @@ import {
   trustedProxyList,
   videoRoutes,
   webhookRoutes,
+  webhookEndpointRoutes,
   type GuardDeps,
   type Metrics,
   type RequestMeta,
@@ -219,6 +220,7 @@ async function buildHttp(f: Foundation, domain: ReturnType<typeof buildDomain>, 
     .use(brandRoutes(guard, domain.brand))
     .use(musicRoutes(guard, domain.music))
     .use(webhookRoutes(guard, webhooks, accounts, (url) => checkUrl(url)))
+    .use(webhookEndpointRoutes(guard, webhooks, (url) => checkUrl(url)))
     .use(balanceRoutes(guard, billing))
     .use(videoRoutes(guard, videos, templates, config.publicUrl, { cacheBytes: config.previewCacheBytes, renderer: plugins.renderer, limiter: previewLimiter }))
     .use(paymentRoutes(guard, billing, plugins.payment))

@@ -33,6 +33,7 @@ export { adminRoutes } from "./routes/accounts";
 export { productRoutes } from "./routes/products";
 export { jobJson, jobRoutes } from "./routes/jobs";
 export { webhookRoutes } from "./routes/webhooks";
+export { webhookEndpointRoutes } from "./routes/webhook-endpoints";
 export { balanceRoutes, paymentRoutes } from "./routes/billing";
 export { videoRoutes } from "./routes/videos";
 export { brandRoutes } from "./routes/brand";

@@ -40,10 +40,9 @@ export async function failIn(deps: VideoDeps, tx: Orm, videoId: string, code: st
     reference: `video:${row.id}:refund`,
     at,
   });
-  if (row.webhookUrl) {
-    const data = videoJson(failed, deps.storage);
-    await deps.webhooks.emit(tx, { accountId: row.accountId, event: "video.failed", url: row.webhookUrl, data, videoId: row.id });
-  }
+  // To the video's own webhook_url, if it has one, and to the account's endpoints subscribed to the event.
+  const data = videoJson(failed, deps.storage);
+  await deps.webhooks.publish(tx, { accountId: row.accountId, event: "video.failed", url: row.webhookUrl, data, videoId: row.id });
   return true;
 }
 

@@ -96,10 +96,9 @@ async function completeIn(deps: VideoDeps, tx: Orm, videoId: string, files: Stor
     })
     .where(eq(videos.id, videoId))
     .returning();
-  if (current.webhookUrl) {
-    const data = videoJson(completed, deps.storage);
-    await deps.webhooks.emit(tx, { accountId: current.accountId, event: "video.completed", url: current.webhookUrl, data, videoId });
-  }
+  // To the video's own webhook_url, if it has one, and to the account's endpoints subscribed to the event.
+  const data = videoJson(completed, deps.storage);
+  await deps.webhooks.publish(tx, { accountId: current.accountId, event: "video.completed", url: current.webhookUrl, data, videoId });
   return true;
 }
 

@@ -6,16 +6,26 @@ import { OutboundError, outboundFetch } from "../net";
 import { MAX_ATTEMPTS, MAX_RETRY_AFTER_MS, parseRetryAfter, retryDelay } from "./retry";
 import { signingSecrets } from "./secrets";
 import { signatureHeader } from "./sign";
-import type { AttemptFields, AttemptStatus, DueMessage, Keys, Outcome, WebhookDeps } from "./types";
+import type { AttemptFields, AttemptStatus, DueMessage, Outcome, PageKeys, WebhookDeps } from "./types";
 
 const RESPONSE_SNIPPET_BYTES = 2048;
 const utf8 = new TextDecoder();
 
 export type AttemptDeps = { db: Db; clock: Clock; logger: Logger; outbound: WebhookDeps["outbound"]; random: () => number };
 
-/** The headers of one attempt: the same webhook-id every time, a fresh timestamp, a signature per active secret. */
-async function attemptHeaders(deps: AttemptDeps, message: DueMessage, keys: Keys, now: number): Promise<Record<string, string>> {
-  const secrets = await signingSecrets(deps, message.accountId, keys, now);
+/**
+ * The headers of one attempt: the same webhook-id every time, a fresh timestamp, a signature per active secret (the
+ * webhook endpoint's own when the message goes to one). Null when that endpoint has been deleted.
+ */
+async function attemptHeaders(deps: AttemptDeps, message: DueMessage, keys: PageKeys, now: number): Promise<Record<string, string> | null> {
+  let secrets: string[];
+  if (message.endpointId) {
+    const own = keys.endpoints.get(message.endpointId);
+    if (!own) return null;
+    secrets = own.filter((k) => k.expiresAt === null || k.expiresAt > now).map((k) => k.secret);
+  } else {
+    secrets = await signingSecrets(deps, message.accountId, keys.account, now);
+  }
   const timestamp = Math.floor(now / 1000);
   return {
     "content-type": "application/json",
@@ -30,7 +40,7 @@ async function attemptHeaders(deps: AttemptDeps, message: DueMessage, keys: Keys
  * Sends one message once and says what became of it (nothing is written here). Throws only when `signal` aborted
  * the attempt, whose outcome then does not count.
  */
-export async function attempt(deps: AttemptDeps, message: DueMessage, keys: Keys, signal: AbortSignal): Promise<Outcome> {
+export async function attempt(deps: AttemptDeps, message: DueMessage, keys: PageKeys, signal: AbortSignal): Promise<Outcome> {
   const { clock, logger } = deps;
   const number = message.attemptCount + 1;
   const headers = await attemptHeaders(deps, message, keys, clock.now());
@@ -39,6 +49,7 @@ export async function attempt(deps: AttemptDeps, message: DueMessage, keys: Keys
   const last = position >= MAX_ATTEMPTS;
   const scheduled = last ? null : retryDelay(position, deps.random);
   const outcome = (fields: AttemptFields, status: AttemptStatus): Outcome => ({ message, attempt: number, fields, status, at: clock.now() });
+  if (!headers) return outcome({ error: "The webhook endpoint was deleted." }, "failed");
   const started = performance.now();
   let res;
   try {

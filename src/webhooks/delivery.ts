@@ -8,8 +8,9 @@ import type { JobEngine } from "../jobs";
 import { attempt, type AttemptDeps } from "./attempt";
 import { DELIVERY_JOB_ATTEMPTS, scheduleDelivery, WEBHOOK_JOB } from "./outbox";
 import type { OutcomeWriter } from "./outcomes";
+import { endpointKeys } from "./endpoints";
 import { unexpiredKeys } from "./secrets";
-import type { DueMessage, Keys } from "./types";
+import type { DueMessage, PageKeys } from "./types";
 
 /** Deliveries in flight to one account at a time: a receiver's fair share, whatever else is waiting. */
 const ACCOUNT_IN_FLIGHT = 8;
@@ -25,8 +26,8 @@ const DRAIN_MS = 30_000;
 export type DeliveryDeps = AttemptDeps & { jobs: JobEngine; writer: OutcomeWriter };
 
 // An account's due messages after a cursor (next_attempt_at, id), in the order they fell due (webhook_messages_due_idx):
-// [id, url, payload, attempt_count, retry_base, updated_at, next_attempt_at].
-const DUE_PAGE = `SELECT id, url, payload, attempt_count, retry_base, updated_at, next_attempt_at FROM webhook_messages
+// [id, url, payload, attempt_count, retry_base, updated_at, next_attempt_at, endpoint_id].
+const DUE_PAGE = `SELECT id, url, payload, attempt_count, retry_base, updated_at, next_attempt_at, endpoint_id FROM webhook_messages
   WHERE account_id = $1 AND next_attempt_at IS NOT NULL AND next_attempt_at <= $2 AND (next_attempt_at, id) > ($3, $4)
   ORDER BY next_attempt_at, id LIMIT ${PAGE}`;
 
@@ -43,6 +44,7 @@ async function duePage(deps: DeliveryDeps, accountId: string, now: number, curso
     retryBase: Number(v[4]),
     updatedAt: v[5] == null ? null : Number(v[5]),
     nextAttemptAt: Number(v[6]),
+    endpointId: (v[7] as string | null) ?? null,
   }));
 }
 
@@ -58,7 +60,7 @@ class InFlight {
     private readonly signal: AbortSignal,
   ) {}
 
-  send(message: DueMessage, keys: Keys): void {
+  send(message: DueMessage, keys: PageKeys): void {
     this.count++;
     attempt(this.deps, message, keys, this.signal)
       .then((o) => {
@@ -115,7 +117,9 @@ export async function drain(deps: DeliveryDeps, accountId: string, signal: Abort
         const page = await duePage(deps, accountId, now, cursor);
         if (page.length === 0) break;
         // Read with each page, so a rotation reaches the next page's deliveries.
-        const keys = await unexpiredKeys(deps, accountId, now);
+        const account = await unexpiredKeys(deps, accountId, now);
+        const endpoints = await endpointKeys(deps, page.flatMap((m) => (m.endpointId ? [m.endpointId] : [])));
+        const keys: PageKeys = { account, endpoints };
         for (const message of page) {
           while (flight.count >= ACCOUNT_IN_FLIGHT) await flight.ended();
           if (stopped()) return;

@@ -22,6 +22,7 @@ export function messageJson(row: MessageRow, attempts: AttemptRow[]) {
     event: row.event,
     url: row.url,
     video_id: row.videoId,
+    endpoint_id: row.endpointId,
     status: row.status,
     attempts: attempts.map(attemptJson),
     payload: JSON.parse(row.payload),

@@ -28,6 +28,7 @@ function prepareInsert(db: Db, tx: Orm) {
       event: p("event"),
       url: p("url"),
       videoId: p("videoId"),
+      endpointId: p("endpointId"),
       payload: p("payload"),
       status: "pending",
       nextAttemptAt: p("now"),
@@ -68,6 +69,7 @@ export async function emit(deps: OutboxDeps, tx: Orm, input: Emit): Promise<Mess
     event: input.event,
     url: input.url,
     videoId: input.videoId ?? null,
+    endpointId: input.endpointId ?? null,
     payload,
     now,
   });

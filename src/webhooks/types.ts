@@ -15,6 +15,7 @@ export type WebhookDeps = {
 };
 
 export type MessageRow = typeof schema.webhookMessages.$inferSelect;
+export type EndpointRow = typeof schema.webhookEndpoints.$inferSelect;
 export type AttemptRow = typeof schema.webhookAttempts.$inferSelect;
 
 export type Emit = {
@@ -23,6 +24,8 @@ export type Emit = {
   url: string;
   data: Record<string, unknown>;
   videoId?: string | null;
+  /** The webhook endpoint `url` belongs to: its messages are signed with that endpoint's secret. */
+  endpointId?: string | null;
 };
 
 /**
@@ -38,10 +41,13 @@ export type Publish = {
 };
 
 /** What a delivery reads of a due message. */
-export type DueMessage = Pick<MessageRow, "id" | "accountId" | "url" | "payload" | "attemptCount" | "retryBase" | "updatedAt" | "nextAttemptAt">;
+export type DueMessage = Pick<MessageRow, "id" | "accountId" | "endpointId" | "url" | "payload" | "attemptCount" | "retryBase" | "updatedAt" | "nextAttemptAt">;
 
 /** An account's secrets that have not expired, newest first, as a delivery job holds them for a page of messages. */
 export type Keys = { secret: string; expiresAt: number | null }[];
+
+/** The keys a page of deliveries signs with: the account's, and each of the page's webhook endpoints' own. */
+export type PageKeys = { account: Keys; endpoints: Map<string, Keys> };
 
 export type AttemptStatus = "delivered" | "retrying" | "failed";
 export type AttemptFields = Partial<Pick<AttemptRow, "statusCode" | "latencyMs" | "responseSnippet" | "error" | "nextAttemptAt">>;
