@@ -50,11 +50,11 @@ const rateHeaders = {
 const retryAfter = { "Retry-After": intHeader("Seconds to wait before trying again.") };
 
 /** The response object for one error status: the shared schema and an example per code answered with it. */
-function errorResponse(status: number, guarded: boolean) {
+function errorResponse(status: number, rated: boolean) {
   const examples = Object.fromEntries(
     samples.filter((e) => e.status === status).map((e) => [e.code, { summary: e.message, value: e.toJSON() }]),
   );
-  const headers = { ...(guarded ? rateHeaders : {}), ...(samples.some((e) => e.status === status && e.headers["retry-after"]) ? retryAfter : {}) };
+  const headers = { ...(rated ? rateHeaders : {}), ...(samples.some((e) => e.status === status && e.headers["retry-after"]) ? retryAfter : {}) };
   return {
     description: samples.find((e) => e.status === status)?.error ?? "Error",
     headers,
@@ -89,17 +89,19 @@ export type OperationDoc = {
 /** The `detail` of a route: tags, summary, every answer with its headers, security and the Idempotency-Key header. */
 export function operation(doc: OperationDoc): DocumentDecoration {
   const guarded = doc.auth !== "none";
+  // Only account tokens have a rate-limit bucket, so only their answers carry RateLimit-* headers.
+  const rated = doc.auth === undefined;
   const statuses = guarded ? [401, 429, 500, 503, ...(doc.errors ?? [])] : doc.errors ?? [];
   const responses: Record<string, unknown> = {};
   if (doc.ok) {
     responses[doc.ok.status] = {
       description: doc.ok.description,
-      headers: guarded ? rateHeaders : {},
+      headers: rated ? rateHeaders : {},
       content: { "application/json": { schema: doc.ok.schema } },
     };
   }
   Object.assign(responses, doc.responses ?? {});
-  for (const status of [...new Set(statuses)].sort()) responses[status] = errorResponse(status, guarded);
+  for (const status of [...new Set(statuses)].sort()) responses[status] = errorResponse(status, rated);
   // The OpenAPI types want literal unions where these objects hold plain strings; the shapes are the spec's.
   return {
     tags: doc.tags,

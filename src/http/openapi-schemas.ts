@@ -206,3 +206,42 @@ export const brand = t.Object({
 
 export const webhookEndpoint = t.Object({ object: t.Literal("webhook_endpoint"), url: maybeString });
 export const webhookSecret = t.Object({ secret: t.String({ description: "whsec_…" }) });
+export const rotatedSecret = t.Object({
+  secret: t.String({ description: "The new whsec_ secret." }),
+  previous_expires_at: timestamp,
+});
+
+export const track = t.Object({
+  id: t.String(),
+  title: t.String(),
+  mood: t.String(),
+  bpm: t.Number(),
+  duration_seconds: t.Number(),
+  license: t.String(),
+});
+
+export const job = t.Object({
+  id: t.String(),
+  object: t.Literal("job"),
+  kind: t.String(),
+  status: t.String(),
+  payload: t.Unknown(),
+  attempts: t.Number(),
+  max_attempts: t.Number(),
+  priority: t.Number(),
+  last_error: maybeString,
+  run_at: maybeTimestamp,
+  lease_owner: maybeString,
+  lease_expires_at: maybeTimestamp,
+  created_at: maybeTimestamp,
+  started_at: maybeTimestamp,
+  finished_at: maybeTimestamp,
+});
+
+export const accountCreated = t.Object({
+  account,
+  token: t.String({ description: "The API token, shown this once." }),
+  token_id: t.String(),
+});
+export const token = t.Object({ id: t.String(), token: t.String({ description: "The API token, shown this once." }) });
+export const deletedToken = t.Object({ id: t.String(), object: t.Literal("token"), deleted: t.Literal(true) });

@@ -1,6 +1,6 @@
 // The operational routes beside the API: liveness and readiness, Prometheus metrics, stored files, and the API docs
 // (the OpenAPI options and Swagger UI's own assets, served from the package rather than a CDN).
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import type { ElysiaOpenAPIConfig } from "@elysiajs/openapi";
 import swaggerBundle from "swagger-ui-dist/swagger-ui-bundle.js" with { type: "file" };
 import swaggerCss from "swagger-ui-dist/swagger-ui.css" with { type: "file" };
@@ -8,7 +8,13 @@ import favicon from "swagger-ui-dist/favicon-32x32.png" with { type: "file" };
 import { errors } from "../kernel";
 import type { Plugins, ReadyReport } from "../plugins";
 import type { Metrics } from "./metrics";
-import { operation, sharedComponents, webhookEvents } from "./openapi-docs";
+import { ok, operation, sharedComponents, webhookEvents } from "./openapi-docs";
+
+/** /readyz's answer: the overall status and each check's report. */
+const readiness = t.Object({
+  status: t.Union([t.Literal("ready"), t.Literal("not_ready"), t.Literal("shutting_down")]),
+  checks: t.Record(t.String(), t.Object({ ok: t.Boolean() }, { additionalProperties: true })),
+});
 
 /** What these routes need of the HTTP context. */
 export type OperationsDeps = {
@@ -92,7 +98,14 @@ export function operationRoutes(ctx: OperationsDeps) {
     .get("/favicon.ico", () => new Response(Bun.file(favicon), { headers: { "content-type": "image/png", ...cached } }), {
       detail: { hide: true },
     })
-    .get("/healthz", () => ({ status: "ok" }), { detail: { tags: ["Operations"], summary: "Liveness (no dependencies)" } })
+    .get("/healthz", () => ({ status: "ok" }), {
+      detail: operation({
+        tags: ["Operations"],
+        summary: "Liveness (no dependencies)",
+        auth: "none",
+        ok: ok(200, t.Object({ status: t.Literal("ok") }), "Alive"),
+      }),
+    })
     .get(
       "/readyz",
       async ({ set }) => {
@@ -102,10 +115,23 @@ export function operationRoutes(ctx: OperationsDeps) {
         set.status = ok ? 200 : 503;
         return { status: ok ? "ready" : shuttingDown ? "shutting_down" : "not_ready", checks };
       },
-      { detail: { tags: ["Operations"], summary: "Readiness: database, storage and plugins" } },
+      {
+        detail: operation({
+          tags: ["Operations"],
+          summary: "Readiness: database, storage and plugins",
+          auth: "none",
+          ok: ok(200, readiness, "Ready"),
+          responses: { 503: { description: "Not ready, or shutting down", content: { "application/json": { schema: readiness } } } },
+        }),
+      },
     )
     .get("/metrics", async () => new Response(await ctx.metrics.text(), { headers: { "content-type": ctx.metrics.contentType } }), {
-      detail: { tags: ["Operations"], summary: "Prometheus metrics" },
+      detail: operation({
+        tags: ["Operations"],
+        summary: "Prometheus metrics",
+        auth: "none",
+        responses: { 200: { description: "Metrics in the Prometheus text format", content: { "text/plain": { schema: { type: "string" } } } } },
+      }),
     })
     .get("/files/*", ({ request, params }) => serveFile(ctx, request, params["*"]), { detail: { hide: true } });
 }

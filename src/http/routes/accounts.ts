@@ -1,5 +1,8 @@
 // The operator's admin API under /v1/admin (accounts, tokens, credit grants), guarded by VITRIN_ADMIN_TOKEN.
 import { Elysia, t } from "elysia";
+import { idempotencyHeaders, ok, operation } from "../openapi-docs";
+import * as s from "../openapi-schemas";
+import { pageOf } from "../openapi-schemas";
 import { adminGuard, type AdminGuardDeps } from "../guard";
 import { errors } from "../../kernel";
 import { ADMIN_IDEMPOTENCY_SCOPE, reserveIdempotencyKey, storeIdempotentAnswer, type IdempotencyDeps } from "../idempotency-hooks";
@@ -53,11 +56,12 @@ export function adminRoutes(admin: AdminGuardDeps & IdempotencyDeps, accounts: A
       {
         body: createBody,
         parse: "json",
-        detail: { tags: ["Admin"], summary: "Create an account and its first token (shown once)" },
+        headers: idempotencyHeaders,
+        detail: operation({ tags: ["Admin"], summary: "Create an account and its first token (shown once)", ok: ok(201, s.accountCreated, "The account and its first token"), errors: [400, 404, 409, 422], auth: "admin" }),
       },
     )
     .get("/accounts", async () => ({ data: (await accounts.list()).map(accountJson), has_more: false }), {
-      detail: { tags: ["Admin"], summary: "List accounts" },
+      detail: operation({ tags: ["Admin"], summary: "List accounts", ok: ok(200, pageOf(s.account, "Every account"), "Every account"), errors: [404], auth: "admin" }),
     })
     .get(
       "/accounts/:id",
@@ -66,7 +70,7 @@ export function adminRoutes(admin: AdminGuardDeps & IdempotencyDeps, accounts: A
         if (!row) throw errors.notFound("account");
         return accountJson(row);
       },
-      { params: idParams, detail: { tags: ["Admin"], summary: "Retrieve an account" } },
+      { params: idParams, detail: operation({ tags: ["Admin"], summary: "Retrieve an account", ok: ok(200, s.account, "The account"), errors: [404], auth: "admin" }) },
     )
     .patch(
       "/accounts/:id",
@@ -83,7 +87,7 @@ export function adminRoutes(admin: AdminGuardDeps & IdempotencyDeps, accounts: A
         params: idParams,
         body: updateBody,
         parse: "json",
-        detail: { tags: ["Admin"], summary: "Change an account's name, language, premium flag or webhook URL" },
+        detail: operation({ tags: ["Admin"], summary: "Change an account's name, language, premium flag or webhook URL", ok: ok(200, s.account, "The account as changed"), errors: [400, 404, 422], auth: "admin" }),
       },
     )
     .post(
@@ -97,7 +101,8 @@ export function adminRoutes(admin: AdminGuardDeps & IdempotencyDeps, accounts: A
         params: idParams,
         body: t.Optional(t.Object({ name: t.Optional(t.String({ maxLength: 100 })) }, { additionalProperties: false })),
         parse: "json",
-        detail: { tags: ["Admin"], summary: "Issue another token for an account (shown once)" },
+        headers: idempotencyHeaders,
+        detail: operation({ tags: ["Admin"], summary: "Issue another token for an account (shown once)", ok: ok(201, s.token, "The new token"), errors: [400, 404, 409, 422], auth: "admin" }),
       },
     )
     .delete(
@@ -106,7 +111,7 @@ export function adminRoutes(admin: AdminGuardDeps & IdempotencyDeps, accounts: A
         if (!(await accounts.revokeToken(params.id))) throw errors.notFound("token");
         return { id: params.id, object: "token", deleted: true };
       },
-      { params: idParams, detail: { tags: ["Admin"], summary: "Revoke a token" } },
+      { params: idParams, detail: operation({ tags: ["Admin"], summary: "Revoke a token", ok: ok(200, s.deletedToken, "Revoked"), errors: [404], auth: "admin" }) },
     )
     .post(
       "/accounts/:id/credits",
@@ -119,7 +124,8 @@ export function adminRoutes(admin: AdminGuardDeps & IdempotencyDeps, accounts: A
         params: idParams,
         body: grantBody,
         parse: "json",
-        detail: { tags: ["Admin"], summary: "Grant credits (a `grant` transaction)" },
+        headers: idempotencyHeaders,
+        detail: operation({ tags: ["Admin"], summary: "Grant credits (a `grant` transaction)", ok: ok(201, s.transaction, "The grant transaction"), errors: [400, 404, 409, 422], auth: "admin" }),
       },
     );
 }

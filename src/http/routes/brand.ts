@@ -1,5 +1,8 @@
 // HTTP routes for /v1/brand: an account's brand kit (logo, colours, font), read and replaced with the account token.
 import { Elysia, t } from "elysia";
+import { ok, operation } from "../openapi-docs";
+import * as s from "../openapi-schemas";
+import { pageOf } from "../openapi-schemas";
 import type { Brand } from "../../brand";
 import { SHIPPED_FONTS } from "../../templates/api";
 import { accountGuard, type GuardDeps } from "../guard";
@@ -35,14 +38,16 @@ export function brandRoutes(guard: GuardDeps, brand: Brand) {
   return new Elysia({ prefix: "/v1", normalize: false })
     .use(accountGuard(guard))
     .get("/brand", ({ principal }) => brand.get(principal.accountId), {
-      detail: { tags: ["Brand"], summary: "The account's brand kit (every field null until set)" },
+      detail: operation({ tags: ["Brand"], summary: "The account's brand kit (every field null until set)", ok: ok(200, s.brand, "The brand kit") }),
     })
     .put("/brand", ({ principal, body }) => brand.put(principal.accountId, body), {
       body,
       parse: "json",
-      detail: {
+      detail: operation({
         tags: ["Brand"],
         summary: "Set the brand kit: a field given replaces its value, null clears it, a field left out keeps its value",
-      },
+        ok: ok(200, s.brand, "The brand kit as set"),
+        errors: [400, 413, 415, 422, 507],
+      }),
     });
 }

@@ -1,5 +1,8 @@
 // Admin routes for the job table: list jobs (e.g. the dead ones) and re-drive a dead job.
 import { Elysia, t } from "elysia";
+import { ok, operation } from "../openapi-docs";
+import * as s from "../openapi-schemas";
+import { pageOf } from "../openapi-schemas";
 import { adminGuard, type AdminGuardDeps } from "../guard";
 import { noBody } from "../schema";
 import { errors } from "../../kernel";
@@ -44,7 +47,7 @@ export function jobRoutes(admin: AdminGuardDeps, jobs: JobEngine) {
           },
           { additionalProperties: false },
         ),
-        detail: { tags: ["Admin"], summary: "List jobs (e.g. status=dead)" },
+        detail: operation({ tags: ["Admin"], summary: "List jobs (e.g. status=dead)", ok: ok(200, pageOf(s.job, "Jobs"), "Jobs"), errors: [404, 422], auth: "admin" }),
       },
     )
     .get(
@@ -54,7 +57,7 @@ export function jobRoutes(admin: AdminGuardDeps, jobs: JobEngine) {
         if (!job) throw errors.notFound("job");
         return jobJson(job);
       },
-      { detail: { tags: ["Admin"], summary: "One job" } },
+      { detail: operation({ tags: ["Admin"], summary: "One job", ok: ok(200, s.job, "The job"), errors: [404], auth: "admin" }) },
     )
     .post(
       "/:id/redrive",
@@ -66,6 +69,6 @@ export function jobRoutes(admin: AdminGuardDeps, jobs: JobEngine) {
         }
         return jobJson((await jobs.getJob(params.id))!);
       },
-      { body: noBody, parse: "json", detail: { tags: ["Admin"], summary: "Put a dead job back in the queue with its attempts reset" } },
+      { body: noBody, parse: "json", detail: operation({ tags: ["Admin"], summary: "Put a dead job back in the queue with its attempts reset", ok: ok(200, s.job, "The job, queued again"), errors: [400, 404, 409, 422], auth: "admin" }) },
     );
 }

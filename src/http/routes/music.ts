@@ -1,5 +1,8 @@
 // HTTP route GET /v1/music: the tracks a video's `music` may name (shipped ones and those of VITRIN_MUSIC_DIRS).
 import { Elysia } from "elysia";
+import { ok, operation } from "../openapi-docs";
+import * as s from "../openapi-schemas";
+import { pageOf } from "../openapi-schemas";
 import { accountGuard, type GuardDeps } from "../guard";
 import { trackJson, type Music } from "../../music";
 
@@ -9,6 +12,6 @@ export function musicRoutes(guard: GuardDeps, music: Music) {
   return new Elysia({ prefix: "/v1", normalize: false })
     .use(accountGuard(guard))
     .get("/music", () => page, {
-      detail: { tags: ["Videos"], summary: "The music tracks a video can use (its `music` field: auto, a track id or none)" },
+      detail: operation({ tags: ["Videos"], summary: "The music tracks a video can use (its `music` field: auto, a track id or none)", ok: ok(200, pageOf(s.track, "Every track"), "Every track") }),
     });
 }

@@ -18,7 +18,7 @@ export function webhookRoutes(guard: GuardDeps, webhooks: Webhooks, accounts: Ac
     .post("/secret/rotate", ({ principal }) => webhooks.rotate(principal.accountId), {
       body: noBody,
       parse: "json",
-      headers: idempotencyHeaders, detail: operation({ tags: ["Webhooks"], summary: "Rotate the secret (the old one keeps signing for 24 h)", ok: ok(200, s.webhookSecret, "The new secret"), errors: [400, 422] }),
+      headers: idempotencyHeaders, detail: operation({ tags: ["Webhooks"], summary: "Rotate the secret (the old one keeps signing for 24 h)", ok: ok(200, s.rotatedSecret, "The new secret and when the old one stops signing"), errors: [400, 422] }),
     })
     .get(
       "/endpoint",
