@@ -68,14 +68,14 @@ describe("dekupe", () => {
     expect(res.body.dekupe.status).toBe("off");
   });
 
-  test("a retry's files replace the previous attempt's", async () => {
+  test("a retry's cut-out is used, and the previous attempt's files stay for the attempts list", async () => {
     const id = await readyProduct();
     const first = (await t.json("GET", `/v1/products/${id}/dekupe`, { token: acct.token })).body.preview_url;
     await t.json("POST", `/v1/products/${id}/dekupe/retry`, { token: acct.token });
     await t.runJobs();
     const second = (await t.json("GET", `/v1/products/${id}/dekupe`, { token: acct.token })).body.preview_url;
     expect(storageKeyOf(second)).not.toBe(storageKeyOf(first));
-    expect(await storedBytes(t, first)).toBeNull();
+    expect(await storedBytes(t, first)).not.toBeNull();
   });
 
   test("a deleted product's pending dekupe job finishes quietly", async () => {

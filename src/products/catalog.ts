@@ -5,6 +5,7 @@ import { createPager, type Db, type Orm, type PageQuery } from "../db";
 import { errors, MAX_IMAGE_BYTES, newId, mergeMetadata, parseMetadata } from "../kernel";
 import { ingestImage, type IngestedImage } from "./image";
 import { productJson } from "./json";
+import { dropAttempts } from "./dekupe-attempts";
 import { enqueueDekupe, fileKey, productFileKeys, productScope, removeFiles } from "./rows";
 import { DEKUPE_RETRIES, MAX_PRODUCTS, type ImageInput, type NewProduct, type ProductDeps, type ProductPatch, type ProductRow } from "./types";
 
@@ -159,16 +160,19 @@ export async function updateProduct(deps: ProductDeps, accountId: string, id: st
   if (replacement) await storage.put(replacement.key, replacement.image.bytes, replacement.image.contentType);
   const at = deps.clock.now();
   let replaced: ProductRow | null = null;
+  let attemptKeys: string[] = [];
   try {
     const row = await db.tx(async (tx) => {
       const [current] = await tx.select().from(products).where(productScope(deps.db, accountId, id)).limit(1);
       if (!current) throw errors.notFound("product");
       if (replacement) replaced = current;
+      // The old photo's cut-out attempts go with it.
+      if (replacement) attemptKeys = await dropAttempts(db, tx, id);
       const [updated] = await tx.update(products).set(patchColumns(current, patch, replacement, at)).where(eq(products.id, id)).returning();
       if (replacement && current.dekupeEnabled) await enqueueDekupe(deps, tx, id);
       return updated;
     });
-    if (replaced) await removeFiles(deps, productFileKeys(replaced));
+    if (replaced) await removeFiles(deps, [...new Set([...productFileKeys(replaced), ...attemptKeys])]);
     return productJson(row, storage);
   } catch (e) {
     if (replacement) await removeFiles(deps, [replacement.key]);
@@ -178,11 +182,14 @@ export async function updateProduct(deps: ProductDeps, accountId: string, id: st
 
 export async function deleteProduct(deps: ProductDeps, accountId: string, id: string) {
   const { products } = deps.db.schema;
-  const removed = await deps.db.tx(async (tx) => {
+  const { removed, attemptKeys } = await deps.db.tx(async (tx) => {
+    const [own] = await tx.select({ id: products.id }).from(products).where(productScope(deps.db, accountId, id)).limit(1);
+    if (!own) throw errors.notFound("product");
+    const attemptKeys = await dropAttempts(deps.db, tx, id);
     const rows = await tx.delete(products).where(productScope(deps.db, accountId, id)).returning();
-    if (rows.length === 0) throw errors.notFound("product");
-    return rows[0];
+    return { removed: rows[0], attemptKeys };
   });
-  await removeFiles(deps, productFileKeys(removed));
+  // Every attempt's files, not only the cut-out in use.
+  await removeFiles(deps, [...new Set([...productFileKeys(removed), ...attemptKeys])]);
   return { id, object: "product", deleted: true };
 }

@@ -2,6 +2,7 @@
 import { eq } from "drizzle-orm";
 import type { Orm } from "../db";
 import { errors } from "../kernel";
+import { clearAccepted } from "./dekupe-attempts";
 import type { DekupeCrop } from "./dekupe-result";
 import { dekupeJson, productJson } from "./json";
 import { enqueueDekupe, productScope } from "./rows";
@@ -66,8 +67,9 @@ export async function retryDekupe(deps: DekupeDeps, accountId: string, id: strin
   return { product_id: row.id, object: "dekupe", ...dekupeJson(row, deps.storage) };
 }
 
+/** Back to the photo; the accepted attempt is forgotten, so the next retry's cut-out is used again. */
 export async function revertDekupe(deps: DekupeDeps, accountId: string, id: string) {
-  const row = await changeProduct(deps, accountId, id, (current, at) => ({
+  const back = (current: ProductRow, at: number): Partial<ProductRow> => ({
     imageKey: current.originalKey,
     imageType: current.originalType,
     imageWidth: current.originalWidth,
@@ -76,6 +78,7 @@ export async function revertDekupe(deps: DekupeDeps, accountId: string, id: stri
     dekupeStatus: "off",
     dekupeUpdatedAt: at,
     updatedAt: at,
-  }));
+  });
+  const row = await changeProduct(deps, accountId, id, back, (tx) => clearAccepted(deps.db, tx, id));
   return productJson(row, deps.storage);
 }

@@ -3,6 +3,7 @@
 import { and, eq } from "drizzle-orm";
 import type { Orm } from "../db";
 import { newId } from "../kernel";
+import { hasAccepted, recordAttempt } from "./dekupe-attempts";
 import { finishCutout, type CutoutResult, type DekupeCrop } from "./dekupe-result";
 import { productJson } from "./json";
 import { removeFiles } from "./rows";
@@ -25,7 +26,7 @@ async function announce(deps: DekupeDeps, tx: Orm, row: ProductRow | undefined) 
 }
 
 /** Marks the attempt `row` stands for failed, unless the product has moved on (new image, new attempt, settled). */
-async function markFailed(deps: DekupeDeps, row: ProductRow, message: string, started?: number) {
+async function markFailed(deps: DekupeDeps, row: ProductRow, crop: DekupeCrop, message: string, started?: number) {
   const { products } = deps.db.schema;
   const at = deps.clock.now();
   if (started !== undefined) deps.observe?.("failed", (at - started) / 1000);
@@ -42,6 +43,7 @@ async function markFailed(deps: DekupeDeps, row: ProductRow, message: string, st
         ),
       )
       .returning();
+    if (failed) await recordAttempt(deps.db, tx, row, crop, { status: "failed", error: message }, at);
     await announce(deps, tx, failed);
   });
 }
@@ -59,18 +61,25 @@ async function saveCutout(deps: DekupeDeps, row: ProductRow, saved: SavedCutout)
     if (!current) return "gone" as const;
     if (current.originalKey !== row.originalKey) return "changed" as const;
     if (current.dekupeStatus !== "processing" || current.dekupeAttempts !== row.dekupeAttempts) return "stale" as const;
+    await recordAttempt(deps.db, tx, row, crop, { status: "ready", result, previewKey: cutoutKey, maskKey, method: cut.variant }, at);
+    // A cut-out the account accepted stays in use; the new attempt waits in the list to be accepted instead.
+    const use = (await hasAccepted(deps.db, tx, current))
+      ? {}
+      : {
+          imageKey: cutoutKey,
+          imageType: "image/png",
+          imageWidth: cut.width,
+          imageHeight: cut.height,
+          dekupePreviewKey: cutoutKey,
+          dekupeMaskKey: maskKey,
+          // The box within the PNG, and beside it the attempt's place in the photo, crop choice and warnings.
+          dekupeBox: JSON.stringify({ ...cut.box, source_box: sourceBox, crop, warnings }),
+        };
     const [ready] = await tx
       .update(products)
       .set({
-        imageKey: cutoutKey,
-        imageType: "image/png",
-        imageWidth: cut.width,
-        imageHeight: cut.height,
+        ...use,
         dekupeStatus: "ready",
-        dekupePreviewKey: cutoutKey,
-        dekupeMaskKey: maskKey,
-        // The box within the PNG, and beside it the attempt's place in the photo, crop choice and warnings.
-        dekupeBox: JSON.stringify({ ...cut.box, source_box: sourceBox, crop, warnings }),
         // total_ms: job start to ready; cutout_ms: the plugin's call, broken down further when the plugin says how.
         dekupeTimings: JSON.stringify({ total_ms: at - started, cutout_ms: cutoutMs, ...cut.timings, variant: cut.variant }),
         dekupeError: null,
@@ -90,7 +99,7 @@ async function attempt(deps: DekupeDeps, row: ProductRow, crop: DekupeCrop, sign
   const started = deps.clock.now();
   const file = await storage.get(row.originalKey);
   if (!file) {
-    await markFailed(deps, row, "The original image is missing from storage.", started);
+    await markFailed(deps, row, crop, "The original image is missing from storage.", started);
     return true;
   }
   const source = new Uint8Array(await file.body.arrayBuffer());
@@ -101,7 +110,7 @@ async function attempt(deps: DekupeDeps, row: ProductRow, crop: DekupeCrop, sign
     result = await finishCutout(source, removed, crop, row.originalWidth, row.originalHeight);
   } catch (e) {
     if (signal.aborted) throw e;
-    await markFailed(deps, row, `Background removal failed: ${(e as Error).message}`, started);
+    await markFailed(deps, row, crop, `Background removal failed: ${(e as Error).message}`, started);
     return true;
   }
   const { cut } = result;
@@ -116,9 +125,8 @@ async function attempt(deps: DekupeDeps, row: ProductRow, crop: DekupeCrop, sign
     await removeFiles(deps, [cutoutKey, maskKey]);
     return outcome !== "changed";
   }
+  // The previous attempts' files stay: each attempt keeps its own, listed until the product or its photo goes.
   deps.observe?.("ready", (deps.clock.now() - started) / 1000);
-  // The previous attempt's files are no longer referenced by the row.
-  await removeFiles(deps, [row.dekupePreviewKey, row.dekupeMaskKey].filter((k) => k !== row.originalKey));
   return true;
 }
 
@@ -130,7 +138,7 @@ export async function runDekupe(deps: DekupeDeps, payload: DekupeJobPayload, sig
     if (await attempt(deps, row, payload.crop ?? "subject", signal)) return;
   }
   const row = await loadProduct(deps, payload.productId);
-  if (row && row.dekupeStatus === "processing") await markFailed(deps, row, "The image kept changing while it was being cleaned.");
+  if (row && row.dekupeStatus === "processing") await markFailed(deps, row, payload.crop ?? "subject", "The image kept changing while it was being cleaned.");
 }
 
 /**

@@ -1,6 +1,7 @@
-// Dekupe (background removal) for products: the job that makes the cut-out (dekupe-job.ts), and preview, retry
-// and revert (dekupe-actions.ts), assembled over one dependencies object.
+// Dekupe (background removal) for products: the job that makes the cut-out (dekupe-job.ts), preview, retry and
+// revert (dekupe-actions.ts), and the kept attempts and accept (dekupe-attempts.ts), over one dependencies object.
 import type { Orm } from "../db";
+import { acceptAttempt, listAttempts } from "./dekupe-attempts";
 import { previewDekupe, retryDekupe, revertDekupe } from "./dekupe-actions";
 import { dekupeDead, runDekupe } from "./dekupe-job";
 import type { DekupeCrop } from "./dekupe-result";
@@ -20,6 +21,8 @@ export function createDekupe(deps: DekupeDeps) {
     preview: (accountId: string, id: string) => previewDekupe(deps, accountId, id),
     retry: (accountId: string, id: string, body?: { crop?: DekupeCrop }) => retryDekupe(deps, accountId, id, body?.crop),
     revert: (accountId: string, id: string) => revertDekupe(deps, accountId, id),
+    attempts: (accountId: string, id: string) => listAttempts(deps, accountId, id),
+    accept: (accountId: string, id: string, attemptId: string) => acceptAttempt(deps, accountId, id, attemptId),
   };
 }
 
