@@ -127,7 +127,8 @@ function buildDomain(f: Foundation) {
   const image = { allowPrivateNetworks: config.allowPrivateNetworks, timeoutMs: config.fetchTimeoutMs, resolve: opts.resolve };
   const products = createProducts({ db, clock, storage: plugins.storage, jobs, logger, image });
   const brand = createBrand({ db, clock, storage: plugins.storage, logger, image });
-  const outbound = { allowPrivateNetworks: config.allowPrivateNetworks, resolve: opts.resolve };
+  // Webhook receivers: the image rules, plus the private hosts the operator trusts by name.
+  const outbound = { allowPrivateNetworks: config.allowPrivateNetworks, allowHosts: config.webhookAllowHosts, resolve: opts.resolve };
   const webhooks = createWebhooks({
     db,
     clock,

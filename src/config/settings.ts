@@ -31,6 +31,7 @@ export type CoreConfig = {
   maxBodyBytes: number;
   shutdownTimeoutMs: number;
   webhookTimeoutMs: number;
+  webhookAllowHosts: string[];
   pollMs: number;
   jobLeaseMs: number | null;
   idleTrimMs: number;
@@ -233,6 +234,19 @@ export const coreSettings: CoreSetting[] = [
     default: "15000",
     doc: "Time limit for one webhook delivery attempt, in milliseconds.",
     parse: integer(100, 600_000),
+  },
+  {
+    env: "VITRIN_WEBHOOK_ALLOW_HOSTS",
+    key: "webhookAllowHosts",
+    unset: "",
+    default: "(none: receivers must be public)",
+    doc: "Host names (comma-separated, e.g. `hooks.internal,crm.lan`) whose webhook URLs may point to private or loopback addresses, without opening every private network (`VITRIN_ALLOW_PRIVATE_NETWORKS`).",
+    parse: (r) => {
+      const list = r.split(",").map((h) => h.trim().toLowerCase().replace(/\.$/, "")).filter(Boolean);
+      const bad = list.find((h) => !/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(h));
+      if (bad !== undefined) throw new Error(`${JSON.stringify(bad)} is not a host name (no scheme, port or path)`);
+      return list;
+    },
   },
   {
     env: "VITRIN_POLL_MS",

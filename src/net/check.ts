@@ -30,7 +30,7 @@ export function describeOutboundError(e: OutboundError, timeoutMs = DEFAULT_TIME
   }
 }
 
-export type UrlCheckOptions = Pick<OutboundOptions, "allowPrivateNetworks" | "allowAddresses" | "resolve" | "timeoutMs"> & {
+export type UrlCheckOptions = Pick<OutboundOptions, "allowPrivateNetworks" | "allowAddresses" | "allowHosts" | "resolve" | "timeoutMs"> & {
   /** The request field named in the 422 (default "url"). */
   field?: string;
 };

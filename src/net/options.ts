@@ -7,6 +7,11 @@ export type OutboundOptions = {
   allowPrivateNetworks: boolean;
   /** Non-public addresses an operator trusts anyway (e.g. an internal webhook receiver); exact IPs, any port. */
   allowAddresses?: readonly string[];
+  /**
+   * Host names an operator trusts with non-public addresses (lower case, no trailing dot): a URL naming one may
+   * reach loopback or private networks, while every other host keeps the public-only rule.
+   */
+  allowHosts?: readonly string[];
   method?: string;
   headers?: Record<string, string>;
   body?: string | Uint8Array;

@@ -59,7 +59,7 @@ function checkHostname(hostname: string): void {
   }
 }
 
-export type VetOptions = Pick<OutboundOptions, "allowPrivateNetworks" | "allowAddresses" | "resolve" | "vetCache">;
+export type VetOptions = Pick<OutboundOptions, "allowPrivateNetworks" | "allowAddresses" | "allowHosts" | "resolve" | "vetCache">;
 
 // allowAddresses in canonical form, worked out once per array the caller passes (callers hand the same one each time).
 const allowedSets = new WeakMap<readonly string[], Set<string | null>>();
@@ -69,6 +69,11 @@ function allowedSet(list: readonly string[]): Set<string | null> {
   return set;
 }
 
+/** Whether the operator named this host as one that may use private addresses (allowHosts). */
+function trustedHost(hostname: string, opts: VetOptions): boolean {
+  return opts.allowHosts?.includes(hostname.toLowerCase().replace(/\.$/, "")) ?? false;
+}
+
 /** Applies this request's rules to every address of the answer; one address refused refuses the host. */
 function admit(hostname: string, host: ResolvedHost, opts: VetOptions): readonly VettedAddress[] {
   const { addresses } = host;
@@ -76,7 +81,7 @@ function admit(hostname: string, host: ResolvedHost, opts: VetOptions): readonly
   const allowed = opts.allowAddresses?.length ? allowedSet(opts.allowAddresses) : null;
   for (const a of addresses) {
     if (a.verdict.reason === "invalid") throw new OutboundError("dns", `${hostname} resolved to a non-address: ${a.address}.`);
-    if (a.verdict.public || opts.allowPrivateNetworks || allowed?.has(a.canonical)) continue;
+    if (a.verdict.public || opts.allowPrivateNetworks || allowed?.has(a.canonical) || trustedHost(hostname, opts)) continue;
     // One bad address refuses the host: a name that mixes public and private answers is a rebinding set-up.
     throw new OutboundError("blocked_address", `${hostname} resolves to ${a.address}, a ${a.verdict.reason} address.`);
   }
@@ -87,7 +92,7 @@ function admit(hostname: string, host: ResolvedHost, opts: VetOptions): readonly
 export async function vetTarget(target: Target, opts: VetOptions, signal: AbortSignal): Promise<readonly VettedAddress[]> {
   checkScheme(target);
   const hostname = target.bare;
-  if (!opts.allowPrivateNetworks) checkHostname(hostname);
+  if (!opts.allowPrivateNetworks && !trustedHost(hostname, opts)) checkHostname(hostname);
   const cache = opts.vetCache === undefined ? sharedVetCache : opts.vetCache;
 
   // new URL() has already rewritten decimal, octal, hex and short IPv4 spellings (2130706433, 0177.0.0.1, 0x7f.1,

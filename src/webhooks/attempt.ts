@@ -58,6 +58,7 @@ export async function attempt(deps: AttemptDeps, message: DueMessage, keys: Page
       headers,
       body: message.payload,
       allowPrivateNetworks: deps.outbound.allowPrivateNetworks,
+      allowHosts: deps.outbound.allowHosts,
       resolve: deps.outbound.resolve,
       timeoutMs: deps.outbound.timeoutMs,
       maxRedirects: 0,

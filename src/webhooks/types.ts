@@ -8,7 +8,7 @@ export type WebhookDeps = {
   clock: Clock;
   logger: Logger;
   jobs: JobEngine;
-  outbound: { allowPrivateNetworks: boolean; timeoutMs: number; resolve?: (host: string) => Promise<string[]> };
+  outbound: { allowPrivateNetworks: boolean; allowHosts?: readonly string[]; timeoutMs: number; resolve?: (host: string) => Promise<string[]> };
   random?: () => number;
   /** Told each attempt's outcome once it is recorded (metrics). */
   observeAttempt?: (outcome: AttemptStatus) => void;
