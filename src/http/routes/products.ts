@@ -1,5 +1,8 @@
 // HTTP routes for /v1/products and their dekupe preview, retry and revert.
 import { Elysia, t } from "elysia";
+import { idempotencyHeaders, ok, operation } from "../openapi-docs";
+import * as s from "../openapi-schemas";
+import { pageOf } from "../openapi-schemas";
 import { accountGuard, type GuardDeps } from "../guard";
 import { idParams, metadataBody, noBody, pageQuery } from "../schema";
 import type { Products } from "../../products";
@@ -25,7 +28,7 @@ export function productRoutes(guard: GuardDeps, products: Products, dekupe: Deku
     .use(accountGuard(guard))
     .get("/products", ({ principal, query }) => products.list(principal.accountId, query), {
       query: pageQuery,
-      detail: { tags: ["Products"], summary: "List products, newest first" },
+      detail: operation({ tags: ["Products"], summary: "List products, newest first", ok: ok(200, pageOf(s.product, "Products, newest first"), "Products, newest first"), errors: [422] }),
     })
     .post(
       "/products",
@@ -49,12 +52,12 @@ export function productRoutes(guard: GuardDeps, products: Products, dekupe: Deku
         ),
         // vitrin's own capped parser runs first (src/http/index.ts); these name the two body types in /openapi.json.
         parse: ["json", "formdata"],
-        detail: { tags: ["Products"], summary: "Create a product (fetches and stores its image; 5 per account)" },
+        headers: idempotencyHeaders, detail: operation({ tags: ["Products"], summary: "Create a product (fetches and stores its image; 5 per account)", ok: ok(201, s.product, "The product (its cut-out is made in the background)"), errors: [400, 403, 409, 413, 415, 422, 507] }),
       },
     )
     .get("/products/:id", ({ principal, params }) => products.get(principal.accountId, params.id), {
       params: idParams,
-      detail: { tags: ["Products"], summary: "Retrieve a product" },
+      detail: operation({ tags: ["Products"], summary: "Retrieve a product", ok: ok(200, s.product, "The product"), errors: [404] }),
     })
     .patch("/products/:id", ({ principal, params, body }) => products.update(principal.accountId, params.id, body), {
       params: idParams,
@@ -69,15 +72,15 @@ export function productRoutes(guard: GuardDeps, products: Products, dekupe: Deku
         { additionalProperties: false, minProperties: 1 },
       ),
       parse: ["json", "formdata"],
-      detail: { tags: ["Products"], summary: "Update name, description, image or metadata (a new image is cleaned again)" },
+      detail: operation({ tags: ["Products"], summary: "Update name, description, image or metadata (a new image is cleaned again)", ok: ok(200, s.product, "The product as changed"), errors: [400, 404, 413, 415, 422, 507] }),
     })
     .delete("/products/:id", ({ principal, params }) => products.delete(principal.accountId, params.id), {
       params: idParams,
-      detail: { tags: ["Products"], summary: "Delete a product and its stored files" },
+      detail: operation({ tags: ["Products"], summary: "Delete a product and its stored files", ok: ok(200, s.deletedProduct, "Deleted"), errors: [404] }),
     })
     .get("/products/:id/dekupe", ({ principal, params }) => dekupe.preview(principal.accountId, params.id), {
       params: idParams,
-      detail: { tags: ["Products"], summary: "Background-removal preview and status" },
+      detail: operation({ tags: ["Products"], summary: "Background-removal preview and status", ok: ok(200, s.dekupe, "The background removal and both images"), errors: [404] }),
     })
     .post(
       "/products/:id/dekupe/retry",
@@ -90,7 +93,7 @@ export function productRoutes(guard: GuardDeps, products: Products, dekupe: Deku
         params: idParams,
         body: t.Optional(t.Object({ crop: t.Optional(dekupeCrop) }, { additionalProperties: false })),
         parse: "json",
-        detail: { tags: ["Products"], summary: "Try the background removal again (up to 3 retries)" },
+        headers: idempotencyHeaders, detail: operation({ tags: ["Products"], summary: "Try the background removal again (up to 3 retries)", ok: ok(202, s.dekupe, "Queued again"), errors: [400, 404, 409, 422] }),
       },
     )
     .get("/products/:id/dekupe/attempts", ({ principal, params }) => dekupe.attempts(principal.accountId, params.id), {
@@ -110,6 +113,6 @@ export function productRoutes(guard: GuardDeps, products: Products, dekupe: Deku
       params: idParams,
       body: noBody,
       parse: "json",
-      detail: { tags: ["Products"], summary: "Go back to the original image" },
+      headers: idempotencyHeaders, detail: operation({ tags: ["Products"], summary: "Go back to the original image", ok: ok(200, s.dekupe, "Back on the original"), errors: [400, 404, 409, 422] }),
     });
 }
