@@ -166,6 +166,48 @@ describe("delivery to endpoints", () => {
     expect(signedWith(c.body.secret, r.received[1])).toBe(false);
   });
 
+  test("a video event goes to the video's webhook_url (account secret) and to subscribed endpoints (their own)", async () => {
+    t = await startService();
+    const a = await t.newAccount({ credits: 50 });
+    const perVideo = newReceiver();
+    const failedOnly = newReceiver();
+    const completedOnly = newReceiver();
+    const make = (url: string, events: string[]) => t.json("POST", "/v1/webhook_endpoints", { token: a.token, body: { url, events } }).then((r) => r.body.secret as string);
+    const endpointSecret = await make(failedOnly.url, ["video.failed"]);
+    await make(completedOnly.url, ["video.completed"]);
+    const image_url = `data:image/jpeg;base64,${Buffer.from(await productPhoto("jpeg", 320, 240)).toString("base64")}`;
+    const product = await t.json("POST", "/v1/products", { token: a.token, body: { name: "Mug", image_url, dekupe: false } });
+    const templates = (await t.json("GET", "/v1/templates", { token: a.token })).body.data as { id: string; premium: boolean }[];
+    const template = templates.find((x) => !x.premium)!;
+    const v = await t.json("POST", "/v1/videos", { token: a.token, body: { template_id: template.id, product_id: product.body.id, webhook_url: perVideo.url } });
+    expect(v.status).toBe(202);
+    // The product goes before the render runs, so the video fails (and is refunded) without rendering.
+    await t.json("DELETE", `/v1/products/${product.body.id}`, { token: a.token });
+    await t.runJobs();
+    expect(types(perVideo)).toEqual(["video.failed"]);
+    expect(types(failedOnly)).toEqual(["video.failed"]);
+    expect(completedOnly.received).toHaveLength(0);
+    const accountSecret = (await t.json("GET", "/v1/webhooks/secret", { token: a.token })).body.secret as string;
+    expect(signedWith(accountSecret, perVideo.received[0])).toBe(true);
+    expect(signedWith(endpointSecret, failedOnly.received[0])).toBe(true);
+    expect(signedWith(accountSecret, failedOnly.received[0])).toBe(false);
+    expect(JSON.parse(failedOnly.received[0].body).data.id).toBe(v.body.id);
+  });
+
+  test("a message to an endpoint is redelivered with the same id and the endpoint's secret", async () => {
+    const a = await setup();
+    const r = newReceiver();
+    const c = await t.json("POST", "/v1/webhook_endpoints", { token: a.token, body: { url: r.url, events: ["balance.topped_up"] } });
+    await paidTopUp(a.token);
+    await t.runJobs();
+    const id = r.received[0].headers.get("webhook-id")!;
+    expect((await t.json("POST", `/v1/webhooks/deliveries/${id}/redeliver`, { token: a.token })).status).toBe(202);
+    await t.runJobs();
+    expect(r.received).toHaveLength(2);
+    expect(r.received[1].headers.get("webhook-id")).toBe(id);
+    expect(signedWith(c.body.secret, r.received[1])).toBe(true);
+  });
+
   test("deleting an endpoint gives up on its waiting messages", async () => {
     const a = await setup();
     const c = await t.json("POST", "/v1/webhook_endpoints", { token: a.token, body: { url: "http://127.0.0.1:9/hook", events: ["*"] } });
