@@ -20,7 +20,10 @@ const dekupeFields = {
   mask_url: maybeString,
   attempts: t.Integer(),
   retries_left: t.Integer(),
-  box: t.Unknown({ description: "The cut-out's bounding box in the original image, or null." }),
+  box: t.Unknown({ description: "The product's bounding box within the cut-out PNG, or null." }),
+  source_box: t.Unknown({ description: "Where the cut-out sits in the original photo, in the photo's pixels, or null." }),
+  crop: t.Union([t.Literal("subject"), t.Literal("none"), t.Null()]),
+  warnings: t.Array(t.String(), { description: "subject_touches_edge, small_subject, soft_matte, frame_filling." }),
   timings: t.Unknown({ description: "Milliseconds per step of the last removal, or null." }),
   error: maybeString,
   updated_at: maybeTimestamp,
@@ -245,3 +248,22 @@ export const accountCreated = t.Object({
 });
 export const token = t.Object({ id: t.String(), token: t.String({ description: "The API token, shown this once." }) });
 export const deletedToken = t.Object({ id: t.String(), object: t.Literal("token"), deleted: t.Literal(true) });
+
+/** One background-removal attempt of a product's current photo (GET /v1/products/:id/dekupe/attempts). */
+export const dekupeAttempt = t.Object({
+  id: t.String(),
+  object: t.Literal("dekupe_attempt"),
+  number: t.Number(),
+  status: t.Union([t.Literal("ready"), t.Literal("failed")]),
+  method: maybeString,
+  crop: t.String(),
+  warnings: t.Array(t.String()),
+  box: t.Unknown({ description: "The cut-out's box, or null." }),
+  source_box: t.Unknown({ description: "The cut-out's place in the photo, or null." }),
+  preview_url: maybeString,
+  mask_url: maybeString,
+  error: maybeString,
+  in_use: t.Boolean(),
+  accepted: t.Boolean(),
+  created_at: maybeTimestamp,
+});

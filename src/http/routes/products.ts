@@ -98,7 +98,7 @@ export function productRoutes(guard: GuardDeps, products: Products, dekupe: Deku
     )
     .get("/products/:id/dekupe/attempts", ({ principal, params }) => dekupe.attempts(principal.accountId, params.id), {
       params: idParams,
-      detail: { tags: ["Products"], summary: "Every cut-out attempt of the product's current image, oldest first" },
+      detail: operation({ tags: ["Products"], summary: "Every cut-out attempt of the product's current image, oldest first", ok: ok(200, pageOf(s.dekupeAttempt, "The attempts, oldest first"), "The attempts, oldest first"), errors: [404] }),
     })
     .post("/products/:id/dekupe/accept", ({ principal, params, body }) => dekupe.accept(principal.accountId, params.id, body.attempt_id), {
       params: idParams,
@@ -107,7 +107,7 @@ export function productRoutes(guard: GuardDeps, products: Products, dekupe: Deku
         { additionalProperties: false },
       ),
       parse: "json",
-      detail: { tags: ["Products"], summary: "Use one successful attempt's cut-out for the product's videos" },
+      detail: operation({ tags: ["Products"], summary: "Use one successful attempt's cut-out for the product's videos", ok: ok(200, s.product, "The product, showing the accepted cut-out"), errors: [400, 404, 409, 422] }),
     })
     .post("/products/:id/dekupe/revert", ({ principal, params }) => dekupe.revert(principal.accountId, params.id), {
       params: idParams,
