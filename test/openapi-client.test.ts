@@ -6,6 +6,7 @@ import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Value } from "@sinclair/typebox/value";
 import * as schemas from "../src/http/openapi-schemas";
+import { WEBHOOK_EVENTS } from "../src/webhooks";
 import { productPhoto, startService, tempDir, type TestService } from "./helpers";
 
 const ROOT = join(import.meta.dir, "..");
@@ -183,3 +184,33 @@ test("a client generated from /openapi.json type-checks strictly and runs the pr
   expect(done.events).toEqual(["video.completed"]);
   expect(hooks).toBeGreaterThan(0);
 }, 90_000);
+
+test("the webhooks section documents every event an endpoint can subscribe to, and ping", async () => {
+  const doc = (await t.json("GET", "/openapi.json")).body;
+  expect(Object.keys(doc.webhooks).sort()).toEqual([...WEBHOOK_EVENTS, "ping"].sort());
+  const completed = doc.webhooks["video.completed"].post.requestBody.content["application/json"].schema;
+  expect(completed.properties.event.const).toBe("video.completed");
+  expect(completed.properties.data.properties.object.const).toBe("video");
+});
+
+/**
+ * Routes that declare Elysia `response:` schemas (validated at run time): the plugin then writes their responses from
+ * those alone, so their errors are not in the document yet.
+ */
+const RESPONSE_VALIDATED = ["/v1/webhook_endpoints"];
+
+test("every operation documents a success answer, its errors in the shared schema, and who may call it", async () => {
+  const doc = (await t.json("GET", "/openapi.json")).body;
+  for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
+    for (const [method, op] of Object.entries<any>(item)) {
+      const statuses = Object.keys(op.responses ?? {});
+      expect(statuses.some((s) => s.startsWith("2")), `${method} ${path}`).toBe(true);
+      const isPublic = path === "/healthz" || path === "/readyz" || path === "/metrics" || path.startsWith("/v1/payments/");
+      if (isPublic || RESPONSE_VALIDATED.some((prefix) => path.startsWith(prefix))) continue;
+      expect(op.responses["401"]?.content["application/json"].schema.$ref, `${method} ${path}`).toBe("#/components/schemas/Error");
+      if (path.startsWith("/v1/admin")) expect(op.security, `${method} ${path}`).toEqual([{ adminBearer: [] }]);
+    }
+  }
+  expect(doc.paths["/v1/videos"].post.parameters.map((p: { name: string }) => p.name)).toContain("idempotency-key");
+  expect(Object.keys(doc.paths["/v1/videos"].post.responses["402"].content["application/json"].examples)).toEqual(["insufficient_credits"]);
+});

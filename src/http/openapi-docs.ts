@@ -150,10 +150,23 @@ function event(name: string, description: string, data: TSchema) {
   };
 }
 
-/** Every event vitrin sends: video events to the video's webhook_url, the others to the account-level endpoint. */
+/**
+ * Every event vitrin sends: to the webhook endpoints subscribed to it, video events also to the video's webhook_url,
+ * the others also to the account-level URL; `ping` only to the URL POST /v1/webhooks/test names.
+ */
 export const webhookEvents = {
   "video.completed": event("video.completed", "A video finished rendering; data is the video with its URLs.", body.video),
   "video.failed": event("video.failed", "A video failed; data is the video with its error, the credits refunded.", body.video),
+  "product.dekupe.completed": event(
+    "product.dekupe.completed",
+    "A background-removal attempt ended with a cut-out; data is the product as it now is.",
+    body.product,
+  ),
+  "product.dekupe.failed": event(
+    "product.dekupe.failed",
+    "A background-removal attempt failed; data is the product (dekupe.error says why).",
+    body.product,
+  ),
   "balance.low": event(
     "balance.low",
     "A debit took the balance below the low-balance threshold.",

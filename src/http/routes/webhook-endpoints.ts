@@ -38,7 +38,7 @@ export function webhookEndpointRoutes(guard: GuardDeps, webhooks: Webhooks, chec
   return new Elysia({ prefix: "/v1/webhook_endpoints", normalize: false })
     .use(accountGuard(guard))
     .post(
-      "/",
+      "",
       async ({ principal, body, set }) => {
         await checkUrl(body.url);
         const out = await endpoints.create(principal.accountId, body);
@@ -52,7 +52,7 @@ export function webhookEndpointRoutes(guard: GuardDeps, webhooks: Webhooks, chec
         detail: { tags, summary: "Add a webhook endpoint (its secret is in this answer only)" },
       },
     )
-    .get("/", ({ principal }) => endpoints.list(principal.accountId), {
+    .get("", ({ principal }) => endpoints.list(principal.accountId), {
       response: { 200: t.Object({ data: t.Array(webhookEndpointSchema), has_more: t.Boolean() }) },
       detail: { tags, summary: "The account's webhook endpoints, oldest first (16 at most)" },
     })
