@@ -1,7 +1,7 @@
 // Every cut-out attempt stays listable with its files, one is accepted for videos, revert goes back to the photo,
 // and the attempts' files go with the product or its replaced photo (pass-through plugin: no model needed here).
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { productPhoto, startImageHost, startService, storedBytes, type ImageHost, type TestService } from "./helpers";
+import { productPhoto, startImageHost, startService, storageKeyOf, storedBytes, type ImageHost, type TestService } from "./helpers";
 
 let host: ImageHost;
 let t: TestService;
@@ -89,6 +89,23 @@ describe("dekupe attempts", () => {
     const other = await t.newAccount();
     const res = await t.json("POST", `/v1/products/${id}/dekupe/accept`, { token: other.token, body: { attempt_id: first.id } });
     expect(res.status).toBe(404);
+  });
+
+  test("accept refuses while an attempt runs, and a failed attempt is listed but cannot be accepted (409)", async () => {
+    const id = await productWithAttempts(0);
+    const [first] = (await attempts(id)).data;
+    await t.json("POST", `/v1/products/${id}/dekupe/retry`, { token: acct.token });
+    expect((await accept(id, { attempt_id: first.id })).status).toBe(409);
+    // The photo gone from storage makes the running attempt fail.
+    const product = await t.json("GET", `/v1/products/${id}`, { token: acct.token });
+    await t.service.plugins.storage.delete(storageKeyOf(product.body.original_image_url));
+    await t.runJobs();
+    const list = (await attempts(id)).data;
+    expect(list[1]).toMatchObject({ number: 2, status: "failed", preview_url: null, error: "The original image is missing from storage." });
+    const res = await accept(id, { attempt_id: list[1].id });
+    expect(res.status).toBe(409);
+    expect(res.body.status).toBe("failed");
+    expect((await accept(id, { attempt_id: first.id })).status).toBe(200);
   });
 
   test("deleting the product deletes every attempt's files", async () => {
