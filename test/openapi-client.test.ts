@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { Value } from "@sinclair/typebox/value";
 import * as schemas from "../src/http/openapi-schemas";
 import { WEBHOOK_EVENTS } from "../src/webhooks";
-import { productPhoto, startService, tempDir, type TestService } from "./helpers";
+import { ADMIN_TOKEN, productPhoto, startService, tempDir, type TestService } from "./helpers";
 
 const ROOT = join(import.meta.dir, "..");
 let t: TestService;
@@ -213,4 +213,33 @@ test("every operation documents a success answer, its errors in the shared schem
   }
   expect(doc.paths["/v1/videos"].post.parameters.map((p: { name: string }) => p.name)).toContain("idempotency-key");
   expect(Object.keys(doc.paths["/v1/videos"].post.responses["402"].content["application/json"].examples)).toEqual(["insufficient_credits"]);
+});
+
+test("the documented schemas match the live answers of the routes the client flow does not visit", async () => {
+  const acct = await t.newAccount({ credits: 7 });
+  const admin = { token: ADMIN_TOKEN };
+  const account = await t.json("GET", `/v1/admin/accounts/${acct.id}`, admin);
+  expect(Value.Check(schemas.account, account.body)).toBe(true);
+  const created = await t.json("POST", "/v1/admin/accounts", { ...admin, body: { name: "Shop" } });
+  expect(Value.Check(schemas.accountCreated, created.body)).toBe(true);
+  const grant = await t.json("POST", `/v1/admin/accounts/${acct.id}/credits`, { ...admin, body: { amount: 5 } });
+  expect(Value.Check(schemas.transaction, grant.body)).toBe(true);
+  const brand = await t.json("GET", "/v1/brand", { token: acct.token });
+  expect(Value.Check(schemas.brand, brand.body)).toBe(true);
+  const music = await t.json("GET", "/v1/music", { token: acct.token });
+  expect(Value.Check(schemas.pageOf(schemas.track, ""), music.body)).toBe(true);
+  const secret = await t.json("GET", "/v1/webhooks/secret", { token: acct.token });
+  expect(Value.Check(schemas.webhookSecret, secret.body)).toBe(true);
+  const rotated = await t.json("POST", "/v1/webhooks/secret/rotate", { token: acct.token });
+  expect(Value.Check(schemas.rotatedSecret, rotated.body)).toBe(true);
+  const endpoint = await t.json("GET", "/v1/webhooks/endpoint", { token: acct.token });
+  expect(Value.Check(schemas.webhookEndpoint, endpoint.body)).toBe(true);
+  const topUp = await t.json("POST", "/v1/balance/top-up", { token: acct.token, body: { amount: 1000, currency: "usd" } });
+  expect(topUp.status).toBe(201);
+  expect(Value.Check(schemas.topUp, topUp.body)).toBe(true);
+  const jobs = await t.json("GET", "/v1/admin/jobs", admin);
+  expect(jobs.body.data.length).toBeGreaterThan(0);
+  expect(Value.Check(schemas.pageOf(schemas.job, ""), jobs.body)).toBe(true);
+  // A schema that cannot fail proves nothing: a wrong shape is refused.
+  expect(Value.Check(schemas.topUp, { ...topUp.body, credits: "10" })).toBe(false);
 });
