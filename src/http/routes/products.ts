@@ -107,6 +107,7 @@ export function productRoutes(guard: GuardDeps, products: Products, dekupe: Deku
         { additionalProperties: false },
       ),
       parse: "json",
+      headers: idempotencyHeaders,
       detail: operation({ tags: ["Products"], summary: "Use one successful attempt's cut-out for the product's videos", ok: ok(200, s.product, "The product, showing the accepted cut-out"), errors: [400, 404, 409, 422] }),
     })
     .post("/products/:id/dekupe/revert", ({ principal, params }) => dekupe.revert(principal.accountId, params.id), {

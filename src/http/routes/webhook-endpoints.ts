@@ -2,6 +2,7 @@
 // "*"), with its own whsec_ secret shown at create and at rotation.
 import { Elysia, t } from "elysia";
 import { idParams, noBody } from "../schema";
+import { idempotencyHeaders } from "../openapi-docs";
 import { accountGuard, type GuardDeps } from "../guard";
 import { WEBHOOK_EVENTS, type Webhooks } from "../../webhooks";
 
@@ -48,6 +49,7 @@ export function webhookEndpointRoutes(guard: GuardDeps, webhooks: Webhooks, chec
       {
         body: t.Object({ url, events, description: t.Optional(description), enabled: t.Optional(enabled) }, { additionalProperties: false }),
         parse: "json",
+        headers: idempotencyHeaders,
         response: { 201: webhookEndpointSchema },
         detail: { tags, summary: "Add a webhook endpoint (its secret is in this answer only)" },
       },
@@ -87,6 +89,7 @@ export function webhookEndpointRoutes(guard: GuardDeps, webhooks: Webhooks, chec
       params: idParams,
       body: noBody,
       parse: "json",
+      headers: idempotencyHeaders,
       response: { 200: webhookEndpointSchema },
       detail: { tags, summary: "A new secret for the endpoint (the old one keeps signing for 24 h)" },
     });
