@@ -11,7 +11,7 @@ afterEach(async () => {
   await t?.close();
 });
 
-test("a guarded route neither parses cookies nor copies the request headers", async () => {
+test("a guarded route parses no cookies, and a guarded read copies no request headers", async () => {
   t = await startService();
   for (const [method, path] of [["GET", "/v1/products"], ["GET", "/v1/products/:id"], ["POST", "/v1/admin/accounts"]]) {
     const route = t.service.app.routes.find((r) => r.method === method && r.path === path);
@@ -19,7 +19,9 @@ test("a guarded route neither parses cookies nor copies the request headers", as
     const handler = String(route!.compile());
     // A hook that takes the whole context makes Elysia prepare all of it for every route in the app.
     expect(handler).not.toContain("parseCookie");
-    expect(handler).not.toContain("c.headers=");
+    // Reads stay lean. A POST that honours Idempotency-Key declares that header's schema (so /openapi.json shows it),
+    // and Elysia copies the headers to check it: a microsecond beside the write the POST makes.
+    if (method === "GET") expect(handler).not.toContain("c.headers=");
   }
 });
 
