@@ -2,7 +2,7 @@
 // "*"), with its own whsec_ secret shown at create and at rotation.
 import { Elysia, t } from "elysia";
 import { idParams, noBody } from "../schema";
-import { idempotencyHeaders } from "../openapi-docs";
+import { idempotencyHeaders, ok, operation } from "../openapi-docs";
 import { accountGuard, type GuardDeps } from "../guard";
 import { WEBHOOK_EVENTS, type Webhooks } from "../../webhooks";
 
@@ -32,6 +32,8 @@ export const webhookEndpointSchema = t.Object(
   { description: "A webhook endpoint." },
 );
 
+const endpointList = t.Object({ data: t.Array(webhookEndpointSchema), has_more: t.Boolean() }, { description: "Webhook endpoints" });
+const deletedEndpoint = t.Object({ id: t.String(), object: t.Literal("webhook_endpoint"), deleted: t.Literal(true) }, { description: "A deleted endpoint" });
 const tags = ["Webhooks"];
 
 export function webhookEndpointRoutes(guard: GuardDeps, webhooks: Webhooks, checkUrl: (url: string) => Promise<void>) {
@@ -50,18 +52,15 @@ export function webhookEndpointRoutes(guard: GuardDeps, webhooks: Webhooks, chec
         body: t.Object({ url, events, description: t.Optional(description), enabled: t.Optional(enabled) }, { additionalProperties: false }),
         parse: "json",
         headers: idempotencyHeaders,
-        response: { 201: webhookEndpointSchema },
-        detail: { tags, summary: "Add a webhook endpoint (its secret is in this answer only)" },
+        detail: operation({ tags, summary: "Add a webhook endpoint (its secret is in this answer only)", ok: ok(201, webhookEndpointSchema, "The endpoint, with its secret"), errors: [400, 403, 409, 422] }),
       },
     )
     .get("", ({ principal }) => endpoints.list(principal.accountId), {
-      response: { 200: t.Object({ data: t.Array(webhookEndpointSchema), has_more: t.Boolean() }) },
-      detail: { tags, summary: "The account's webhook endpoints, oldest first (16 at most)" },
+      detail: operation({ tags, summary: "The account's webhook endpoints, oldest first (16 at most)", ok: ok(200, endpointList, "The endpoints") }),
     })
     .get("/:id", ({ principal, params }) => endpoints.get(principal.accountId, params.id), {
       params: idParams,
-      response: { 200: webhookEndpointSchema },
-      detail: { tags, summary: "One webhook endpoint" },
+      detail: operation({ tags, summary: "One webhook endpoint", ok: ok(200, webhookEndpointSchema, "The endpoint"), errors: [404, 422] }),
     })
     .patch(
       "/:id",
@@ -76,21 +75,18 @@ export function webhookEndpointRoutes(guard: GuardDeps, webhooks: Webhooks, chec
           { additionalProperties: false, minProperties: 1 },
         ),
         parse: "json",
-        response: { 200: webhookEndpointSchema },
-        detail: { tags, summary: "Change an endpoint's url, events, description or enabled" },
+        detail: operation({ tags, summary: "Change an endpoint's url, events, description or enabled", ok: ok(200, webhookEndpointSchema, "The endpoint as changed"), errors: [400, 404, 422] }),
       },
     )
     .delete("/:id", ({ principal, params }) => endpoints.delete(principal.accountId, params.id), {
       params: idParams,
-      response: { 200: t.Object({ id: t.String(), object: t.Literal("webhook_endpoint"), deleted: t.Literal(true) }) },
-      detail: { tags, summary: "Delete an endpoint (its waiting messages are given up on)" },
+      detail: operation({ tags, summary: "Delete an endpoint (its waiting messages are given up on)", ok: ok(200, deletedEndpoint, "Deleted"), errors: [404, 422] }),
     })
     .post("/:id/rotate_secret", ({ principal, params }) => endpoints.rotate(principal.accountId, params.id), {
       params: idParams,
       body: noBody,
       parse: "json",
       headers: idempotencyHeaders,
-      response: { 200: webhookEndpointSchema },
-      detail: { tags, summary: "A new secret for the endpoint (the old one keeps signing for 24 h)" },
+      detail: operation({ tags, summary: "A new secret for the endpoint (the old one keeps signing for 24 h)", ok: ok(200, webhookEndpointSchema, "The endpoint with its new secret"), errors: [400, 404, 409, 422] }),
     });
 }
