@@ -11,6 +11,7 @@ import m0005 from "../../drizzle/sqlite/0005_video_music.sql" with { type: "text
 import m0006 from "../../drizzle/sqlite/0006_formats_metadata.sql" with { type: "text" };
 import m0007 from "../../drizzle/sqlite/0007_webhook_endpoints.sql" with { type: "text" };
 import m0008 from "../../drizzle/sqlite/0008_dekupe_attempts.sql" with { type: "text" };
+import m0009 from "../../drizzle/sqlite/0009_studio_sessions.sql" with { type: "text" };
 import pgJournal from "../../drizzle/pg/meta/_journal.json";
 import pg0000 from "../../drizzle/pg/0000_init.sql" with { type: "text" };
 import pg0001 from "../../drizzle/pg/0001_webhook_outbox.sql" with { type: "text" };
@@ -20,6 +21,7 @@ import pg0004 from "../../drizzle/pg/0004_video_music.sql" with { type: "text" }
 import pg0005 from "../../drizzle/pg/0005_formats_metadata.sql" with { type: "text" };
 import pg0006 from "../../drizzle/pg/0006_webhook_endpoints.sql" with { type: "text" };
 import pg0007 from "../../drizzle/pg/0007_dekupe_attempts.sql" with { type: "text" };
+import pg0008 from "../../drizzle/pg/0008_studio_sessions.sql" with { type: "text" };
 
 const files: Record<string, string> = {
   "0000_init": m0000,
@@ -31,6 +33,7 @@ const files: Record<string, string> = {
   "0006_formats_metadata": m0006,
   "0007_webhook_endpoints": m0007,
   "0008_dekupe_attempts": m0008,
+  "0009_studio_sessions": m0009,
 };
 
 const pgFiles: Record<string, string> = {
@@ -42,6 +45,7 @@ const pgFiles: Record<string, string> = {
   "0005_formats_metadata": pg0005,
   "0006_webhook_endpoints": pg0006,
   "0007_dekupe_attempts": pg0007,
+  "0008_studio_sessions": pg0008,
 };
 
 export type Migration = { tag: string; when: number; hash: string; statements: string[] };

@@ -3,36 +3,12 @@
 // Epoch-ms times, credits and money are bigint read back as JS numbers; JSON stays text so stored bytes never change.
 import { sql } from "drizzle-orm";
 import { bigint, boolean, doublePrecision, index, integer, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { accounts } from "./schema-accounts-pg";
 
 const ms = (name: string) => bigint(name, { mode: "number" });
 
-export const accounts = pgTable("accounts", {
-  id: text("id").primaryKey(),
-  name: text("name").notNull().default(""),
-  credits: ms("credits").notNull().default(0),
-  isPremium: boolean("is_premium").notNull().default(false),
-  language: text("language").notNull().default("en"),
-  webhookUrl: text("webhook_url"),
-  createdAt: ms("created_at").notNull(),
-  updatedAt: ms("updated_at").notNull(),
-});
-
-export const tokens = pgTable(
-  "tokens",
-  {
-    id: text("id").primaryKey(),
-    accountId: text("account_id")
-      .notNull()
-      .references(() => accounts.id, { onDelete: "cascade" }),
-    hash: text("hash").notNull(),
-    hint: text("hint").notNull(),
-    name: text("name").notNull().default(""),
-    createdAt: ms("created_at").notNull(),
-    lastUsedAt: ms("last_used_at"),
-    revokedAt: ms("revoked_at"),
-  },
-  (t) => [uniqueIndex("tokens_hash_idx").on(t.hash), index("tokens_account_idx").on(t.accountId)],
-);
+// Accounts, tokens, Studio sessions and login links live in schema-accounts-pg.ts.
+export * from "./schema-accounts-pg";
 
 export const products = pgTable(
   "products",

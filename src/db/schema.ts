@@ -2,34 +2,10 @@
 // Times are integer epoch milliseconds (portable to PostgreSQL bigint and cheap to compare); JSON is stored as text.
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { accounts } from "./schema-accounts";
 
-export const accounts = sqliteTable("accounts", {
-  id: text("id").primaryKey(),
-  name: text("name").notNull().default(""),
-  credits: integer("credits").notNull().default(0),
-  isPremium: integer("is_premium", { mode: "boolean" }).notNull().default(false),
-  language: text("language").notNull().default("en"),
-  webhookUrl: text("webhook_url"),
-  createdAt: integer("created_at").notNull(),
-  updatedAt: integer("updated_at").notNull(),
-});
-
-export const tokens = sqliteTable(
-  "tokens",
-  {
-    id: text("id").primaryKey(),
-    accountId: text("account_id")
-      .notNull()
-      .references(() => accounts.id, { onDelete: "cascade" }),
-    hash: text("hash").notNull(),
-    hint: text("hint").notNull(),
-    name: text("name").notNull().default(""),
-    createdAt: integer("created_at").notNull(),
-    lastUsedAt: integer("last_used_at"),
-    revokedAt: integer("revoked_at"),
-  },
-  (t) => [uniqueIndex("tokens_hash_idx").on(t.hash), index("tokens_account_idx").on(t.accountId)],
-);
+// Accounts, tokens, Studio sessions and login links live in schema-accounts.ts.
+export * from "./schema-accounts";
 
 export const products = sqliteTable(
   "products",
