@@ -1,0 +1,58 @@
+// Demo data for Studio's page tests and screenshots, made through the public API of a live StudioServer: an account
+// with credits, a product uploaded as a form with its real cut-out, and a completed video of it.
+import { readFileSync } from "node:fs";
+import { fixturePhoto, type StudioServer } from "./browser";
+
+export type Demo = {
+  account: { id: string; token: string };
+  product: any;
+  video: any;
+};
+
+/** Polls `read` until `done` holds for its answer (every 250 ms, up to `timeoutMs`); throws with the last answer. */
+export async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 180_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  let last = await read();
+  while (!done(last)) {
+    if (Date.now() > until) throw new Error(`gave up waiting; last answer: ${JSON.stringify(last).slice(0, 400)}`);
+    await Bun.sleep(250);
+    last = await read();
+  }
+  return last;
+}
+
+/** Uploads a fixture photo as multipart/form-data (as Studio's form does) and waits until its cut-out is ready. */
+export async function uploadProduct(server: StudioServer, token: string, name: string, photo = "coffee.jpg"): Promise<any> {
+  const form = new FormData();
+  form.append("name", name);
+  form.append("image", new File([readFileSync(fixturePhoto(photo))], photo, { type: "image/jpeg" }));
+  const created = await server.api("POST", "/v1/products", { token, form });
+  if (created.status !== 201) throw new Error(`product upload failed: ${created.status} ${JSON.stringify(created.body)}`);
+  const ready = await waitFor(
+    () => server.api("GET", `/v1/products/${created.body.id}`, { token }),
+    (res) => res.body?.dekupe?.status !== "processing" && res.body?.dekupe?.status !== "queued",
+  );
+  if (ready.body.dekupe.status !== "ready") throw new Error(`cut-out did not succeed: ${JSON.stringify(ready.body.dekupe)}`);
+  return ready.body;
+}
+
+/** Orders a video of the product and waits until it completed (the worker renders it with ffmpeg). */
+export async function renderVideo(server: StudioServer, token: string, productId: string, template = "clean-card"): Promise<any> {
+  const body = { template_id: template, product_id: productId, user_prompt: { headline: "Morning coffee", price: 12.5, currency: "EUR" } };
+  const created = await server.api("POST", "/v1/videos", { token, body });
+  if (created.status !== 202) throw new Error(`video create failed: ${created.status} ${JSON.stringify(created.body)}`);
+  const done = await waitFor(
+    () => server.api("GET", `/v1/videos/${created.body.id}`, { token }),
+    (res) => res.body?.status === "completed" || res.body?.status === "failed",
+  );
+  if (done.body.status !== "completed") throw new Error(`video did not complete: ${JSON.stringify(done.body)}`);
+  return done.body;
+}
+
+/** An account named "Demo shop" with 40 credits, one product with its cut-out and one completed video. */
+export async function seedDemo(server: StudioServer): Promise<Demo> {
+  const account = await server.newAccount({ name: "Demo shop", credits: 40, language: "en" });
+  const product = await uploadProduct(server, account.token, "Stoneware coffee cup");
+  const video = await renderVideo(server, account.token, product.id);
+  return { account, product, video };
+}
