@@ -5,7 +5,7 @@ import type { Config } from "./config";
 import { createLogger, errors, type Logger } from "./kernel";
 import { openDatabase, type Db } from "./db";
 import { systemClock, type Clock } from "./kernel";
-import { createAccounts } from "./accounts";
+import { createAccounts, createStudioSessions } from "./accounts";
 import { createDekupe, createProducts, DEKUPE_JOB, type Dekupe, type DekupeJobPayload } from "./products";
 import {
   AuthGate,
@@ -23,6 +23,8 @@ import {
   productRoutes,
   recordIdempotentError,
   registerIdempotencyPurge,
+  studioSessionRoutes,
+  tokenRoutes,
   trustedProxyList,
   videoRoutes,
   webhookRoutes,
@@ -44,6 +46,7 @@ import { BUILTIN_TEMPLATES } from "../templates";
 import type { PluginRegistry } from "./plugins";
 import { loadPluginFolders } from "./plugins/load";
 import { builtinPlugins } from "../plugins";
+import { createStudioAssets, defaultStudioFiles, studioRoutes, type StudioFile } from "./studio";
 
 export type ServiceOptions = {
   clock?: Clock;
@@ -57,6 +60,8 @@ export type ServiceOptions = {
   worker?: boolean;
   /** Render videos smaller than their templates' size (tests); the code path is the production one. */
   renderScale?: number;
+  /** Where the Studio's files come from (default: the binary's, or a build of studio/ when run from source). */
+  studioFiles?: () => Promise<StudioFile[]>;
 };
 
 /** Opens the database and brings its schema up to date; a database that cannot migrate is closed again. */
@@ -200,12 +205,11 @@ async function buildHttp(f: Foundation, domain: ReturnType<typeof buildDomain>, 
   await videos.scheduleRetention().catch((err) => logger.warn("could not queue the video retention job", { err }));
   const meta = new WeakMap<Request, RequestMeta>();
 
-  const auth = new AuthGate(
-    new AuthThrottle({ limit: config.authFailuresPerMinute, clock }),
-    config.trustedProxies.length > 0 ? trustedProxyList(config.trustedProxies) : null,
-    metrics.authFailure,
-  );
-  const guard: GuardDeps = { accounts, limiter, idempotency, meta, adminToken: config.adminToken, auth };
+  const trustedProxies = config.trustedProxies.length > 0 ? trustedProxyList(config.trustedProxies) : null;
+  const auth = new AuthGate(new AuthThrottle({ limit: config.authFailuresPerMinute, clock }), trustedProxies, metrics.authFailure);
+  const sessions = createStudioSessions(db, clock, config.adminToken);
+  const guard: GuardDeps = { accounts, limiter, idempotency, meta, adminToken: config.adminToken, auth, sessions };
+  const studioFiles = createStudioAssets(f.opts.studioFiles ?? defaultStudioFiles, logger.child({ component: "studio" }));
   const app = createHttpApp({
     config,
     clock,
@@ -225,8 +229,11 @@ async function buildHttp(f: Foundation, domain: ReturnType<typeof buildDomain>, 
     .use(balanceRoutes(guard, billing))
     .use(videoRoutes(guard, videos, templates, config.publicUrl, { cacheBytes: config.previewCacheBytes, renderer: plugins.renderer, limiter: previewLimiter }))
     .use(paymentRoutes(guard, billing, plugins.payment))
-    .use(adminRoutes(guard, accounts))
-    .use(jobRoutes(guard, jobs));
+    .use(adminRoutes(guard, accounts, config.publicUrl))
+    .use(jobRoutes(guard, jobs))
+    .use(tokenRoutes(guard))
+    .use(studioSessionRoutes({ accounts, sessions, auth, adminToken: config.adminToken, trustedProxies }))
+    .use(studioRoutes(studioFiles));
   return { app, idempotency };
 }
 

@@ -5,10 +5,14 @@ import type { Clock } from "../kernel";
 import { createAccount, getAccount, grantCredits, listAccounts, updateAccount } from "./records";
 import { authenticate, createToken, listTokens, revokeToken, tokenLookup } from "./tokens";
 import type { AccountPatch, NewAccount } from "./types";
+import { consumeLoginLink, createLoginLink } from "./login-links";
+import { adminFingerprint, closeSession, openSession, resolveSession, type SessionKind } from "./sessions";
 
 export type { AccountPatch, AccountRow, NewAccount, Principal } from "./types";
 export { accountJson, normalizeLanguage } from "./json";
 export { hashToken } from "./tokens";
+export { LOGIN_LINK_TTL_MS } from "./login-links";
+export { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS, type SessionKind, type StudioSession } from "./sessions";
 
 export function createAccounts(db: Db, clock: Clock) {
   const deps = { db, clock };
@@ -19,8 +23,8 @@ export function createAccounts(db: Db, clock: Clock) {
     list: () => listAccounts(deps),
     update: (id: string, patch: AccountPatch) => updateAccount(deps, id, patch),
     createToken: (accountId: string, name?: string) => createToken(deps, accountId, name),
-    /** Revokes a token; false when no live token has that id. */
-    revokeToken: (tokenId: string) => revokeToken(deps, tokenId),
+    /** Revokes a token (only the account's own when `accountId` is given); false when no such live token exists. */
+    revokeToken: (tokenId: string, accountId?: string) => revokeToken(deps, tokenId, accountId),
     listTokens: (accountId: string) => listTokens(deps, accountId),
     /** Resolves a presented bearer token to its account, or null when unknown or revoked. */
     authenticate: (token: string) => authenticate(db, lookup, token),
@@ -30,3 +34,25 @@ export function createAccounts(db: Db, clock: Clock) {
 }
 
 export type Accounts = ReturnType<typeof createAccounts>;
+
+/**
+ * The Studio's sign-ins: browser sessions (opened with a token, the admin token or a login link) and one-time login
+ * links. The admin token is needed to tell whether an operator's session still matches the configured one.
+ */
+export function createStudioSessions(db: Db, clock: Clock, adminToken: string | null) {
+  const deps = { db, clock, adminToken };
+  return {
+    open: (input: { kind: SessionKind; accountId: string | null; openedWith: string }) => openSession(deps, input),
+    /** The live session a cookie secret names, or null. */
+    resolve: (secret: string) => resolveSession(deps, secret),
+    /** Ends a session; false when the secret named none. */
+    close: (secret: string) => closeSession(deps, secret),
+    /** What an operator's session stores instead of the admin token. */
+    adminFingerprint: () => (adminToken ? adminFingerprint(adminToken) : null),
+    createLoginLink: (accountId: string) => createLoginLink(deps, accountId),
+    /** Uses a login link once: its account and id, or null (unknown, used, expired). */
+    consumeLoginLink: (code: string) => consumeLoginLink(deps, code),
+  };
+}
+
+export type StudioSessions = ReturnType<typeof createStudioSessions>;

@@ -41,14 +41,15 @@ export async function createToken(deps: AccountDeps, accountId: string, name = "
   });
 }
 
-/** Revokes a token; false when no live token has that id. */
-export async function revokeToken(deps: AccountDeps, tokenId: string): Promise<boolean> {
+/** Revokes a token (only the account's own, when `accountId` is given); false when no such live token exists. */
+export async function revokeToken(deps: AccountDeps, tokenId: string, accountId?: string): Promise<boolean> {
   const { tokens } = deps.db.schema;
+  const own = accountId === undefined ? undefined : eq(tokens.accountId, accountId);
   const rows = await deps.db.tx((tx) =>
     tx
       .update(tokens)
       .set({ revokedAt: deps.clock.now() })
-      .where(and(eq(tokens.id, tokenId), isNull(tokens.revokedAt)))
+      .where(and(eq(tokens.id, tokenId), isNull(tokens.revokedAt), own))
       .returning({ id: tokens.id }),
   );
   return rows.length > 0;

@@ -24,6 +24,12 @@ function isTrusted(list: BlockList, address: string): boolean {
   return family !== 0 && list.check(address, family === 6 ? "ipv6" : "ipv4");
 }
 
+/** Whether the socket's peer is one of the operator's trusted proxies (false for in-process handling). */
+export function isTrustedPeer(request: Request, server: PeerSource, trusted: BlockList): boolean {
+  const peer = server?.requestIP(request)?.address ?? null;
+  return peer !== null && isTrusted(trusted, peer);
+}
+
 /**
  * The client address of a request, or null when it did not come over a socket (in-process handling). With trusted
  * proxies, X-Forwarded-For is walked from its right end: each hop a trusted proxy appended is believed, and the first

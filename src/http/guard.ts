@@ -1,14 +1,17 @@
 // Guards for /v1 routes: account bearer tokens (with per-token rate limits and Idempotency-Key handling) and the
 // operator's admin token. Route modules `.use()` one of these, so the guard's hooks apply to their routes only.
+// A request without an Authorization header may instead carry the Studio's session cookie (its writes need the CSRF
+// header); the bearer path never looks at cookies.
 import { timingSafeEqual } from "node:crypto";
 import { Elysia } from "elysia";
-import type { Accounts, Principal } from "../accounts";
+import type { Accounts, Principal, StudioSession, StudioSessions } from "../accounts";
 import { errors } from "../kernel";
 import { bearerToken, type AuthGate } from "./auth-gate";
 import type { Idempotency } from "./idempotency";
 import { reserveIdempotencyKey, storeIdempotentAnswer } from "./idempotency-hooks";
 import type { RateLimiter } from "./ratelimit";
 import type { RequestMeta } from "./request-meta";
+import { checkCsrf, sessionSecret } from "./studio-cookie";
 
 export type GuardDeps = {
   accounts: Accounts;
@@ -18,17 +21,35 @@ export type GuardDeps = {
   adminToken: string | null;
   /** Header-only tokens, the failed-authentication throttle and its counters, shared by every guard. */
   auth: AuthGate;
+  /** The Studio's browser sessions, for requests that carry the session cookie instead of a bearer token. */
+  sessions: StudioSessions;
 };
 
 /** What the admin guard needs: route modules that only serve the operator take just this. */
-export type AdminGuardDeps = Pick<GuardDeps, "adminToken" | "auth">;
+export type AdminGuardDeps = Pick<GuardDeps, "adminToken" | "auth" | "sessions">;
+
+/** The live session of the request's cookie when it is of `kind`, its CSRF header checked (403); null otherwise. */
+async function cookieSession(sessions: StudioSessions, request: Request, kind: StudioSession["kind"]): Promise<StudioSession | null> {
+  const secret = sessionSecret(request);
+  if (secret === null) return null;
+  const session = await sessions.resolve(secret);
+  if (!session || session.kind !== kind) return null;
+  checkCsrf(request, session);
+  return session;
+}
+
+/** Who a request without a bearer token is: an account session's account, its rate limit counted per session opener. */
+async function cookiePrincipal(deps: GuardDeps, request: Request): Promise<Principal | null> {
+  const session = await cookieSession(deps.sessions, request, "account");
+  return session ? { accountId: session.accountId!, tokenId: session.openedWith } : null;
+}
 
 export function accountGuard(deps: GuardDeps) {
   return new Elysia({ normalize: false })
     .derive({ as: "scoped" }, async ({ request, server, set }): Promise<{ principal: Principal }> => {
       deps.auth.admit(request, server);
       const token = bearerToken(request);
-      const principal = token ? await deps.accounts.authenticate(token) : null;
+      const principal = token ? await deps.accounts.authenticate(token) : token === null ? await cookiePrincipal(deps, request) : null;
       if (!principal) {
         throw deps.auth.reject("account", request, server, token, token ? "The bearer token is unknown or revoked." : undefined);
       }
@@ -54,10 +75,11 @@ export function accountGuard(deps: GuardDeps) {
 export function adminGuard(deps: AdminGuardDeps) {
   const expected = deps.adminToken ? new TextEncoder().encode(deps.adminToken) : null;
   // derive runs before body validation, so a caller without the token learns nothing about the schema.
-  return new Elysia({ normalize: false }).derive({ as: "scoped" }, ({ request, server }) => {
+  return new Elysia({ normalize: false }).derive({ as: "scoped" }, async ({ request, server }) => {
     if (!expected) throw errors.adminDisabled();
     deps.auth.admit(request, server);
     const token = bearerToken(request);
+    if (token === null && (await cookieSession(deps.sessions, request, "admin"))) return { admin: true as const };
     const given = new TextEncoder().encode(token ?? "");
     const same = given.length === expected.length && timingSafeEqual(given, expected);
     if (!same) throw deps.auth.reject("admin", request, server, token, "The admin API needs `Authorization: Bearer <VITRIN_ADMIN_TOKEN>`.");

@@ -38,6 +38,8 @@ export { balanceRoutes, paymentRoutes } from "./routes/billing";
 export { videoRoutes } from "./routes/videos";
 export { brandRoutes } from "./routes/brand";
 export { musicRoutes } from "./routes/music";
+export { studioSessionRoutes } from "./routes/studio-session";
+export { tokenRoutes } from "./routes/tokens";
 
 export type HttpContext = {
   config: Config;

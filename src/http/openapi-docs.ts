@@ -23,6 +23,7 @@ const samples: ApiError[] = [
   errors.insufficientCredits(30, 10),
   errors.productLimit(5, 5),
   errors.forbidden("This template is for premium accounts."),
+  errors.csrfFailed(),
   errors.notFound("product"),
   errors.adminDisabled(),
   errors.workerOnly(),

@@ -34,7 +34,7 @@ export const ALLOWED_IMAGE_TYPES = ["image/jpeg", "image/png", "image/webp"] as 
 export const errors = {
   /** The body is not JSON, is not sent as `application/json`, nests deeper than 64 levels; a malformed Idempotency-Key; a payment notice whose signature fails. */
   badRequest: (message: string) => new ApiError(400, "bad_request", "Bad request", message),
-  /** The `Authorization: Bearer` header is missing, or its token is unknown or revoked (a token in the query string does not count). */
+  /** The `Authorization: Bearer` header is missing (and no live Studio session cookie stands in), or its token is unknown or revoked (a token in the query string does not count); a wrong token at POST /studio/session. */
   unauthorized: (message = "A valid bearer token is required: send `Authorization: Bearer <token>`.") =>
     new ApiError(401, "unauthorized", "Unauthorized", message, {}, { "www-authenticate": 'Bearer realm="vitrin"' }),
   /** A video costs more credits than the balance holds. */
@@ -51,6 +51,14 @@ export const errors = {
       "Product limit reached",
       `An account can hold at most ${maxAllowed} products; delete one before creating another.`,
       { current_count: currentCount, max_allowed: maxAllowed },
+    ),
+  /** A state-changing request made with the Studio's session cookie whose `X-CSRF-Token` header is missing or is not the session's csrf_token. */
+  csrfFailed: () =>
+    new ApiError(
+      403,
+      "csrf_failed",
+      "Forbidden",
+      "A request made with the session cookie must send the session's csrf_token in the X-CSRF-Token header (GET /studio/session gives it).",
     ),
   /** A premium template asked for by an account that is not premium. */
   forbidden: (message: string) => new ApiError(403, "forbidden", "Forbidden", message),

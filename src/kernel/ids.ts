@@ -4,7 +4,7 @@ import { customAlphabet } from "nanoid";
 const alphabet = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
 const random = customAlphabet(alphabet, 20);
 
-export type IdPrefix = "acct" | "tok" | "prod" | "vid" | "txn" | "top" | "msg" | "job" | "att" | "req" | "file" | "we";
+export type IdPrefix = "acct" | "tok" | "prod" | "vid" | "txn" | "top" | "msg" | "job" | "att" | "req" | "file" | "we" | "llk";
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${random()}`;

@@ -1,0 +1,3 @@
+// The Studio's face: its files (from the binary, a build from source, or a caller's own) and the routes serving them.
+export { createStudioAssets, defaultStudioFiles, type StudioAssets, type StudioFile } from "./files";
+export { STUDIO_CSP, STUDIO_PAGES, studioRoutes } from "./routes";

@@ -1,0 +1,91 @@
+// Serving the Studio: its hashed assets under /studio/assets/ (cached for a year), and index.html for exactly the
+// browser app's own URLs (the app routes in the page), each with the strict CSP and the other security headers, an
+// ETag answered with 304, and gzip when the browser takes it. Nothing else is caught: other paths stay JSON 404s.
+import { Elysia } from "elysia";
+import { errors } from "../kernel";
+import type { PreparedFile, StudioAssets } from "./files";
+
+/** The Studio's pages; the server answers each with index.html. */
+export const STUDIO_PAGES = [
+  "/",
+  "/sign-in",
+  "/products",
+  "/products/:id",
+  "/videos",
+  "/videos/:id",
+  "/balance",
+  "/developers",
+  "/admin",
+  "/admin/accounts",
+  "/admin/accounts/:id",
+  "/admin/jobs",
+] as const;
+
+/** The file a path is answered with (index.html for a page, the asset itself), or null for any other path. */
+const PAGE_PATTERNS = STUDIO_PAGES.map((p) => new RegExp(`^${p.replace(/:id/, "[^/]+")}$`));
+function studioPath(pathname: string): string | null {
+  if (pathname.startsWith("/studio/assets/")) return pathname;
+  return PAGE_PATTERNS.some((re) => re.test(pathname)) ? "/index.html" : null;
+}
+
+export const STUDIO_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' blob: data:; media-src 'self' blob:; " +
+  "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+const SECURITY_HEADERS = {
+  "content-security-policy": STUDIO_CSP,
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "same-origin",
+};
+
+/** Whether an If-None-Match header names this ETag (a list, weak forms and `*` included). */
+function matches(header: string | null, etag: string): boolean {
+  if (header === null) return false;
+  return header.split(",").some((tag) => {
+    const t = tag.trim();
+    return t === "*" || t === etag || t === `W/${etag}`;
+  });
+}
+
+/** One file's answer: 304 when the browser has it, else its bytes (gzipped when it may), HEAD without them. */
+export function fileResponse(file: PreparedFile, request: Request): Response {
+  const headers: Record<string, string> = {
+    ...SECURITY_HEADERS,
+    etag: file.etag,
+    "cache-control": file.immutable ? "public, max-age=31536000, immutable" : "no-cache",
+  };
+  if (file.gzip) headers.vary = "Accept-Encoding";
+  if (matches(request.headers.get("if-none-match"), file.etag)) return new Response(null, { status: 304, headers });
+  headers["content-type"] = file.type;
+  const gzip = file.gzip !== null && /\bgzip\b/.test(request.headers.get("accept-encoding") ?? "");
+  if (gzip) headers["content-encoding"] = "gzip";
+  const body = gzip ? file.gzip! : file.body;
+  headers["content-length"] = String(body.length);
+  return new Response(request.method === "HEAD" ? null : body, { headers });
+}
+
+export function studioRoutes(assets: StudioAssets) {
+  const serve = async (path: string, request: Request) => {
+    const file = await assets.get(path);
+    if (!file) throw errors.notFound("file");
+    return fileResponse(file, request);
+  };
+  const page = ({ request }: { request: Request }) => serve("/index.html", request);
+  // HEAD is answered before routing: Elysia would run the GET handler and count the (absent) body as Content-Length 0.
+  const head = async ({ request, set }: { request: Request; set: { headers: Record<string, string | number> } }) => {
+    if (request.method !== "HEAD") return;
+    const path = studioPath(new URL(request.url).pathname);
+    const file = path === null ? null : await assets.get(path);
+    if (!file) return;
+    const res = fileResponse(file, request);
+    res.headers.set("x-request-id", String(set.headers["x-request-id"] ?? ""));
+    return res;
+  };
+  const app = new Elysia({ name: "vitrin-studio", normalize: false }).onRequest(head).get(
+    "/studio/assets/*",
+    ({ request, params }) => serve(`/studio/assets/${params["*"]}`, request),
+    { detail: { hide: true } },
+  );
+  for (const path of STUDIO_PAGES) app.get(path, page, { detail: { hide: true } });
+  return app;
+}
