@@ -1,0 +1,39 @@
+// Data hooks for pages: load once (and again on demand), and poll while something is still in progress.
+import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+
+export type Loaded<T> = { data: T | null; error: string | null; loading: boolean; reload(): Promise<void> };
+
+/** Runs `load` on mount and whenever `deps` change; `reload` runs it again (keeping the old data while it runs). */
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[] = []): Loaded<T> {
+  const [data, setData] = useState<T | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [loading, setLoading] = useState(true);
+  const latest = useRef(load);
+  latest.current = load;
+  const reload = useCallback(async () => {
+    setLoading(true);
+    try {
+      setData(await latest.current());
+      setError(null);
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+    } finally {
+      setLoading(false);
+    }
+  }, []);
+  useEffect(() => {
+    void reload();
+  }, deps);
+  return { data, error, loading, reload };
+}
+
+/** Calls `tick` every `ms` while `active` (a page polls only while a job it shows is queued or running). */
+export function usePoll(active: boolean, tick: () => unknown, ms = 2000): void {
+  const latest = useRef(tick);
+  latest.current = tick;
+  useEffect(() => {
+    if (!active) return;
+    const timer = setInterval(() => void latest.current(), ms);
+    return () => clearInterval(timer);
+  }, [active, ms]);
+}
