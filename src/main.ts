@@ -2,9 +2,9 @@
 // commands plugins add (such as `models install`); the compiled binary takes the same words.
 import { parseArgs } from "node:util";
 import { ConfigError, loadConfig, type Config } from "./config";
-import { createLogger, isApiError, systemClock } from "./kernel";
-import { openDatabase } from "./db";
-import { accountJson, createAccounts } from "./accounts";
+import { createLogger, isApiError, iso, systemClock } from "./kernel";
+import { openDatabase, type Db } from "./db";
+import { accountJson, createAccounts, createStudioSessions } from "./accounts";
 import { UNPACK_COMMAND, unpackAll } from "./native";
 import { createService } from "./service";
 import { JobEngine, JOB_STATUSES, type JobStatus } from "./jobs";
@@ -12,6 +12,7 @@ import { jobJson } from "./http";
 import { backupCommand, restoreCommand } from "./backup";
 import { printHelp, protectNegatives, readPluginSettings, unmarkNegatives, type PluginRegistry } from "./plugins";
 import { loadPluginFolders } from "./plugins/load";
+import { writePluginKit } from "./plugins/kit-package";
 import { builtinPlugins } from "../plugins";
 import packageJson from "../package.json";
 
@@ -25,6 +26,7 @@ const coreUsage = `  vitrin version                    the version of this vitri
   vitrin accounts list [--json]
   vitrin accounts update ID [--premium | --no-premium] [--language CODE] [--name NAME] [--json]
   vitrin accounts grant ID AMOUNT [--description TEXT] [--json]
+  vitrin accounts login-link ACCOUNT_ID [--json]   a one-time Studio sign-in URL (15 minutes, usable once)
   vitrin tokens create ACCOUNT_ID [--name NAME] [--json]
   vitrin tokens list ACCOUNT_ID [--json]
   vitrin tokens revoke TOKEN_ID
@@ -33,7 +35,8 @@ const coreUsage = `  vitrin version                    the version of this vitri
   vitrin topups complete TOP_UP_ID [--json]
   vitrin ledger check [--json]
   vitrin backup PATH [--data-dir DIR] [--force] [--json]              one .tar.gz of the database and stored files, while serving
-  vitrin restore PATH [--data-dir DIR] [--force] [--check] [--json]   verify PATH, then restore it into DIR (--check: verify only)`;
+  vitrin restore PATH [--data-dir DIR] [--force] [--check] [--json]   verify PATH, then restore it into DIR (--check: verify only)
+  vitrin plugins kit DIR [--force] [--json]                           the plugin kit's types (@vitrin/plugin-kit) written into DIR, for plugin authors`;
 
 /** --help: the core's commands, then each plugin's (built-in, and from VITRIN_PLUGIN_DIRS when loaded). */
 function usage(registry: PluginRegistry): string {
@@ -95,11 +98,11 @@ function configFrom(values: Values, environment: Record<string, string | undefin
   return loadConfig(env);
 }
 
-async function withAccounts<T>(config: Config, fn: (accounts: ReturnType<typeof createAccounts>) => Promise<T>): Promise<T> {
+async function withAccounts<T>(config: Config, fn: (accounts: ReturnType<typeof createAccounts>, db: Db) => Promise<T>): Promise<T> {
   const db = openDatabase(config.databaseUrl, { poolSize: config.databasePool });
   try {
     await db.migrate();
-    return await fn(createAccounts(db, systemClock));
+    return await fn(createAccounts(db, systemClock), db);
   } finally {
     db.close();
   }
@@ -162,7 +165,13 @@ async function migrate({ config, out }: Invocation): Promise<number> {
 }
 
 async function accounts({ config, values, sub, rest, out, usage }: Invocation): Promise<number> {
-  return withAccounts(config, async (accounts) => {
+  return withAccounts(config, async (accounts, db) => {
+    if (sub === "login-link" && rest[0]) {
+      const link = await createStudioSessions(db, systemClock, config.adminToken).createLoginLink(rest[0]);
+      const url = `${config.publicUrl}/studio/login/${link.code}`;
+      out.print(url, { object: "login_link", url, expires_at: iso(link.expiresAt) });
+      return 0;
+    }
     if (sub === "create") {
       const credits = values.credits === undefined ? 0 : Number(values.credits);
       const { account, token } = await accounts.create({
@@ -290,6 +299,22 @@ async function backupOrRestore({ config, values, command, sub, rest, out, usage 
   return command === "backup" ? backupCommand(config, sub, options, out) : restoreCommand(config, sub, options, out);
 }
 
+/** `plugins kit DIR`: the kit's package from the copy this vitrin carries (docs/plugins.md, "Plugins from npm"). */
+async function plugins({ values, sub, rest, out, usage }: Invocation): Promise<number> {
+  if (sub !== "kit" || rest.length !== 1) {
+    console.error(usage);
+    return 2;
+  }
+  try {
+    const kit = await writePluginKit(rest[0]!, values.force === true);
+    out.print(`wrote ${kit.name}@${kit.version} to ${kit.dir}; in your plugin's folder: npm install --save-dev ${kit.dir}`, kit);
+    return 0;
+  } catch (e) {
+    console.error(`could not write the plugin kit: ${(e as Error).message}`);
+    return 1;
+  }
+}
+
 const coreCommands: Record<string, (invocation: Invocation) => Promise<number>> = {
   serve,
   worker: serve,
@@ -302,6 +327,7 @@ const coreCommands: Record<string, (invocation: Invocation) => Promise<number>> 
   jobs,
   backup: backupOrRestore,
   restore: backupOrRestore,
+  plugins,
 };
 
 /** A command a plugin adds, run with that plugin's settings; plugins from VITRIN_PLUGIN_DIRS are loaded to find it. */
@@ -319,6 +345,17 @@ async function pluginCommand(registry: PluginRegistry, positionals: string[], { 
   return command.run({ config, settings, logger, args: positionals.slice(command.words.length), json: out.json, print: out.print });
 }
 
+/** The usage with the commands of plugins from VITRIN_PLUGIN_DIRS too; a folder that fails to load is named, not fatal. */
+async function usageWithFolders(registry: PluginRegistry, values: Values, env: Record<string, string | undefined>): Promise<string> {
+  try {
+    const { pluginDirs } = configFrom(values, env);
+    if (pluginDirs.length) await loadPluginFolders(pluginDirs, registry);
+  } catch (e) {
+    console.error(`(commands of folder plugins not listed: ${(e as Error).message})`);
+  }
+  return usage(registry);
+}
+
 /** Runs one command line; `registry` and `env` are the built-in plugins and process.env unless a test passes others. */
 export async function run(argv: string[], registry: PluginRegistry = builtinPlugins(), env: Record<string, string | undefined> = process.env): Promise<number> {
   const takesValue = (name: string) => options[name as keyof typeof options]?.type === "string";
@@ -326,7 +363,7 @@ export async function run(argv: string[], registry: PluginRegistry = builtinPlug
   const values = parsed.values;
   const positionals = unmarkNegatives(parsed.positionals);
   const [command, sub, ...rest] = positionals;
-  const help = usage(registry);
+  const help = command === "help" || values.help || !command ? await usageWithFolders(registry, values, env) : usage(registry);
   if (values.version || command === "version") {
     console.log(`vitrin ${packageJson.version}`);
     return 0;
