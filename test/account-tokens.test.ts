@@ -1,0 +1,64 @@
+// An account's own API tokens (/v1/tokens): listed without their secrets, issued once, revoked; another account's
+// token is a 404, never a 403 or a revocation.
+import { afterEach, expect, test } from "bun:test";
+import { ADMIN_TOKEN, startService, type TestService } from "./helpers";
+
+let t: TestService | null = null;
+afterEach(async () => {
+  await t?.close();
+  t = null;
+});
+
+test("a new token is shown once, works, and is listed by name and hint but never by its secret", async () => {
+  t = await startService();
+  const acct = await t.newAccount();
+  const made = await t.json("POST", "/v1/tokens", { token: acct.token, body: { name: "CI" } });
+  expect(made.status).toBe(201);
+  expect(made.body).toMatchObject({ object: "token", name: "CI" });
+  expect(made.body.token).toMatch(/^vt_[0-9A-Za-z]{40}$/);
+  expect((await t.json("GET", "/v1/products", { token: made.body.token })).status).toBe(200);
+  const list = await t.call("GET", "/v1/tokens", { token: acct.token });
+  const text = await list.text();
+  expect(text).not.toContain(made.body.token);
+  expect(text).not.toContain(acct.token);
+  const body = JSON.parse(text);
+  expect(body.has_more).toBe(false);
+  expect(body.data.map((x: { name: string }) => x.name).sort()).toEqual(["CI", "default"]);
+  const ci = body.data.find((x: { id: string }) => x.id === made.body.id);
+  expect(ci).toEqual({ id: made.body.id, object: "token", name: "CI", hint: expect.any(String), created_at: expect.any(String), last_used_at: null });
+  expect(ci.hint.startsWith(made.body.token.slice(0, 7))).toBe(true);
+});
+
+test("revoking an own token stops it and drops it from the list; a second revoke is 404", async () => {
+  t = await startService();
+  const acct = await t.newAccount();
+  const made = await t.json("POST", "/v1/tokens", { token: acct.token, body: {} });
+  const gone = await t.json("DELETE", `/v1/tokens/${made.body.id}`, { token: acct.token });
+  expect(gone.body).toEqual({ id: made.body.id, object: "token", deleted: true });
+  expect((await t.json("GET", "/v1/products", { token: made.body.token })).status).toBe(401);
+  const list = await t.json("GET", "/v1/tokens", { token: acct.token });
+  expect(list.body.data.map((x: { id: string }) => x.id)).not.toContain(made.body.id);
+  expect((await t.json("DELETE", `/v1/tokens/${made.body.id}`, { token: acct.token })).status).toBe(404);
+});
+
+test("another account's token cannot be listed or revoked (404), and stays usable", async () => {
+  t = await startService();
+  const a = await t.newAccount();
+  const b = await t.newAccount();
+  const bTokens = await t.json("GET", "/v1/tokens", { token: b.token });
+  const bId = bTokens.body.data[0].id;
+  const aTokens = await t.json("GET", "/v1/tokens", { token: a.token });
+  expect(aTokens.body.data.map((x: { id: string }) => x.id)).not.toContain(bId);
+  const refused = await t.json("DELETE", `/v1/tokens/${bId}`, { token: a.token });
+  expect(refused.status).toBe(404);
+  expect(refused.body.code).toBe("not_found");
+  expect((await t.json("GET", "/v1/products", { token: b.token })).status).toBe(200);
+});
+
+test("the body is strict: an unknown field is a 422; the admin token is no account token here", async () => {
+  t = await startService();
+  const acct = await t.newAccount();
+  const bad = await t.json("POST", "/v1/tokens", { token: acct.token, body: { name: "x", scope: "all" } });
+  expect(bad.status).toBe(422);
+  expect((await t.json("GET", "/v1/tokens", { token: ADMIN_TOKEN })).status).toBe(401);
+});
