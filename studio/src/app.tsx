@@ -7,6 +7,7 @@ import { Loading } from "./components/spinner";
 import { LogoIcon } from "./components/icons";
 import { LangContext, LANGS, initialLang, saveLang, useLang, useT, type Lang } from "./i18n";
 import { SessionContext, loadSession, signOut, useSession, type Session } from "./session";
+import { homeOf } from "./home";
 import { SignInPage } from "./pages/sign-in";
 import { ProductsPage } from "./pages/products";
 import { ProductPage } from "./pages/product";
@@ -23,12 +24,6 @@ import { NotFoundPage } from "./pages/not-found";
 
 /** Links the in-app router handles; anything else (/files downloads, /docs) is an ordinary page load. */
 const STUDIO_LINKS = /^\/(?:$|\?|sign-in|products|videos|balance|developers|admin)/;
-
-/** Where a signed-in visitor starts: operators on their health page, accounts on their products. */
-export function homeOf(session: Session | null): string {
-  if (!session) return "/sign-in";
-  return session.kind === "admin" ? "/admin" : "/products";
-}
 
 function LanguageSwitch() {
   const t = useT();

@@ -1,8 +1,110 @@
-// Placeholder for the balance page (the PAGES engineer replaces this file wholesale; the export name stays BalancePage).
-import { Placeholder } from "../components/page";
-import { useT } from "../i18n";
+// The Balance page (issue #22 point 5): the account's credits and plan, a top-up through the payment page with the
+// status of the last one on return, and the transactions, newest first, a page at a time.
+import { api } from "../api";
+import { messageOf, must } from "../call";
+import { Alert } from "../components/alert";
+import { Button } from "../components/button";
+import { Empty } from "../components/empty";
+import { Page } from "../components/page";
+import { Pagination } from "../components/pagination";
+import { Loading } from "../components/spinner";
+import { Table, type Column } from "../components/table";
+import { useLoad } from "../hooks";
+import { formatDate, formatNumber, useLang } from "../i18n";
+import { useBalanceMessages, type BalanceKey } from "../i18n/balance";
+import { useCursorList, type CursorList } from "../paging";
+import { TopUpForm, TopUpStatus } from "./balance-top-up";
+import "../console.css";
+
+type Transaction = Awaited<ReturnType<typeof transactionsAfter>>["data"][number];
+
+function transactionsAfter(startingAfter: string | undefined) {
+  return must(api.GET("/v1/balance/transactions", { params: { query: { limit: "20", starting_after: startingAfter } } }));
+}
+
+function Summary({ credits, premium }: { credits: number; premium: boolean }) {
+  const m = useBalanceMessages();
+  const { lang } = useLang();
+  return (
+    <div class="stats">
+      <div class="card stat">
+        <span class="stat-label" id="credits-label">
+          {m("credits")}
+        </span>
+        <span class="stat-value" aria-describedby="credits-label" data-testid="credits">
+          {formatNumber(credits, lang)}
+        </span>
+      </div>
+      <div class="card stat">
+        <span class="stat-label">{m("premium")}</span>
+        <span class="stat-value">{premium ? m("premiumYes") : m("premiumNo")}</span>
+      </div>
+    </div>
+  );
+}
+
+function Transactions({ list }: { list: CursorList<Transaction> }) {
+  const m = useBalanceMessages();
+  const { lang } = useLang();
+  const typeName = (type: string) => {
+    const text = m(`type.${type}` as BalanceKey);
+    return text === `type.${type}` ? type : text;
+  };
+  const columns: Column<Transaction>[] = [
+    { key: "date", label: m("date"), render: (r) => formatDate(r.created_at, lang) },
+    { key: "type", label: m("type"), render: (r) => typeName(r.type) },
+    { key: "description", label: m("description"), render: (r) => r.description ?? "" },
+    {
+      key: "amount",
+      label: m("change"),
+      numeric: true,
+      render: (r) => <span class={r.amount >= 0 ? "amount-in" : "amount-out"}>{`${r.amount > 0 ? "+" : r.amount < 0 ? "−" : ""}${formatNumber(Math.abs(r.amount), lang)}`}</span>,
+    },
+    { key: "after", label: m("balanceAfter"), numeric: true, render: (r) => formatNumber(r.balance_after, lang) },
+  ];
+  return (
+    <section class="section" aria-labelledby="transactions-heading">
+      <h2 id="transactions-heading">{m("transactions")}</h2>
+      {list.error ? (
+        <Alert tone="error">
+          <p>{messageOf(list.error, m("network"))}</p>
+          <Button onClick={list.reload}>{m("retry")}</Button>
+        </Alert>
+      ) : list.loading && list.rows.length === 0 ? (
+        <Loading />
+      ) : list.rows.length === 0 ? (
+        <Empty>{m("noTransactions")}</Empty>
+      ) : (
+        <Table caption={m("transactions")} columns={columns} rows={list.rows} rowKey={(r) => r.id} />
+      )}
+      <Pagination page={list.page} hasPrevious={list.hasPrevious} hasNext={list.hasNext} onPrevious={list.previous} onNext={list.next} />
+    </section>
+  );
+}
 
 export function BalancePage(_props: { id?: string }) {
-  const t = useT();
-  return <Placeholder title={t("page.balance")} />;
+  const m = useBalanceMessages();
+  const balance = useLoad(() => must(api.GET("/v1/balance")));
+  const list = useCursorList(transactionsAfter);
+  const paid = () => {
+    void balance.reload();
+    void list.reload();
+  };
+  return (
+    <Page title={m("title")}>
+      {balance.error ? (
+        <Alert tone="error">
+          <p>{balance.error}</p>
+          <Button onClick={balance.reload}>{m("retry")}</Button>
+        </Alert>
+      ) : balance.data ? (
+        <Summary credits={balance.data.credits} premium={balance.data.is_premium} />
+      ) : (
+        <Loading />
+      )}
+      <TopUpStatus onPaid={paid} />
+      <TopUpForm />
+      <Transactions list={list} />
+    </Page>
+  );
 }

@@ -1,8 +1,109 @@
-// Placeholder for the product page until it is built.
-import { Placeholder } from "../components/page";
+// A product: photo and cut-out side by side under a before/after slider, the cut-out's status (polled while it is
+// being made), attempts left, Retry and Revert, and the list of attempts with Accept.
+import { useState } from "preact/hooks";
+import { api, asProblem } from "../api";
+import { Alert } from "../components/alert";
+import { Button } from "../components/button";
+import { BackIcon } from "../components/icons";
+import { Page } from "../components/page";
+import { Loading, Spinner } from "../components/spinner";
+import { StatusBadge } from "../components/status-badge";
+import { useLoad, usePoll } from "../hooks";
 import { useT } from "../i18n";
+import { Compare } from "./product-compare";
+import { Attempts } from "./product-attempts";
 
-export function ProductPage(_props: { id?: string }) {
+async function loadProduct(id: string) {
+  const { data, error, response } = await api.GET("/v1/products/{id}", { params: { path: { id } } });
+  if (response.status === 404) return null;
+  if (error || !data) throw new Error(asProblem(error)?.message ?? `GET /v1/products/${id} failed`);
+  return data;
+}
+
+type Notice = { tone: "success" | "error"; text: string } | null;
+
+export function ProductPage({ id }: { id: string }) {
   const t = useT();
-  return <Placeholder title={t("product.original")} />;
+  const product = useLoad(() => loadProduct(id), [id]);
+  const [busy, setBusy] = useState(false);
+  const [notice, setNotice] = useState<Notice>(null);
+  const p = product.data;
+  usePoll(p?.dekupe.status === "processing", product.reload);
+
+  const act = async (run: () => Promise<{ error?: unknown }>, done: string) => {
+    setBusy(true);
+    setNotice(null);
+    try {
+      const { error } = await run();
+      setNotice(error ? { tone: "error", text: asProblem(error)?.message ?? t("common.error") } : { tone: "success", text: done });
+      await product.reload();
+    } catch {
+      setNotice({ tone: "error", text: t("common.network") });
+    } finally {
+      setBusy(false);
+    }
+  };
+  const path = { params: { path: { id } } };
+  const retry = () => act(() => api.POST("/v1/products/{id}/dekupe/retry", { ...path, body: {} }), t("product.retried"));
+  const revert = () => act(() => api.POST("/v1/products/{id}/dekupe/revert", { ...path, body: {} }), t("product.reverted"));
+  const accept = (attempt_id: string) => act(() => api.POST("/v1/products/{id}/dekupe/accept", { ...path, body: { attempt_id } }), t("product.accepted"));
+
+  const back = (
+    <a href="/products">
+      <BackIcon size={16} /> {t("product.back")}
+    </a>
+  );
+  if (product.loading && !p) return <Loading />;
+  if (!p) {
+    return (
+      <Page title={t("product.notFound")} back={back}>
+        {product.error && <Alert tone="error">{product.error}</Alert>}
+      </Page>
+    );
+  }
+  const d = p.dekupe;
+  const left = Number(d.retries_left);
+  const processing = d.status === "processing";
+  return (
+    <Page title={p.name} back={back}>
+      {notice && <Alert tone={notice.tone}>{notice.text}</Alert>}
+      <div class="two-col">
+        <section aria-label={t("product.compare")}>
+          {d.status === "ready" && d.preview_url ? (
+            <Compare photo={p.original_image_url} cutout={d.preview_url} sourceBox={d.source_box} name={p.name} />
+          ) : (
+            <img class="thumb checkerboard product-photo" src={p.image_url} alt={t("products.photo", { name: p.name })} />
+          )}
+        </section>
+        <section class="card product-side" aria-label={t("product.cutout")}>
+          <p class="meta">
+            <StatusBadge status={d.status === "off" ? "completed" : d.status} />
+          </p>
+          {processing && (
+            <p class="loading" role="status">
+              <Spinner label="" /> {t("product.working")}
+            </p>
+          )}
+          {d.status === "failed" && <Alert tone="error">{t("product.failed", { reason: d.error ?? t("common.error") })}</Alert>}
+          {d.warnings.length > 0 && (
+            <p class="meta">
+              {d.warnings.map((w) => (
+                <code key={w}>{w}</code>
+              ))}
+            </p>
+          )}
+          <p>{t("product.attemptsLeft", { n: left })}</p>
+          <div class="row">
+            <Button variant="primary" onClick={retry} busy={busy} disabled={processing || left <= 0}>
+              {t("product.retry")}
+            </Button>
+            <Button onClick={revert} disabled={busy || processing || d.status === "off"}>
+              {t("product.revert")}
+            </Button>
+          </div>
+        </section>
+      </div>
+      <Attempts productId={id} version={`${d.updated_at}-${d.status}`} busy={busy || processing} onAccept={accept} />
+    </Page>
+  );
 }

@@ -1,8 +1,86 @@
-// Placeholder for the products page until it is built.
-import { Placeholder } from "../components/page";
+// Products: the account's products with their cut-outs on a checkerboard (refreshed while a cut-out is being made)
+// and the form that creates one.
+import { useState } from "preact/hooks";
+import { api, type Schemas } from "../api";
+import { Alert } from "../components/alert";
+import { Empty } from "../components/empty";
+import { Page } from "../components/page";
+import { Loading } from "../components/spinner";
+import { StatusBadge } from "../components/status-badge";
+import { useLoad, usePoll } from "../hooks";
 import { useT } from "../i18n";
+import { CreateProductForm } from "./products-create";
 
-export function ProductsPage(_props: { id?: string }) {
+export type Product = NonNullable<Awaited<ReturnType<typeof loadProducts>>>[number];
+
+/** The account's products (at most five, so one page holds them all). */
+export async function loadProducts() {
+  const { data, error } = await api.GET("/v1/products", { params: { query: { limit: "100" } } });
+  if (error || !data) throw new Error((error as { message?: string } | undefined)?.message ?? "GET /v1/products failed");
+  return data.data;
+}
+
+/** The picture that stands for a product: its cut-out when ready, else the photo. */
+export function productImage(p: Product): string {
+  return p.dekupe.status === "ready" && p.dekupe.preview_url ? p.dekupe.preview_url : p.image_url;
+}
+
+function ProductCard({ product }: { product: Product }) {
   const t = useT();
-  return <Placeholder title={t("products.title")} />;
+  const ready = product.dekupe.status === "ready";
+  return (
+    <li>
+      <a class="card product-card" href={`/products/${product.id}`}>
+        <img
+          class="thumb checkerboard"
+          src={productImage(product)}
+          alt={ready ? t("products.cutout", { name: product.name }) : t("products.photo", { name: product.name })}
+          loading="lazy"
+        />
+        <span class="name">{product.name}</span>
+        <span class="meta">
+          <StatusBadge status={product.dekupe.status === "off" ? "completed" : product.dekupe.status} />
+        </span>
+      </a>
+    </li>
+  );
+}
+
+export function ProductsPage() {
+  const t = useT();
+  const products = useLoad(loadProducts);
+  const [created, setCreated] = useState(false);
+  const list = products.data ?? [];
+  usePoll(list.some((p) => p.dekupe.status === "processing"), products.reload);
+  return (
+    <Page title={t("products.title")}>
+      {created && <Alert tone="success">{t("products.created")}</Alert>}
+      <div class="two-col">
+        <section aria-labelledby="product-list-title">
+          <h2 id="product-list-title" class="visually-hidden">
+            {t("products.count", { n: list.length })}
+          </h2>
+          {products.error && <Alert tone="error">{products.error}</Alert>}
+          {products.loading && !products.data ? (
+            <Loading />
+          ) : list.length === 0 ? (
+            <Empty>{t("products.empty")}</Empty>
+          ) : (
+            <ul class="grid plain-list">
+              {list.map((p) => (
+                <ProductCard key={p.id} product={p} />
+              ))}
+            </ul>
+          )}
+        </section>
+        <CreateProductForm
+          full={list.length >= 5}
+          onCreated={() => {
+            setCreated(true);
+            void products.reload();
+          }}
+        />
+      </div>
+    </Page>
+  );
 }

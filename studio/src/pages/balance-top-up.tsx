@@ -1,0 +1,167 @@
+// The Balance page's top-up: a form that starts one and sends the browser to its payment page, and on return the
+// status of the last top-up started here (kept in sessionStorage: only its id, never a secret), polled while pending.
+import { useEffect, useRef, useState } from "preact/hooks";
+import { useLocation } from "preact-iso";
+import { api, fieldError } from "../api";
+import { fieldsOf, messageOf, must } from "../call";
+import { Alert } from "../components/alert";
+import { Button, LinkButton } from "../components/button";
+import { SelectField, TextField } from "../components/field";
+import { StatusBadge } from "../components/status-badge";
+import { usePoll } from "../hooks";
+import { useLang, type Lang } from "../i18n";
+import { useBalanceMessages } from "../i18n/balance";
+
+type TopUp = Awaited<ReturnType<typeof loadTopUp>>;
+
+const LAST_TOP_UP = "vitrin.studio.topUp";
+/** The service's default currencies (VITRIN_CURRENCIES); another one configured there is refused with a message. */
+const CURRENCIES = ["usd", "eur", "try", "gbp"];
+
+function loadTopUp(id: string) {
+  return must(api.GET("/v1/balance/top-ups/{id}", { params: { path: { id } } }));
+}
+
+export function money(minor: number, currency: string, lang: Lang): string {
+  try {
+    return new Intl.NumberFormat(lang, { style: "currency", currency: currency.toUpperCase() }).format(minor / 100);
+  } catch {
+    return `${(minor / 100).toFixed(2)} ${currency.toUpperCase()}`;
+  }
+}
+
+function remembered(): string | null {
+  try {
+    return sessionStorage.getItem(LAST_TOP_UP);
+  } catch {
+    return null;
+  }
+}
+
+function remember(id: string | null): void {
+  try {
+    if (id) sessionStorage.setItem(LAST_TOP_UP, id);
+    else sessionStorage.removeItem(LAST_TOP_UP);
+  } catch {
+    // Storage off: the status just is not shown on return.
+  }
+}
+
+export function TopUpForm() {
+  const m = useBalanceMessages();
+  const [amount, setAmount] = useState("10.00");
+  const [currency, setCurrency] = useState("usd");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [fields, setFields] = useState<Record<string, string>>({});
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    setFields({});
+    try {
+      const minor = Math.round(Number.parseFloat(amount.replace(",", ".")) * 100);
+      const topUp = await must(api.POST("/v1/balance/top-up", { body: { amount: Number.isFinite(minor) ? minor : 0, currency } }));
+      remember(topUp.id);
+      if (topUp.payment_url) {
+        window.location.assign(topUp.payment_url);
+        return;
+      }
+      window.location.reload();
+    } catch (err) {
+      setFields(fieldsOf(err));
+      setError(messageOf(err, m("network")));
+      setBusy(false);
+    }
+  };
+  return (
+    <form class="card form" onSubmit={submit} aria-labelledby="top-up-heading" noValidate>
+      <h2 id="top-up-heading">{m("topUp")}</h2>
+      <p class="hint">{m("topUpIntro")}</p>
+      <div class="inline-form">
+        <TextField
+          label={m("amount")}
+          type="number"
+          min={10}
+          step={0.01}
+          hint={m("amountHint", { currency: currency.toUpperCase() })}
+          value={amount}
+          onValue={setAmount}
+          error={fieldError(fields, "amount")}
+          required
+        />
+        <SelectField
+          label={m("currency")}
+          value={currency}
+          onValue={setCurrency}
+          options={CURRENCIES.map((c) => ({ value: c, label: c.toUpperCase() }))}
+          error={fieldError(fields, "currency")}
+        />
+      </div>
+      {error && <Alert tone="error">{error}</Alert>}
+      <div class="row">
+        <Button type="submit" variant="primary" busy={busy}>
+          {m("topUp")}
+        </Button>
+        {busy && <span class="muted">{m("going")}</span>}
+      </div>
+    </form>
+  );
+}
+
+/** The last top-up started from this tab (or named by ?top_up=), until dismissed; `onPaid` runs when it turns paid. */
+export function TopUpStatus({ onPaid }: { onPaid(): void }) {
+  const m = useBalanceMessages();
+  const { lang } = useLang();
+  const { query } = useLocation();
+  const [id, setId] = useState<string | null>(() => query.top_up || remembered());
+  const [topUp, setTopUp] = useState<TopUp | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const wasPaid = useRef(false);
+  const refresh = async () => {
+    if (!id) return;
+    try {
+      const next = await loadTopUp(id);
+      setTopUp(next);
+      setError(null);
+      if (next.status === "paid" && !wasPaid.current) {
+        wasPaid.current = true;
+        onPaid();
+      }
+    } catch (e) {
+      setError(messageOf(e, m("network")));
+    }
+  };
+  useEffect(() => {
+    wasPaid.current = false;
+    void refresh();
+  }, [id]);
+  usePoll(topUp?.status === "pending", refresh, 3000);
+  if (!id || (!topUp && !error)) return null;
+  const dismiss = () => (remember(null), setId(null), setTopUp(null));
+  const vars = topUp && { id: topUp.id, amount: money(topUp.amount, topUp.currency, lang), credits: topUp.credits, status: topUp.status };
+  return (
+    <section class="section" aria-labelledby="last-top-up">
+      <h2 id="last-top-up">{m("lastTopUp")}</h2>
+      {error && <Alert tone="error">{error}</Alert>}
+      {topUp && vars && (
+        <Alert tone={topUp.status === "paid" ? "success" : topUp.status === "pending" ? "info" : "warning"}>
+          <p class="row">
+            <StatusBadge status={topUp.status} />
+            {topUp.status === "paid"
+              ? m("topUpPaid", vars)
+              : topUp.status === "pending"
+                ? m("topUpPending", vars)
+                : m("topUpFailed", { ...vars, reason: topUp.failure_reason ?? m("topUpNoReason") })}
+          </p>
+          <div class="row">
+            {topUp.status === "pending" && topUp.payment_url && <LinkButton href={topUp.payment_url}>{m("openPayment")}</LinkButton>}
+            <Button variant="ghost" onClick={dismiss}>
+              {m("dismiss")}
+            </Button>
+          </div>
+        </Alert>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,149 @@
+// The new-product form: an image by file input or drag and drop (checked for type and size before upload), a name,
+// then a multipart POST /v1/products; the limit of five and image problems come back as messages.
+import { useEffect, useId, useState } from "preact/hooks";
+import { fieldErrors, problemOf, send, type ApiProblem } from "../api";
+import { Alert } from "../components/alert";
+import { Button } from "../components/button";
+import { TextField } from "../components/field";
+import { UploadIcon } from "../components/icons";
+import { defineMessages } from "../i18n";
+import { useT } from "../i18n";
+
+const useMessages = defineMessages({
+  en: {
+    type: "Choose a JPEG, PNG or WebP image.",
+    size: "The image is larger than 5 MB.",
+    limit: "You already have {max} products, the most an account can hold. Delete one to add another.",
+    nameNeeded: "Give the product a name.",
+    imageNeeded: "Choose an image.",
+    chosen: "Chosen: {name}",
+  },
+  tr: {
+    type: "JPEG, PNG ya da WebP bir görsel seçin.",
+    size: "Görsel 5 MB'tan büyük.",
+    limit: "Zaten {max} ürününüz var; bir hesabın tutabileceği en fazla ürün bu. Yenisini eklemek için birini silin.",
+    nameNeeded: "Ürüne bir ad verin.",
+    imageNeeded: "Bir görsel seçin.",
+    chosen: "Seçilen: {name}",
+  },
+});
+
+const TYPES = ["image/jpeg", "image/png", "image/webp"];
+const MAX_BYTES = 5 * 1024 * 1024;
+
+type Errors = { image?: string; name?: string; form?: string };
+
+/** Turns the API's answer to a failed upload into messages for the image, the name or the whole form. */
+function placeProblem(problem: ApiProblem, m: ReturnType<typeof useMessages>): Errors {
+  if (problem.code === "product_limit_reached") return { form: m("limit", { max: Number(problem.max_allowed ?? 5) }) };
+  const fields = fieldErrors(problem);
+  if (fields.name) return { name: fields.name };
+  if (fields.image || fields.image_url || /image|payload_too_large|unsupported_media/.test(problem.code)) {
+    return { image: fields.image ?? fields.image_url ?? problem.message };
+  }
+  return { form: problem.message };
+}
+
+export function CreateProductForm({ onCreated, full }: { onCreated(id: string): void; full: boolean }) {
+  const t = useT();
+  const m = useMessages();
+  const inputId = useId();
+  const [file, setFile] = useState<File | null>(null);
+  const [preview, setPreview] = useState<string | null>(null);
+  const [name, setName] = useState("");
+  const [errors, setErrors] = useState<Errors>({});
+  const [busy, setBusy] = useState(false);
+  const [dragging, setDragging] = useState(false);
+
+  useEffect(() => {
+    if (!file) return setPreview(null);
+    const url = URL.createObjectURL(file);
+    setPreview(url);
+    return () => URL.revokeObjectURL(url);
+  }, [file]);
+
+  const choose = (chosen: File | null | undefined) => {
+    if (!chosen) return;
+    if (!TYPES.includes(chosen.type)) return setErrors({ image: m("type") });
+    if (chosen.size > MAX_BYTES) return setErrors({ image: m("size") });
+    setErrors({});
+    setFile(chosen);
+    // A name to start from: the file's own, without its extension.
+    if (!name) setName(chosen.name.replace(/\.[^.]+$/, "").slice(0, 100));
+  };
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const form = e.currentTarget as HTMLFormElement;
+    const missing: Errors = {};
+    if (!file) missing.image = m("imageNeeded");
+    if (!name.trim()) missing.name = m("nameNeeded");
+    if (missing.image || missing.name) return setErrors(missing);
+    setBusy(true);
+    try {
+      const body = new FormData();
+      body.set("name", name.trim());
+      body.set("image", file!);
+      const res = await send("/v1/products", { method: "POST", body });
+      if (!res.ok) return setErrors(placeProblem(await problemOf(res), m));
+      const product = (await res.json()) as { id: string };
+      form.reset();
+      setFile(null);
+      setName("");
+      setErrors({});
+      onCreated(product.id);
+    } catch {
+      setErrors({ form: t("common.network") });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const imageError = errors.image ? `${inputId}-error` : undefined;
+  return (
+    <form class="form card" onSubmit={submit} noValidate aria-labelledby={`${inputId}-title`}>
+      <h2 id={`${inputId}-title`}>{t("products.create")}</h2>
+      {full && <Alert tone="warning">{m("limit", { max: 5 })}</Alert>}
+      {errors.form && <Alert tone="error">{errors.form}</Alert>}
+      <div
+        class={`dropzone${dragging ? " dropzone-active" : ""}${errors.image ? " field-invalid" : ""}`}
+        onDragOver={(e) => (e.preventDefault(), setDragging(true))}
+        onDragLeave={() => setDragging(false)}
+        onDrop={(e) => {
+          e.preventDefault();
+          setDragging(false);
+          choose(e.dataTransfer?.files?.[0]);
+        }}
+      >
+        <label for={inputId} class="legend">
+          <UploadIcon /> {t("products.image")}
+        </label>
+        <p class="hint" id={`${inputId}-hint`}>
+          {dragging ? t("products.drop") : t("products.imageHint")}
+        </p>
+        <input
+          id={inputId}
+          type="file"
+          name="image"
+          accept={TYPES.join(",")}
+          aria-describedby={[`${inputId}-hint`, imageError].filter(Boolean).join(" ")}
+          aria-invalid={errors.image ? true : undefined}
+          onChange={(e) => choose(e.currentTarget.files?.[0])}
+        />
+        {file && <p class="hint">{m("chosen", { name: file.name })}</p>}
+        {preview && <img src={preview} alt="" class="checkerboard" />}
+        {errors.image && (
+          <p class="field-error" id={imageError}>
+            {errors.image}
+          </p>
+        )}
+      </div>
+      <TextField label={t("products.name")} name="name" maxLength={200} required value={name} onValue={setName} error={errors.name} />
+      <div>
+        <Button type="submit" variant="primary" busy={busy}>
+          {t("products.submit")}
+        </Button>
+      </div>
+    </form>
+  );
+}
