@@ -10,6 +10,10 @@ const TONES: Record<string, string> = {
   completed: "success",
   ready: "success",
   succeeded: "success",
+  paid: "success",
+  delivered: "success",
+  retrying: "progress",
+  expired: "danger",
   failed: "danger",
   dead: "danger",
 };
