@@ -37,6 +37,14 @@ export function messageOf(e: unknown, network: string): string {
   return e instanceof Error ? e.message : String(e);
 }
 
+/**
+ * What a form's alert says: the API's message alone when the form shows its field problems inline (so they are not
+ * said twice), else as messageOf.
+ */
+export function formMessageOf(e: unknown, network: string): string {
+  return e instanceof ApiError ? e.message : messageOf(e, network);
+}
+
 /** The per-field messages of a refused form (`amount`, `name`…), empty for other failures. */
 export function fieldsOf(e: unknown): Record<string, string> {
   return e instanceof ApiError ? fieldErrors(e.problem) : {};

@@ -3,7 +3,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { api, fieldError } from "../api";
-import { fieldsOf, messageOf, must } from "../call";
+import { fieldsOf, formMessageOf, messageOf, must } from "../call";
 import { Alert } from "../components/alert";
 import { Button, LinkButton } from "../components/button";
 import { SelectField, TextField } from "../components/field";
@@ -17,6 +17,8 @@ type TopUp = Awaited<ReturnType<typeof loadTopUp>>;
 const LAST_TOP_UP = "vitrin.studio.topUp";
 /** The service's default currencies (VITRIN_CURRENCIES); another one configured there is refused with a message. */
 const CURRENCIES = ["usd", "eur", "try", "gbp"];
+/** The API's least top-up (MIN_TOP_UP), in minor units. */
+const MIN_MINOR = 1000;
 
 function loadTopUp(id: string) {
   return must(api.GET("/v1/balance/top-ups/{id}", { params: { path: { id } } }));
@@ -49,6 +51,7 @@ function remember(id: string | null): void {
 
 export function TopUpForm() {
   const m = useBalanceMessages();
+  const { lang } = useLang();
   const [amount, setAmount] = useState("10.00");
   const [currency, setCurrency] = useState("usd");
   const [busy, setBusy] = useState(false);
@@ -56,12 +59,17 @@ export function TopUpForm() {
   const [fields, setFields] = useState<Record<string, string>>({});
   const submit = async (e: Event) => {
     e.preventDefault();
-    setBusy(true);
     setError(null);
+    const minor = Math.round(Number.parseFloat(amount.replace(",", ".")) * 100);
+    // The API counts minor units (1000 = 10.00): say it in the units the field uses rather than send a refused number.
+    if (!Number.isFinite(minor) || minor < MIN_MINOR) {
+      setFields({ amount: m("amountTooSmall", { min: money(MIN_MINOR, currency, lang) }) });
+      return;
+    }
     setFields({});
+    setBusy(true);
     try {
-      const minor = Math.round(Number.parseFloat(amount.replace(",", ".")) * 100);
-      const topUp = await must(api.POST("/v1/balance/top-up", { body: { amount: Number.isFinite(minor) ? minor : 0, currency } }));
+      const topUp = await must(api.POST("/v1/balance/top-up", { body: { amount: minor, currency } }));
       remember(topUp.id);
       if (topUp.payment_url) {
         window.location.assign(topUp.payment_url);
@@ -70,7 +78,7 @@ export function TopUpForm() {
       window.location.reload();
     } catch (err) {
       setFields(fieldsOf(err));
-      setError(messageOf(err, m("network")));
+      setError(formMessageOf(err, m("network")));
       setBusy(false);
     }
   };
@@ -84,7 +92,7 @@ export function TopUpForm() {
           type="number"
           min={10}
           step={0.01}
-          hint={m("amountHint", { currency: currency.toUpperCase() })}
+          hint={m("amountHint", { min: money(MIN_MINOR, currency, lang) })}
           value={amount}
           onValue={setAmount}
           error={fieldError(fields, "amount")}
