@@ -163,6 +163,21 @@ describe("the compiled binary", () => {
     expect((await api("GET", "/openapi.json", null)).body.paths["/v1/videos"]).toBeDefined();
   });
 
+  test("serves the Studio it was built with: pages answer index.html, and the assets it names come gzipped and immutable", async () => {
+    const page = await fetch(`${base}/products/prod_x`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-security-policy")).toContain("script-src 'self'");
+    const html = await page.text();
+    const assets = [...html.matchAll(/(?:src|href)="(\/studio\/assets\/[^"]+)"/g)].map((m) => m[1]);
+    expect(assets.some((a) => a.endsWith(".js"))).toBe(true);
+    for (const asset of assets) {
+      const res = await fetch(`${base}${asset}`, { headers: { "accept-encoding": "gzip" }, decompress: false });
+      expect(res.status, asset).toBe(200);
+      expect(res.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+      if (asset.endsWith(".js")) expect(res.headers.get("content-encoding")).toBe("gzip");
+    }
+  });
+
   test("offers the built-in templates and the one dropped into templates/", async () => {
     const list = await api("GET", "/v1/templates", token);
     const ids = list.body.data.map((t: { id: string }) => t.id);
