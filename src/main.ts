@@ -2,9 +2,9 @@
 // commands plugins add (such as `models install`); the compiled binary takes the same words.
 import { parseArgs } from "node:util";
 import { ConfigError, loadConfig, type Config } from "./config";
-import { createLogger, isApiError, iso, systemClock } from "./kernel";
+import { createLogger, isApiError, systemClock } from "./kernel";
 import { openDatabase, type Db } from "./db";
-import { accountJson, createAccounts, createStudioSessions } from "./accounts";
+import { accountJson, createAccounts, createStudioSessions, loginLinkJson } from "./accounts";
 import { UNPACK_COMMAND, unpackAll } from "./native";
 import { createService } from "./service";
 import { JobEngine, JOB_STATUSES, type JobStatus } from "./jobs";
@@ -12,7 +12,7 @@ import { jobJson } from "./http";
 import { backupCommand, restoreCommand } from "./backup";
 import { printHelp, protectNegatives, readPluginSettings, unmarkNegatives, type PluginRegistry } from "./plugins";
 import { loadPluginFolders } from "./plugins/load";
-import { writePluginKit } from "./plugins/kit-package";
+import { pluginsCommand } from "./plugins/kit-package";
 import { builtinPlugins } from "../plugins";
 import packageJson from "../package.json";
 
@@ -36,7 +36,7 @@ const coreUsage = `  vitrin version                    the version of this vitri
   vitrin ledger check [--json]
   vitrin backup PATH [--data-dir DIR] [--force] [--json]              one .tar.gz of the database and stored files, while serving
   vitrin restore PATH [--data-dir DIR] [--force] [--check] [--json]   verify PATH, then restore it into DIR (--check: verify only)
-  vitrin plugins kit DIR [--force] [--json]                           the plugin kit's types (@vitrin/plugin-kit) written into DIR, for plugin authors`;
+  vitrin plugins kit DIR [--force] [--json]                           the plugin kit's types (@vitrin/plugin-kit) as an npm tarball in DIR`;
 
 /** --help: the core's commands, then each plugin's (built-in, and from VITRIN_PLUGIN_DIRS when loaded). */
 function usage(registry: PluginRegistry): string {
@@ -167,10 +167,8 @@ async function migrate({ config, out }: Invocation): Promise<number> {
 async function accounts({ config, values, sub, rest, out, usage }: Invocation): Promise<number> {
   return withAccounts(config, async (accounts, db) => {
     if (sub === "login-link" && rest[0]) {
-      const link = await createStudioSessions(db, systemClock, config.adminToken).createLoginLink(rest[0]);
-      const url = `${config.publicUrl}/studio/login/${link.code}`;
-      out.print(url, { object: "login_link", url, expires_at: iso(link.expiresAt) });
-      return 0;
+      const link = loginLinkJson(config.publicUrl, await createStudioSessions(db, systemClock, config.adminToken).createLoginLink(rest[0]));
+      return out.print(link.url, link), 0;
     }
     if (sub === "create") {
       const credits = values.credits === undefined ? 0 : Number(values.credits);
@@ -299,22 +297,6 @@ async function backupOrRestore({ config, values, command, sub, rest, out, usage 
   return command === "backup" ? backupCommand(config, sub, options, out) : restoreCommand(config, sub, options, out);
 }
 
-/** `plugins kit DIR`: the kit's package from the copy this vitrin carries (docs/plugins.md, "Plugins from npm"). */
-async function plugins({ values, sub, rest, out, usage }: Invocation): Promise<number> {
-  if (sub !== "kit" || rest.length !== 1) {
-    console.error(usage);
-    return 2;
-  }
-  try {
-    const kit = await writePluginKit(rest[0]!, values.force === true);
-    out.print(`wrote ${kit.name}@${kit.version} to ${kit.dir}; in your plugin's folder: npm install --save-dev ${kit.dir}`, kit);
-    return 0;
-  } catch (e) {
-    console.error(`could not write the plugin kit: ${(e as Error).message}`);
-    return 1;
-  }
-}
-
 const coreCommands: Record<string, (invocation: Invocation) => Promise<number>> = {
   serve,
   worker: serve,
@@ -327,7 +309,7 @@ const coreCommands: Record<string, (invocation: Invocation) => Promise<number>> 
   jobs,
   backup: backupOrRestore,
   restore: backupOrRestore,
-  plugins,
+  plugins: ({ values, sub, rest, out, usage }) => pluginsCommand([sub, ...rest], values.force === true, out.print, usage),
 };
 
 /** A command a plugin adds, run with that plugin's settings; plugins from VITRIN_PLUGIN_DIRS are loaded to find it. */

@@ -1,8 +1,8 @@
 // What vitrin hands to plugins loaded from a folder at run time. A compiled binary has no node_modules, so such a
 // plugin cannot import elysia or src/plugins by path: it default-exports `(host) => definition(s)` and takes
 // everything from `host` (its `import type` lines are erased and cost nothing).
-import { t } from "elysia";
 import { Value } from "@sinclair/typebox/value";
+import { t } from "../templates";
 import { boolean, definePlugin, httpUrl, integer, oneOf, optionalText, optionalUrl, PaymentSignatureError } from "./index";
 import pkg from "../../package.json" with { type: "json" };
 
@@ -15,7 +15,7 @@ export const pluginHost = {
   version: pkg.version as string,
   definePlugin,
   PaymentSignatureError,
-  /** Elysia's TypeBox builder, the same `t` the core validates requests with. */
+  /** Elysia's TypeBox builder, the same `t` the core validates requests with (typed as TypeBox's: TypeBuilder). */
   t,
   /** TypeBox's value checker: `host.Value.Check(schema, data)`, `host.Value.Errors(schema, data)`. */
   Value,

@@ -51,11 +51,20 @@
 // fields, wave, sum and the colour and text helpers).
 //
 // The built-in templates are listed in templates/index.ts; a folder named by VITRIN_TEMPLATE_DIRS is read at start.
+import type { JavaScriptTypeBuilder } from "@sinclair/typebox";
 import { t } from "elysia";
 import { sum, valueAt, wave } from "./anim";
 import { contrastRatio, darken, defineTemplate, fields, firstSentence, inkOn, legible, lighten, luminance, mix, phrasesFrom, readableOn } from "./define";
 
-export { t } from "elysia";
+/**
+ * TypeBox's builder as templates and folder plugins are given it. Elysia's `t` is one (with extras for request
+ * bodies they do not need); naming it by TypeBox alone keeps Elysia out of the plugin kit's declarations.
+ */
+export type TypeBuilder = Omit<JavaScriptTypeBuilder, "Transform">;
+// Checked, not cast: a newer Elysia whose `t` stopped being a TypeBox builder fails the type-check here.
+const typeBuilder: TypeBuilder = t;
+
+export { typeBuilder as t };
 export { sum, valueAt, wave } from "./anim";
 export { contrastRatio, darken, defineTemplate, fields, firstSentence, inkOn, legible, lighten, luminance, mix, phrasesFrom, readableOn } from "./define";
 export { TEXT_FLOORS, shrinkFloor } from "./define";
@@ -81,7 +90,7 @@ export type {
 
 /** What a template module that exports a function receives: the same helpers, for templates that cannot import. */
 export const templateApi = {
-  defineTemplate, t, fields, wave, sum, valueAt, mix, lighten, darken, luminance, readableOn, contrastRatio, inkOn, legible,
+  defineTemplate, t: typeBuilder, fields, wave, sum, valueAt, mix, lighten, darken, luminance, readableOn, contrastRatio, inkOn, legible,
   firstSentence, phrasesFrom,
 };
 export type TemplateApi = typeof templateApi;

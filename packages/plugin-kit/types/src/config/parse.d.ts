@@ -1,0 +1,37 @@
+export type Env = Record<string, string | undefined>;
+export declare class ConfigError extends Error {
+    constructor(message: string);
+}
+/** What a setting's parser may look at besides its own text: the environment and the settings read before it. */
+export type SettingInput<C> = {
+    env: Env;
+    config: C;
+};
+export type Setting<V = unknown, C = unknown> = {
+    /** The environment variable, VITRIN_… */
+    env: string;
+    /** The default as the configuration table shows it. */
+    default: string;
+    /** One or two sentences for the configuration table. */
+    doc: string;
+    /** The text parsed when the variable is unset, when it is not `default` itself (a default that follows other settings). */
+    unset?: string | ((input: SettingInput<C>) => string);
+    /** Turns the text into the value; throws an Error saying what the text must be. */
+    parse(raw: string, input: SettingInput<C>): V;
+};
+/** Reads one setting from `input.env`; a bad value is a ConfigError naming the variable and the value. */
+export declare function readSetting<V, C>(setting: Setting<V, C>, input: SettingInput<C>): V;
+/** One row of the configuration table (README / docs), in Markdown. */
+export declare function settingRow(setting: Pick<Setting, "env" | "default" | "doc">): string;
+export declare function integer(min: number, max: number): (raw: string) => number;
+export declare function boolean(raw: string): boolean;
+export declare function oneOf<T extends string>(...values: T[]): (raw: string) => T;
+export declare function pluginName(raw: string): string;
+/** An IPv4/IPv6 address, optionally with a /prefix length that fits its family. */
+export declare function proxyEntry(entry: string): boolean;
+export declare function pathList(raw: string): string[];
+export declare function httpUrl(raw: string): string;
+/** Optional text: empty or unset is null. */
+export declare function optionalText(raw: string): string | null;
+/** An optional http(s) URL: empty or unset is null. */
+export declare function optionalUrl(raw: string): string | null;

@@ -1,0 +1,25 @@
+import { Value } from "@sinclair/typebox/value";
+import { boolean, definePlugin, httpUrl, integer, oneOf, optionalText, optionalUrl, PaymentSignatureError } from "./index";
+export declare const PLUGIN_API_VERSION = 1;
+export declare const pluginHost: {
+    /** Bumped when anything below changes incompatibly; a plugin may refuse to load on a version it does not know. */
+    apiVersion: number;
+    /** The vitrin release running the plugin. */
+    version: string;
+    definePlugin: typeof definePlugin;
+    PaymentSignatureError: typeof PaymentSignatureError;
+    /** Elysia's TypeBox builder, the same `t` the core validates requests with (typed as TypeBox's: TypeBuilder). */
+    t: import("./kit-types").TypeBuilder;
+    /** TypeBox's value checker: `host.Value.Check(schema, data)`, `host.Value.Errors(schema, data)`. */
+    Value: typeof Value;
+    /** Parsers for declared settings, the ones the built-in plugins use (`parse: host.parse.integer(1, 100)`). */
+    parse: {
+        boolean: typeof boolean;
+        httpUrl: typeof httpUrl;
+        integer: typeof integer;
+        oneOf: typeof oneOf;
+        optionalText: typeof optionalText;
+        optionalUrl: typeof optionalUrl;
+    };
+};
+export type PluginHost = typeof pluginHost;

@@ -1,0 +1,50 @@
+import { type Config } from "../config";
+import type { PluginCommand } from "./commands";
+import type { Lifecycle, PluginContext, PluginDefinition, ReadyReport, Slot, SlotMap } from "./contracts";
+import { type PluginSetting } from "./settings";
+type Started = {
+    slot: Slot;
+    name: string;
+    instance: Lifecycle;
+};
+export type Plugins = {
+    storage: SlotMap["storage"];
+    backgroundRemoval: SlotMap["background-removal"];
+    renderer: SlotMap["renderer"];
+    payment: SlotMap["payment"];
+    /** Every plugin started, in init order. */
+    all: Started[];
+    readiness(): Promise<Record<string, ReadyReport>>;
+    close(): Promise<void>;
+};
+/** What start() needs: the plugin context less each plugin's own settings, which the registry reads. */
+export type StartContext = Omit<PluginContext, "settings">;
+export declare class PluginRegistry {
+    private defs;
+    add(def: PluginDefinition): this;
+    names(slot: Slot): string[];
+    find<S extends Slot>(slot: S, name: string): PluginDefinition<S>;
+    /** Each plugin with declared settings, in registration order: the configuration table lists them after the core's. */
+    declaredSettings(): {
+        plugin: string;
+        settings: PluginSetting<unknown>[];
+    }[];
+    /**
+     * Reads every registered plugin's settings, chosen for a slot or not (a bad value is refused at start, not when
+     * someone switches plugins later), and refuses VITRIN_* variables that neither the core nor a plugin reads.
+     */
+    settings(config: Config): Map<string, unknown>;
+    /** Every plugin command, with the plugin that adds it. */
+    commands(): {
+        plugin: PluginDefinition;
+        command: PluginCommand;
+    }[];
+    /** The plugin command whose words begin `positionals`, if any. */
+    command(positionals: string[]): {
+        plugin: PluginDefinition;
+        command: PluginCommand;
+    } | null;
+    /** Creates and initialises the configured plugin of each slot; on a failure, closes what already started. */
+    start(ctx: StartContext): Promise<Plugins>;
+}
+export {};
