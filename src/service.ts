@@ -18,6 +18,7 @@ import {
   createMetrics,
   createRateLimiter,
   jobRoutes,
+  loginLinkRoutes,
   musicRoutes,
   paymentRoutes,
   productRoutes,
@@ -229,7 +230,8 @@ async function buildHttp(f: Foundation, domain: ReturnType<typeof buildDomain>, 
     .use(balanceRoutes(guard, billing))
     .use(videoRoutes(guard, videos, templates, config.publicUrl, { cacheBytes: config.previewCacheBytes, renderer: plugins.renderer, limiter: previewLimiter }))
     .use(paymentRoutes(guard, billing, plugins.payment))
-    .use(adminRoutes(guard, accounts, config.publicUrl))
+    .use(adminRoutes(guard, accounts))
+    .use(loginLinkRoutes(guard, config.publicUrl))
     .use(jobRoutes(guard, jobs))
     .use(tokenRoutes(guard))
     .use(studioSessionRoutes({ accounts, sessions, auth, adminToken: config.adminToken, trustedProxies }))

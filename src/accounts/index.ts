@@ -11,7 +11,7 @@ import { adminFingerprint, closeSession, openSession, resolveSession, type Sessi
 export type { AccountPatch, AccountRow, NewAccount, Principal } from "./types";
 export { accountJson, normalizeLanguage } from "./json";
 export { hashToken } from "./tokens";
-export { LOGIN_LINK_TTL_MS } from "./login-links";
+export { LOGIN_LINK_TTL_MS, loginLinkJson } from "./login-links";
 export { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS, type SessionKind, type StudioSession } from "./sessions";
 
 export function createAccounts(db: Db, clock: Clock) {

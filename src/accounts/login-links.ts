@@ -2,7 +2,7 @@
 // Only the code's SHA-256 is stored, and using it is one conditional UPDATE, so two requests (or two instances on
 // one PostgreSQL) racing with the same code cannot both win.
 import { and, eq, gt, isNull, lt } from "drizzle-orm";
-import { errors, newId } from "../kernel";
+import { errors, iso, newId } from "../kernel";
 import { isSecretShape, randomSecret } from "./sessions";
 import { hashToken } from "./tokens";
 import type { AccountDeps } from "./types";
@@ -38,4 +38,9 @@ export async function consumeLoginLink(deps: AccountDeps, code: string): Promise
       .returning({ accountId: loginLinks.accountId, linkId: loginLinks.id }),
   );
   return rows[0] ?? null;
+}
+
+/** A link as the API and the CLI show it: the URL that signs in (publicUrl + /studio/login/<code>) and its expiry. */
+export function loginLinkJson(publicUrl: string, link: { code: string; expiresAt: number }) {
+  return { object: "login_link" as const, url: `${publicUrl}/studio/login/${link.code}`, expires_at: iso(link.expiresAt)! };
 }

@@ -40,6 +40,7 @@ export { brandRoutes } from "./routes/brand";
 export { musicRoutes } from "./routes/music";
 export { studioSessionRoutes } from "./routes/studio-session";
 export { tokenRoutes } from "./routes/tokens";
+export { loginLinkRoutes } from "./routes/login-links";
 
 export type HttpContext = {
   config: Config;

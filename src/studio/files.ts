@@ -3,9 +3,7 @@
 import type { Logger } from "../kernel";
 import { studioFiles } from "./embedded";
 import { buildFromSource } from "./from-source";
-
-/** One file of the built Studio (the shape studio/build.ts's buildStudio() gives). */
-export type StudioFile = { path: string; body: Uint8Array; type: string; immutable: boolean };
+import type { StudioFile } from "./types";
 
 export type PreparedFile = { body: Uint8Array; gzip: Uint8Array | null; etag: string; type: string; immutable: boolean };
 

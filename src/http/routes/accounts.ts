@@ -1,11 +1,10 @@
-// The operator's admin API under /v1/admin (accounts, tokens, credit grants, Studio login links), guarded by
-// VITRIN_ADMIN_TOKEN.
+// The operator's admin API under /v1/admin (accounts, tokens, credit grants), guarded by VITRIN_ADMIN_TOKEN.
 import { Elysia, t } from "elysia";
 import { idempotencyHeaders, ok, operation } from "../openapi-docs";
 import * as s from "../openapi-schemas";
 import { pageOf } from "../openapi-schemas";
 import { adminGuard, type AdminGuardDeps } from "../guard";
-import { errors, iso } from "../../kernel";
+import { errors } from "../../kernel";
 import { ADMIN_IDEMPOTENCY_SCOPE, reserveIdempotencyKey, storeIdempotentAnswer, type IdempotencyDeps } from "../idempotency-hooks";
 import { idParams, jsonInteger } from "../schema";
 import { accountJson, type Accounts } from "../../accounts";
@@ -35,13 +34,7 @@ const grantBody = t.Object(
   { additionalProperties: false },
 );
 
-const loginLink = t.Object({
-  object: t.Literal("login_link"),
-  url: t.String({ description: "Opens the Studio signed in as the account: once, within 15 minutes." }),
-  expires_at: t.String({ format: "date-time" }),
-});
-
-export function adminRoutes(admin: AdminGuardDeps & IdempotencyDeps, accounts: Accounts, publicUrl: string) {
+export function adminRoutes(admin: AdminGuardDeps & IdempotencyDeps, accounts: Accounts) {
   return new Elysia({ prefix: "/v1/admin", normalize: false })
     .use(adminGuard(admin))
     // A retried grant must credit once: the operator's keys share one scope, apart from every account's.
@@ -119,21 +112,6 @@ export function adminRoutes(admin: AdminGuardDeps & IdempotencyDeps, accounts: A
         return { id: params.id, object: "token", deleted: true };
       },
       { params: idParams, detail: operation({ tags: ["Admin"], summary: "Revoke a token", ok: ok(200, s.deletedToken, "Revoked"), errors: [404], auth: "admin" }) },
-    )
-    .post(
-      "/accounts/:id/login_links",
-      async ({ params, set }) => {
-        const link = await admin.sessions.createLoginLink(params.id);
-        set.status = 201;
-        return { object: "login_link", url: `${publicUrl}/studio/login/${link.code}`, expires_at: iso(link.expiresAt) };
-      },
-      {
-        params: idParams,
-        body: t.Optional(t.Object({}, { additionalProperties: false })),
-        parse: "json",
-        headers: idempotencyHeaders,
-        detail: operation({ tags: ["Admin"], summary: "A one-time Studio login link for the account (15 minutes, usable once)", ok: ok(201, loginLink, "The link"), errors: [404, 409], auth: "admin" }),
-      },
     )
     .post(
       "/accounts/:id/credits",
