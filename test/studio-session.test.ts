@@ -147,3 +147,18 @@ test("the cookie is Secure when the request came over https, or through a truste
   const untrusted = await t.call("POST", "/studio/session", { body: { token: acct.token }, headers: { "x-forwarded-proto": "https" } });
   expect(untrusted.headers.get("set-cookie")).not.toContain("Secure");
 });
+
+test("wrong tokens at sign-in count toward the address's auth throttle: past it, 429 even for a right token", async () => {
+  const port = freePort();
+  t = await startService({ VITRIN_AUTH_FAILURES_PER_MINUTE: "3" });
+  const acct = await t.newAccount();
+  t.service.listen(port, "127.0.0.1");
+  const post = (token: string) =>
+    fetch(`http://127.0.0.1:${port}/studio/session`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ token }) });
+  for (let i = 0; i < 3; i++) expect((await post(`vt_guess${i}`)).status).toBe(401);
+  const blocked = await post(acct.token);
+  expect(blocked.status).toBe(429);
+  expect(blocked.headers.get("set-cookie")).toBeNull();
+  t.clock.advance(61_000);
+  expect((await post(acct.token)).status).toBe(200);
+});
