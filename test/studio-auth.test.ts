@@ -1,0 +1,180 @@
+// Studio's doors in a real browser (issue #22 points 2, 8 and 9): signing in with a token and with a one-time login
+// link, by keyboard alone, signing out for good; the Turkish UI from the browser's language and the switch that
+// overrides it; dark mode; and every request the pages made stayed on the service, with nothing the CSP refused.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Browser } from "playwright-core";
+import { onPostgres, onS3 } from "./helpers";
+import {
+  cspViolations,
+  describeBrowser,
+  foreignRequests,
+  launchChromium,
+  openContext,
+  sessionCookie,
+  signInWithToken,
+  startStudioServer,
+  STUDIO_ADMIN_TOKEN,
+  type NetworkLog,
+  type StudioServer,
+} from "./support/browser";
+
+// One browser and one service for the file: chromium's start and the server's are most of a test's cost. The
+// PostgreSQL + S3 pass skips it: the pages do nothing there the API suites do not already cover on PostgreSQL, and on
+// S3 stored files live on the bucket's origin, which Studio's same-origin rule (and its CSP) does not serve.
+const suite = onPostgres || onS3 ? describe.skip : describeBrowser;
+
+let server: StudioServer;
+let browser: Browser;
+let account: { id: string; token: string };
+const logs: NetworkLog[] = [];
+
+/** A fresh context whose requests join the file's network log. */
+async function fresh(options: Parameters<typeof openContext>[2] = {}) {
+  const opened = await openContext(browser, server.base, options);
+  logs.push(opened.log);
+  return opened;
+}
+
+suite("Studio: signing in and out in chromium", () => {
+  beforeAll(async () => {
+    [server, browser] = await Promise.all([startStudioServer({ backgroundRemoval: "none" }), launchChromium()]);
+    account = await server.newAccount({ name: "Door shop", credits: 5 });
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  test("a token typed into `API token` and `Sign in` opens Products with an HttpOnly, SameSite=Strict cookie and nothing in storage", async () => {
+    const { context, page } = await fresh();
+    await page.goto("/");
+    await page.waitForURL("**/sign-in");
+    await signInWithToken(page, account.token);
+    await page.waitForURL("**/products");
+    await expect(page.getByRole("heading", { level: 1, name: "Products" }).isVisible()).resolves.toBe(true);
+    const cookie = (await context.cookies()).find((c) => c.name === "vitrin_session")!;
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Strict", path: "/" });
+    const stored = await page.evaluate(`JSON.stringify([Object.entries(localStorage), Object.entries(sessionStorage)])`);
+    expect(String(stored)).not.toContain(account.token);
+    await context.close();
+  });
+
+  test("a wrong token stays on the sign-in page with a message", async () => {
+    const { context, page } = await fresh();
+    await page.goto("/sign-in");
+    await page.getByLabel("API token").fill("vt_not_a_real_token_0123456789");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    // The field says it: marked invalid, with a message it is described by.
+    const field = page.locator('input[aria-invalid="true"]');
+    await field.waitFor();
+    expect(await field.evaluate((el: any) => el.labels[0].textContent)).toContain("API token");
+    const message = await field.evaluate((el: any) =>
+      (el.getAttribute("aria-describedby") ?? "").split(" ").map((id: string) => el.ownerDocument.getElementById(id)?.textContent ?? "").join(" "),
+    );
+    expect(message.trim().length).toBeGreaterThan(10);
+    expect(new URL(page.url()).pathname).toBe("/sign-in");
+    expect(await context.cookies()).toEqual([]);
+    await context.close();
+  });
+
+  test("a login link signs in once: the same link a second time lands on the sign-in page with a message", async () => {
+    const link = await server.api("POST", `/v1/admin/accounts/${account.id}/login_links`, { token: STUDIO_ADMIN_TOKEN });
+    expect(link.status).toBe(201);
+    expect(link.body.url).toStartWith(`${server.base}/studio/login/`);
+
+    const first = await fresh();
+    await first.page.goto(link.body.url);
+    await first.page.waitForURL("**/products");
+    await first.page.getByRole("heading", { level: 1, name: "Products" }).waitFor();
+    expect((await first.context.cookies()).some((c) => c.name === "vitrin_session")).toBe(true);
+    await first.context.close();
+
+    const second = await fresh();
+    await second.page.goto(link.body.url);
+    await second.page.waitForURL((url) => url.pathname === "/sign-in");
+    expect(new URL(second.page.url()).searchParams.get("link")).toBe("invalid");
+    await second.page.getByRole("status").or(second.page.getByRole("alert")).filter({ hasText: /link/i }).first().waitFor();
+    expect((await second.context.cookies()).some((c) => c.name === "vitrin_session")).toBe(false);
+    await second.context.close();
+  });
+
+  test("`Sign out` ends the session on the server: the cookie it had is refused afterwards", async () => {
+    const { context, page } = await fresh();
+    await signInWithToken(page, account.token);
+    const cookie = await sessionCookie(context);
+    expect((await server.api("GET", "/v1/balance", { cookie })).status).toBe(200);
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.waitForURL("**/sign-in");
+    expect((await server.api("GET", "/v1/balance", { cookie })).status).toBe(401);
+    expect((await server.api("GET", "/studio/session", { cookie })).status).toBe(401);
+    await context.close();
+  });
+
+  test("by keyboard alone: Tab to `API token`, type, Enter, then Tab to the `Videos` link and Enter", async () => {
+    const { context, page } = await fresh();
+    await page.goto("/sign-in");
+    await page.getByLabel("API token").waitFor();
+    await tabUntil(page, async () => page.evaluate(`document.activeElement?.labels?.[0]?.textContent ?? ""`).then((t) => String(t).includes("API token")));
+    await page.keyboard.type(account.token);
+    await page.keyboard.press("Enter");
+    await page.waitForURL("**/products");
+    await tabUntil(page, async () => (await page.evaluate(`document.activeElement?.textContent?.trim() ?? ""`)) === "Videos");
+    await page.keyboard.press("Enter");
+    await page.waitForURL("**/videos");
+    await page.getByRole("heading", { level: 1, name: "Videos" }).waitFor();
+    await context.close();
+  });
+
+  test("a browser in Turkish gets the Turkish UI; `English` in `Interface language` switches it back", async () => {
+    const { context, page } = await fresh({ locale: "tr-TR" });
+    await page.goto("/sign-in");
+    await page.getByRole("heading", { level: 1 }).waitFor();
+    expect(await page.getByRole("button", { name: "Sign in", exact: true }).count()).toBe(0);
+    expect(await page.evaluate(`document.documentElement.lang`)).toStartWith("tr");
+    await page.getByRole("group", { name: /Interface language|Arayüz dili/ }).getByRole("button", { name: "English" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).waitFor();
+    expect(await page.evaluate(`document.documentElement.lang`)).toStartWith("en");
+    await context.close();
+  });
+
+  test("dark mode from prefers-color-scheme changes the page's background", async () => {
+    const { context, page } = await fresh();
+    await page.goto("/sign-in");
+    await page.getByLabel("API token").waitFor();
+    // The first painted background from <body> up: a page may paint <html> and leave <body> transparent.
+    const background = () =>
+      page.evaluate(
+        `[document.body, document.documentElement].map(e => getComputedStyle(e).backgroundColor).find(c => c !== "rgba(0, 0, 0, 0)" && c !== "transparent") ?? "rgb(255, 255, 255)"`,
+      );
+    await page.emulateMedia({ colorScheme: "light" });
+    const light = await background();
+    await page.emulateMedia({ colorScheme: "dark" });
+    const dark = await background();
+    expect(dark).not.toBe(light);
+    expect(luminance(String(dark))).toBeLessThan(luminance(String(light)));
+    await context.close();
+  });
+
+  test("every request the pages above made went to the service itself, and the CSP refused nothing", () => {
+    const all = logs.flatMap((log) => log.requests);
+    expect(all.length).toBeGreaterThan(20);
+    expect(logs.flatMap((log) => foreignRequests(log, server.base))).toEqual([]);
+    expect(logs.flatMap(cspViolations)).toEqual([]);
+  });
+});
+
+/** Presses Tab (at most 40 times) until `focused` holds; fails the test when it never does. */
+async function tabUntil(page: import("playwright-core").Page, focused: () => Promise<boolean>) {
+  for (let i = 0; i < 40; i++) {
+    await page.keyboard.press("Tab");
+    if (await focused()) return;
+  }
+  throw new Error("Tab never reached the control");
+}
+
+/** Relative luminance of a CSS rgb()/rgba() colour, enough to tell a dark background from a light one. */
+function luminance(css: string): number {
+  const [r, g, b] = (css.match(/\d+(\.\d+)?/g) ?? ["255", "255", "255"]).map(Number);
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
