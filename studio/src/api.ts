@@ -104,6 +104,8 @@ export function fieldError(errors: Record<string, string>, field: string): strin
   if (errors[field]) return errors[field];
   const wanted = normalizeField(field);
   for (const [name, message] of Object.entries(errors)) if (normalizeField(name) === wanted) return message;
+  // A list's item (`features.2`) belongs to the list's one input.
+  for (const [name, message] of Object.entries(errors)) if (normalizeField(name).startsWith(`${wanted}.`)) return message;
   return undefined;
 }
 
@@ -116,8 +118,9 @@ function normalizeField(field: string): string {
 
 /** Field problems no input of the form shows (so the form can list them in its alert instead of losing them). */
 export function unplacedErrors(errors: Record<string, string>, shown: string[]): string[] {
-  const placed = new Set(shown.map(normalizeField));
+  const placed = shown.map(normalizeField);
+  const isPlaced = (name: string) => placed.some((p) => name === p || name.startsWith(`${p}.`));
   return Object.entries(errors)
-    .filter(([name]) => !placed.has(normalizeField(name)))
+    .filter(([name]) => !isPlaced(normalizeField(name)))
     .map(([name, message]) => (name ? `${name}: ${message}` : message));
 }

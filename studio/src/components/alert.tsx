@@ -13,11 +13,11 @@ export function Alert({ tone = "info", children, id }: Props) {
 
 /** A list of messages (several field problems at once). */
 export function AlertList({ tone = "error", title, items }: { tone?: Props["tone"]; title?: string; items: string[] }) {
-  if (items.length === 0) return null;
+  if (items.length === 0 && !title) return null;
   return (
     <Alert tone={tone}>
       {title && <p class="alert-title">{title}</p>}
-      {items.length === 1 && !title ? items[0] : <ul>{items.map((item) => <li key={item}>{item}</li>)}</ul>}
+      {items.length === 1 && !title ? items[0] : items.length > 0 && <ul>{items.map((item) => <li key={item}>{item}</li>)}</ul>}
     </Alert>
   );
 }

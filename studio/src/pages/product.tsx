@@ -69,8 +69,9 @@ export function ProductPage({ id }: { id: string }) {
       {notice && <Alert tone={notice.tone}>{notice.text}</Alert>}
       <div class="two-col">
         <section aria-label={t("product.compare")}>
-          {d.status === "ready" && d.preview_url ? (
-            <Compare photo={p.original_image_url} cutout={d.preview_url} sourceBox={d.source_box} name={p.name} />
+          {/* image_url is the cut-out in use (the accepted attempt's, or the latest) while dekupe is on and ready. */}
+          {d.status === "ready" && p.image_url !== p.original_image_url ? (
+            <Compare photo={p.original_image_url} cutout={p.image_url} sourceBox={d.source_box} name={p.name} />
           ) : (
             <img class="thumb checkerboard product-photo" src={p.image_url} alt={t("products.photo", { name: p.name })} />
           )}

@@ -20,20 +20,17 @@ export async function loadProducts() {
   return data.data;
 }
 
-/** The picture that stands for a product: its cut-out when ready, else the photo. */
-export function productImage(p: Product): string {
-  return p.dekupe.status === "ready" && p.dekupe.preview_url ? p.dekupe.preview_url : p.image_url;
-}
 
 function ProductCard({ product }: { product: Product }) {
   const t = useT();
-  const ready = product.dekupe.status === "ready";
+  // image_url is the product's picture in use: the cut-out once it is ready, the photo before and after a revert.
+  const ready = product.dekupe.status === "ready" && product.image_url !== product.original_image_url;
   return (
     <li>
       <a class="card product-card" href={`/products/${product.id}`}>
         <img
           class="thumb checkerboard"
-          src={productImage(product)}
+          src={product.image_url}
           alt={ready ? t("products.cutout", { name: product.name }) : t("products.photo", { name: product.name })}
           loading="lazy"
         />

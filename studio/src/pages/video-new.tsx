@@ -1,8 +1,166 @@
-// Placeholder for the video-new page until it is built.
-import { Placeholder } from "../components/page";
-import { useT } from "../i18n";
+// Create video: Product, Template (a gallery), the template's own fields, Language, Format and Music; the cost is
+// estimated as the form changes (POST /v1/videos/estimate, debounced) and 422 problems show at their fields.
+import { useLocation } from "preact-iso";
+import { useEffect, useMemo, useState } from "preact/hooks";
+import { api, asProblem, fieldError, fieldErrors, unplacedErrors, type ApiProblem } from "../api";
+import { Alert, AlertList } from "../components/alert";
+import { Button, LinkButton } from "../components/button";
+import { SelectField } from "../components/field";
+import { BackIcon } from "../components/icons";
+import { Page } from "../components/page";
+import { Loading } from "../components/spinner";
+import { useLoad } from "../hooks";
+import { defineMessages, useLang, useT } from "../i18n";
+import { loadProducts } from "./products";
+import { TemplateGallery } from "./video-gallery";
+import { buildPrompt, PromptFields, type Schema, type Values } from "./video-fields";
+import { loadMusic, loadTemplates } from "./videos-data";
+import { Estimate, useEstimate, type VideoRequest } from "./video-estimate";
 
-export function VideoNewPage(_props: { id?: string }) {
+/** The formats every template composes; the API's default is the first. */
+const FORMATS = ["9:16", "4:5", "1:1", "16:9"] as const;
+type Format = (typeof FORMATS)[number];
+
+const useFormatNames = defineMessages({
+  en: { "9:16": "Vertical", "4:5": "Portrait", "1:1": "Square", "16:9": "Landscape" },
+  tr: { "9:16": "Dikey", "4:5": "Portre", "1:1": "Kare", "16:9": "Yatay" },
+});
+
+/** Everything the form needs before it can show: products, templates and music tracks. */
+async function loadChoices() {
+  const [products, templates, music] = await Promise.all([loadProducts(), loadTemplates(), loadMusic().catch(() => [])]);
+  return { products, templates, music };
+}
+
+type Choices = Awaited<ReturnType<typeof loadChoices>>;
+
+/** The form's state and the request it makes. */
+function useVideoForm(choices: Choices | null, initialProduct: string) {
+  const [productId, setProductId] = useState(initialProduct);
+  const [templateId, setTemplateId] = useState("");
+  const [language, setLanguage] = useState("");
+  const [format, setFormat] = useState<Format>("9:16");
+  const [music, setMusic] = useState("auto");
+  const [values, setValues] = useState<Values>({});
+  useEffect(() => {
+    if (!choices) return;
+    if (!productId && choices.products.length > 0) setProductId(choices.products[0]!.id);
+    if (!templateId && choices.templates.length > 0) setTemplateId(choices.templates.find((t) => !t.premium)?.id ?? choices.templates[0]!.id);
+  }, [choices]);
+  const template = choices?.templates.find((t) => t.id === templateId) ?? null;
+  const schema = (template?.prompt_schema ?? null) as Schema | null;
+  const request = useMemo<VideoRequest | null>(() => {
+    if (!productId || !templateId) return null;
+    const body: VideoRequest = { product_id: productId, template_id: templateId, user_prompt: buildPrompt(schema, values), music };
+    if (language) body.language = language;
+    body.aspect_ratio = format;
+    return body;
+  }, [productId, templateId, schema, values, language, format, music]);
+  return {
+    state: { productId, templateId, language, format, music, values },
+    set: { setProductId, setTemplateId, setLanguage, setFormat, setMusic, setValue: (path: string, v: string) => setValues((old) => ({ ...old, [path]: v })) },
+    template,
+    schema,
+    request,
+  };
+}
+
+/** The fields the form shows itself (so other 422 problems go in the alert at the top). */
+function shownFields(schema: Schema | null, prefix = "user_prompt"): string[] {
+  const out = ["product_id", "template_id", "language", "aspect_ratio", "music"];
+  const walk = (s: Schema | null, at: string) => {
+    for (const [name, field] of Object.entries(s?.properties ?? {})) {
+      if (field.type === "object" && field.properties) walk(field, `${at}.${name}`);
+      else out.push(`${at}.${name}`);
+    }
+  };
+  walk(schema, prefix);
+  return out;
+}
+
+export function VideoNewPage() {
   const t = useT();
-  return <Placeholder title={t("videoNew.title")} />;
+  const m = useFormatNames();
+  const { lang } = useLang();
+  const { query, route } = useLocation();
+  const choices = useLoad(loadChoices);
+  const form = useVideoForm(choices.data, query.product ?? "");
+  const estimate = useEstimate(form.request);
+  const [problem, setProblem] = useState<ApiProblem | null>(null);
+  const [busy, setBusy] = useState(false);
+  // A 422 from the last submit, else from the live estimate: both point at the same fields.
+  const errors = fieldErrors(problem ?? estimate.problem);
+  const { state, set } = form;
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    if (!form.request) return;
+    setBusy(true);
+    setProblem(null);
+    try {
+      const { data, error } = await api.POST("/v1/videos", { body: form.request as never });
+      if (error || !data) return setProblem(asProblem(error) ?? { error: "Error", code: "unknown", message: t("common.error") });
+      route(`/videos/${data.id}`);
+    } catch {
+      setProblem({ error: "Error", code: "network", message: t("common.network") });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const back = (
+    <a href="/videos">
+      <BackIcon size={16} /> {t("video.back")}
+    </a>
+  );
+  if (choices.loading && !choices.data) return <Loading />;
+  if (choices.error || !choices.data) return <Page title={t("videoNew.title")} back={back}><Alert tone="error">{choices.error ?? t("common.error")}</Alert></Page>;
+  if (choices.data.products.length === 0) {
+    return (
+      <Page title={t("videoNew.title")} back={back}>
+        <Alert tone="info">{t("videoNew.noProducts")}</Alert>
+        <LinkButton href="/products" variant="primary">{t("nav.products")}</LinkButton>
+      </Page>
+    );
+  }
+  const { products, templates, music } = choices.data;
+  const other = problem ? unplacedErrors(errors, shownFields(form.schema)) : [];
+  return (
+    <Page title={t("videoNew.title")} back={back}>
+      <form class="form video-form" onSubmit={submit} noValidate>
+        {problem && (problem.details?.length ? <AlertList title={t("videoNew.fixErrors")} items={other} /> : <Alert tone="error">{problem.message}</Alert>)}
+        <SelectField label={t("videoNew.product")} name="product" value={state.productId} onValue={set.setProductId} error={fieldError(errors, "product_id")} options={products.map((p) => ({ value: p.id, label: p.name }))} />
+        <TemplateGallery templates={templates} value={state.templateId} onChange={set.setTemplateId} error={fieldError(errors, "template_id")} />
+        {form.schema?.properties && Object.keys(form.schema.properties).length > 0 && (
+          <fieldset>
+            <legend>{t("videoNew.fields")}</legend>
+            <div class="form">
+              <PromptFields schema={form.schema} values={state.values} errors={errors} onChange={set.setValue} />
+            </div>
+          </fieldset>
+        )}
+        <div class="form-row">
+          <SelectField label={t("videoNew.language")} name="language" value={state.language} onValue={set.setLanguage} error={fieldError(errors, "language")} options={[{ value: "", label: t("videoNew.accountLanguage") }, ...(form.template?.languages ?? []).map((l) => ({ value: l, label: languageName(l, lang) }))]} />
+          <SelectField label={t("videoNew.format")} name="format" value={state.format} onValue={(v) => set.setFormat(v as Format)} error={fieldError(errors, "aspect_ratio")} options={FORMATS.map((f) => ({ value: f, label: `${f} · ${m(f)}` }))} />
+          <SelectField label={t("videoNew.music")} name="music" value={state.music} onValue={set.setMusic} error={fieldError(errors, "music")} options={[{ value: "auto", label: t("videoNew.autoMusic") }, { value: "none", label: t("common.none") }, ...music.map((track) => ({ value: track.id, label: `${track.title} (${track.mood})` }))]} />
+        </div>
+        <Estimate state={estimate} />
+        <div>
+          <Button type="submit" variant="primary" busy={busy} disabled={!form.request}>
+            {t("videoNew.submit")}
+          </Button>
+        </div>
+      </form>
+    </Page>
+  );
+}
+
+/** A language code's own name in the UI language ("tr" → "Turkish" / "Türkçe"). */
+function languageName(code: string, ui: string): string {
+  try {
+    const name = new Intl.DisplayNames([ui], { type: "language" }).of(code);
+    return name ? `${name.charAt(0).toUpperCase()}${name.slice(1)}` : code;
+  } catch {
+    return code;
+  }
 }

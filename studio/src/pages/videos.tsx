@@ -1,8 +1,116 @@
-// Placeholder for the videos page until it is built.
-import { Placeholder } from "../components/page";
-import { useT } from "../i18n";
+// Videos: the account's videos, newest first, with status and live progress (polled every 2 s while one is queued or
+// rendering, without reloading the page), paged by the API's cursors.
+import { useState } from "preact/hooks";
+import { api, asProblem } from "../api";
+import { Alert } from "../components/alert";
+import { LinkButton } from "../components/button";
+import { Empty } from "../components/empty";
+import { PlusIcon } from "../components/icons";
+import { Page } from "../components/page";
+import { Pagination } from "../components/pagination";
+import { Loading } from "../components/spinner";
+import { StatusBadge } from "../components/status-badge";
+import { Table } from "../components/table";
+import { useLoad, usePoll } from "../hooks";
+import { formatDate, useLang, useT } from "../i18n";
+import { loadProducts } from "./products";
+import { loadTemplates, moving, videoStatus } from "./videos-data";
 
-export function VideosPage(_props: { id?: string }) {
+const PAGE_SIZE = 20;
+
+type Cursor = { after?: string; before?: string };
+
+async function loadPage(cursor: Cursor) {
+  const query: Record<string, string> = { limit: String(PAGE_SIZE) };
+  if (cursor.after) query.starting_after = cursor.after;
+  if (cursor.before) query.ending_before = cursor.before;
+  const [videos, products, templates] = await Promise.all([
+    api.GET("/v1/videos", { params: { query } }),
+    loadProducts().catch(() => []),
+    loadTemplates().catch(() => []),
+  ]);
+  if (videos.error || !videos.data) throw new Error(asProblem(videos.error)?.message ?? "GET /v1/videos failed");
+  return {
+    videos: videos.data.data,
+    hasMore: videos.data.has_more,
+    productName: new Map(products.map((p) => [p.id, p.name])),
+    templateName: new Map(templates.map((t) => [t.id, t.name])),
+  };
+}
+
+function Progress({ status, progress }: { status: string; progress: number }) {
   const t = useT();
-  return <Placeholder title={t("videos.title")} />;
+  if (!moving(status)) return <StatusBadge status={videoStatus(status)} />;
+  const value = status === "queued" ? 0 : Math.round(progress);
+  return (
+    <span class="progress-cell">
+      <StatusBadge status={videoStatus(status)} />
+      <progress max={100} value={value} aria-label={t("videos.progress")}>
+        {value}%
+      </progress>
+    </span>
+  );
+}
+
+export function VideosPage() {
+  const t = useT();
+  const { lang } = useLang();
+  const [cursor, setCursor] = useState<Cursor>({});
+  const [page, setPage] = useState(1);
+  const list = useLoad(() => loadPage(cursor), [cursor.after, cursor.before]);
+  const rows = list.data?.videos ?? [];
+  usePoll(rows.some((v) => moving(v.status)), list.reload);
+  // Going back (ending_before) the API says whether older ones exist beyond the page; forward, has_more does.
+  const hasNext = cursor.before ? rows.length > 0 : Boolean(list.data?.hasMore);
+  const hasPrevious = page > 1;
+  return (
+    <Page
+      title={t("videos.title")}
+      actions={
+        <LinkButton href="/videos/new" variant="primary">
+          <PlusIcon /> {t("videos.create")}
+        </LinkButton>
+      }
+    >
+      {list.error && <Alert tone="error">{list.error}</Alert>}
+      {list.loading && !list.data ? (
+        <Loading />
+      ) : rows.length === 0 && page === 1 ? (
+        <Empty>{t("videos.empty")}</Empty>
+      ) : (
+        <Table
+          caption={t("videos.title")}
+          rows={rows}
+          rowKey={(v) => v.id}
+          columns={[
+            {
+              key: "video",
+              label: t("videos.product"),
+              render: (v) => (
+                <a href={`/videos/${v.id}`}>
+                  {list.data?.productName.get(v.product_id) ?? v.product_id}
+                </a>
+              ),
+            },
+            { key: "template", label: t("videos.template"), render: (v) => list.data?.templateName.get(v.template_id) ?? v.template_id },
+            { key: "status", label: t("videos.status"), render: (v) => <Progress status={v.status} progress={v.progress} /> },
+            { key: "created", label: t("videos.created"), render: (v) => formatDate(v.created_at, lang) },
+          ]}
+        />
+      )}
+      <Pagination
+        page={page}
+        hasPrevious={hasPrevious}
+        hasNext={hasNext}
+        onPrevious={() => {
+          setPage(page - 1);
+          setCursor(page - 1 === 1 ? {} : { before: rows[0]?.id });
+        }}
+        onNext={() => {
+          setPage(page + 1);
+          setCursor({ after: rows[rows.length - 1]?.id });
+        }}
+      />
+    </Page>
+  );
 }

@@ -1,0 +1,172 @@
+// The template's own fields, generated from its prompt_schema (JSON Schema): text, number, number-or-text, yes/no,
+// choice lists, lists of short texts (one per line) and nested groups such as colours; each with its API error inline.
+import { fieldError } from "../api";
+import { Field } from "../components/field";
+import { defineMessages, useLang, type Lang } from "../i18n";
+
+export type Schema = {
+  type?: string;
+  properties?: Record<string, Schema>;
+  required?: string[];
+  items?: Schema;
+  anyOf?: Schema[];
+  enum?: unknown[];
+  description?: string;
+  title?: string;
+  maxLength?: number;
+  minLength?: number;
+  maxItems?: number;
+  minimum?: number;
+  maximum?: number;
+  pattern?: string;
+};
+
+/** Field values by path ("headline", "colors.primary"); lists as one line each, yes/no as "true" or "". */
+export type Values = Record<string, string>;
+
+const useMessages = defineMessages({
+  en: { lines: "One per line, at most {n}.", format: "Format: {pattern}", none: "—" },
+  tr: { lines: "Her satıra bir tane, en fazla {n}.", format: "Biçim: {pattern}", none: "—" },
+});
+
+/** Turkish names of the fields the built-in templates use; other fields show their own name made readable. */
+const TR_NAMES: Record<string, string> = {
+  headline: "Başlık",
+  subheadline: "Alt başlık",
+  price: "Fiyat",
+  old_price: "Eski fiyat",
+  currency: "Para birimi",
+  call_to_action: "Eylem çağrısı",
+  colors: "Renkler",
+  features: "Özellikler",
+  primary: "Ana renk",
+  accent: "Vurgu rengi",
+  background: "Arka plan",
+  text: "Metin rengi",
+};
+
+export function fieldLabel(name: string, schema: Schema, lang: Lang): string {
+  if (lang === "tr" && TR_NAMES[name]) return TR_NAMES[name];
+  if (schema.title) return schema.title;
+  const words = name.replace(/[_-]+/g, " ").trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** What kind of control a schema asks for. */
+function kindOf(schema: Schema): "text" | "number" | "numberOrText" | "boolean" | "enum" | "list" | "group" {
+  if (schema.enum) return "enum";
+  if (schema.anyOf) return schema.anyOf.some((s) => s.type === "number" || s.type === "integer") ? "numberOrText" : "text";
+  if (schema.type === "number" || schema.type === "integer") return schema.anyOf ? "numberOrText" : "number";
+  if (schema.type === "boolean") return "boolean";
+  if (schema.type === "array") return "list";
+  if (schema.type === "object" && schema.properties) return "group";
+  return "text";
+}
+
+/** The user_prompt the API gets: only the fields given, numbers as numbers, lists as arrays, groups as objects. */
+export function buildPrompt(schema: Schema | null, values: Values, prefix = ""): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, field] of Object.entries(schema?.properties ?? {})) {
+    const path = prefix ? `${prefix}.${name}` : name;
+    const raw = values[path] ?? "";
+    const kind = kindOf(field);
+    if (kind === "group") {
+      const inner = buildPrompt(field, values, path);
+      if (Object.keys(inner).length > 0) out[name] = inner;
+    } else if (kind === "boolean") {
+      if (raw) out[name] = raw === "true";
+    } else if (kind === "list") {
+      const lines = raw.split("\n").map((l) => l.trim()).filter(Boolean);
+      if (lines.length > 0) out[name] = lines;
+    } else if (raw.trim() !== "") {
+      const numeric = /^-?\d+(?:[.,]\d+)?$/.test(raw.trim());
+      out[name] = kind === "number" || (kind === "numberOrText" && numeric) ? Number(raw.trim().replace(",", ".")) : raw;
+    }
+  }
+  return out;
+}
+
+type Props = { schema: Schema | null; values: Values; errors: Record<string, string>; onChange(path: string, value: string): void };
+
+/** Every field of the schema, in its order, with its hint (the schema's description) and its error. */
+export function PromptFields({ schema, values, errors, onChange, prefix = "" }: Props & { prefix?: string }) {
+  const { lang } = useLang();
+  const required = new Set(schema?.required ?? []);
+  return (
+    <>
+      {Object.entries(schema?.properties ?? {}).map(([name, field]) => {
+        const path = prefix ? `${prefix}.${name}` : name;
+        const label = fieldLabel(name, field, lang);
+        if (kindOf(field) === "group") {
+          return (
+            <fieldset key={path}>
+              <legend>{label}</legend>
+              {field.description && <p class="hint">{field.description}</p>}
+              <div class="form">
+                <PromptFields schema={field} values={values} errors={errors} onChange={onChange} prefix={path} />
+              </div>
+            </fieldset>
+          );
+        }
+        return (
+          <OneField
+            key={path}
+            path={path}
+            label={label}
+            schema={field}
+            required={required.has(name)}
+            value={values[path] ?? ""}
+            error={fieldError(errors, `user_prompt.${path}`)}
+            onChange={(v) => onChange(path, v)}
+          />
+        );
+      })}
+    </>
+  );
+}
+
+type OneProps = { path: string; label: string; schema: Schema; required: boolean; value: string; error?: string; onChange(value: string): void };
+
+function OneField({ path, label, schema, required, value, error, onChange }: OneProps) {
+  const m = useMessages();
+  const kind = kindOf(schema);
+  const text = schema.anyOf?.find((s) => s.type === "string") ?? schema;
+  // A raw pattern helps nobody; the one patterns the templates use (colours) reads as #rrggbb.
+  const colour = schema.pattern === "^#[0-9a-fA-F]{6}$";
+  const hints = [schema.description, kind === "list" && schema.maxItems ? m("lines", { n: schema.maxItems }) : "", colour ? m("format", { pattern: "#rrggbb" }) : ""];
+  const hint = hints.filter(Boolean).join(" ") || undefined;
+  return (
+    <Field label={label} hint={hint} error={error} required={required}>
+      {(control) =>
+        kind === "boolean" ? (
+          <span class="check">
+            <input {...control} type="checkbox" name={path} checked={value === "true"} onChange={(e) => onChange(e.currentTarget.checked ? "true" : "")} />
+          </span>
+        ) : kind === "enum" ? (
+          <select {...control} name={path} value={value} onChange={(e) => onChange(e.currentTarget.value)}>
+            <option value="">{m("none")}</option>
+            {(schema.enum ?? []).map((v) => (
+              <option key={String(v)} value={String(v)}>
+                {String(v)}
+              </option>
+            ))}
+          </select>
+        ) : kind === "list" ? (
+          <textarea {...control} name={path} rows={Math.min(schema.maxItems ?? 3, 5)} value={value} onInput={(e) => onChange(e.currentTarget.value)} />
+        ) : (
+          <input
+            {...control}
+            name={path}
+            type={(kind === "number" ? "number" : "text") as "text"}
+            inputMode={kind === "numberOrText" ? "decimal" : undefined}
+            min={schema.minimum}
+            max={schema.maximum}
+            maxLength={text.maxLength}
+            value={value}
+            onInput={(e) => onChange(e.currentTarget.value)}
+          />
+        )
+      }
+    </Field>
+  );
+}

@@ -1,0 +1,39 @@
+// The template gallery: a group of radio buttons (arrow keys move between them), each with the template's preview
+// picture, name, format and price in credits.
+import { defineMessages, useT } from "../i18n";
+import type { Template } from "./videos-data";
+
+const useMessages = defineMessages({
+  en: { premium: "Premium", seconds: "{n} s" },
+  tr: { premium: "Premium", seconds: "{n} sn" },
+});
+
+type Props = { templates: Template[]; value: string; onChange(id: string): void; error?: string };
+
+export function TemplateGallery({ templates, value, onChange, error }: Props) {
+  const t = useT();
+  const m = useMessages();
+  return (
+    <fieldset aria-describedby={error ? "template-error" : undefined}>
+      <legend>{t("videoNew.template")}</legend>
+      <div class="gallery">
+        {templates.map((tpl) => (
+          <label key={tpl.id}>
+            <input type="radio" name="template" value={tpl.id} checked={value === tpl.id} onChange={() => onChange(tpl.id)} />
+            <img src={tpl.preview_url} alt="" loading="lazy" />
+            <span class="template-name">{tpl.name}</span>
+            <span class="template-note">
+              {m("seconds", { n: tpl.duration })} · {t("common.credits", { n: tpl.credits })}
+              {tpl.premium ? ` · ${m("premium")}` : ""}
+            </span>
+          </label>
+        ))}
+      </div>
+      {error && (
+        <p class="field-error" id="template-error">
+          {error}
+        </p>
+      )}
+    </fieldset>
+  );
+}
