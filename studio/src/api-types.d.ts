@@ -675,23 +675,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/admin/accounts/{id}/login_links": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** A one-time Studio login link for the account (15 minutes, usable once) */
-        post: operations["postV1AdminAccountsByIdLogin_links"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/admin/accounts/{id}/credits": {
         parameters: {
             query?: never;
@@ -703,6 +686,23 @@ export interface paths {
         put?: never;
         /** Grant credits (a `grant` transaction) */
         post: operations["postV1AdminAccountsByIdCredits"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/accounts/{id}/login_links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A one-time Studio login link for the account (15 minutes, usable once) */
+        post: operations["postV1AdminAccountsByIdLogin_links"];
         delete?: never;
         options?: never;
         head?: never;
@@ -8846,7 +8846,7 @@ export interface operations {
             };
         };
     };
-    postV1AdminAccountsByIdLogin_links: {
+    postV1AdminAccountsByIdCredits: {
         parameters: {
             query?: never;
             header?: {
@@ -8859,24 +8859,41 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": Record<string, never>;
+                "application/json": {
+                    /** @description Credits to add (negative: a correction). */
+                    amount: number;
+                    description?: string;
+                };
             };
         };
         responses: {
-            /** @description The link */
+            /** @description The grant transaction */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
+                        id: string;
                         /** @constant */
-                        object: "login_link";
-                        /** @description Opens the Studio signed in as the account: once, within 15 minutes. */
-                        url: string;
-                        /** Format: date-time */
-                        expires_at: string;
+                        object: "transaction";
+                        /** @description Credits: positive in, negative out. */
+                        amount: number;
+                        type: string;
+                        description: string | null;
+                        platform: string | null;
+                        balance_after: number;
+                        created_at: string | null;
                     };
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unauthorized */
@@ -8899,6 +8916,15 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8939,7 +8965,7 @@ export interface operations {
             };
         };
     };
-    postV1AdminAccountsByIdCredits: {
+    postV1AdminAccountsByIdLogin_links: {
         parameters: {
             query?: never;
             header?: {
@@ -8952,31 +8978,23 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Credits to add (negative: a correction). */
-                    amount: number;
-                    description?: string;
-                };
+                "application/json": Record<string, never>;
             };
         };
         responses: {
-            /** @description The grant transaction */
+            /** @description The link */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        id: string;
                         /** @constant */
-                        object: "transaction";
-                        /** @description Credits: positive in, negative out. */
-                        amount: number;
-                        type: string;
-                        description: string | null;
-                        platform: string | null;
-                        balance_after: number;
-                        created_at: string | null;
+                        object: "login_link";
+                        /** @description Opens the Studio signed in as the account: once, within 15 minutes. */
+                        url: string;
+                        /** Format: date-time */
+                        expires_at: string;
                     };
                 };
             };
