@@ -128,8 +128,8 @@ describe("a plugin with an npm dependency, bundled per the recipe, in the compil
     const reference = page.searchParams.get("reference")!;
     expect(reference).toMatch(/^VT-[3-9A-HJ-NP-Z]{4}-[3-9A-HJ-NP-Z]{5}$/);
 
-    // The operator types it from the bank statement, in lower case and without dashes.
-    const found = cli("banktransfer", "find", reference.toLowerCase().replaceAll("-", " "), "--json");
+    // The operator types it from the bank statement: in lower case, in pieces.
+    const found = cli("banktransfer", "find", ...reference.toLowerCase().split("-"), "--json");
     expect(found.stderr).toBe("");
     expect(found.code).toBe(0);
     expect(JSON.parse(found.stdout)).toMatchObject({ reference, top_up_id: top.id, amount: 1500, currency: "eur" });

@@ -30,13 +30,15 @@ async function issued(dataDir: string): Promise<Issued[]> {
 
 /** `vitrin banktransfer find REFERENCE`: the top-up a transfer pays, from its reference as printed on the statement. */
 async function find(ctx: CommandContext<Settings>): Promise<number> {
-  if (ctx.args.length !== 1) {
+  // Typed as it stands on a statement, a reference may come in pieces: `find vt7k3q 9xamd` is one reference.
+  const typed = ctx.args.join("");
+  if (!typed) {
     console.error("usage: vitrin banktransfer find REFERENCE [--json]");
     return 2;
   }
-  const reference = readReference(ctx.args[0]!);
+  const reference = readReference(typed);
   if (!reference) {
-    console.error(`"${ctx.args[0]}" is not a transfer reference, or it was mistyped (its check character does not match)`);
+    console.error(`"${ctx.args.join(" ")}" is not a transfer reference, or it was mistyped (its check character does not match)`);
     return 1;
   }
   const found = (await issued(ctx.config.dataDir)).find((i) => i.reference === reference);
