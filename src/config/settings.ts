@@ -198,8 +198,8 @@ export const coreSettings: CoreSetting[] = [
     env: "VITRIN_TRUSTED_PROXIES",
     key: "trustedProxies",
     unset: "",
-    default: "(none: X-Forwarded-For is ignored)",
-    doc: "Reverse proxies (addresses or CIDR blocks, comma-separated, e.g. `127.0.0.1,10.0.0.0/8`) whose `X-Forwarded-For` names the client. Empty trusts none: the socket's peer is the client, and the header is ignored.",
+    default: "(none: X-Forwarded-For and -Proto are ignored)",
+    doc: "Reverse proxies (addresses or CIDR blocks, comma-separated, e.g. `127.0.0.1,10.0.0.0/8`) whose `X-Forwarded-For` names the client and whose `X-Forwarded-Proto: https` makes the Studio's session cookie `Secure`. Empty trusts none: the socket's peer is the client, and both headers are ignored.",
     parse: (r) => {
       const list = r.split(",").map((e) => e.trim()).filter(Boolean);
       const bad = list.find((e) => !proxyEntry(e));

@@ -60,9 +60,10 @@ async function signIn(deps: StudioSessionDeps, token: string) {
 /** The answer to a login link: the cookie and on to the products page, or back to sign-in saying the link failed. */
 async function useLoginLink(deps: StudioSessionDeps, code: string, request: Request, server: PeerSource): Promise<Response> {
   const link = await deps.sessions.consumeLoginLink(code);
-  if (!link) return new Response(null, { status: 303, headers: { location: "/sign-in?link=invalid", "cache-control": "no-store" } });
+  // The code is in this URL: no page it leads to may pass it on as a Referer.
+  if (!link) return new Response(null, { status: 303, headers: { location: "/sign-in?link=invalid", "cache-control": "no-store", "referrer-policy": "no-referrer" } });
   const { secret } = await deps.sessions.open({ kind: "account", accountId: link.accountId, openedWith: link.linkId });
-  const headers = { location: "/products", "cache-control": "no-store", "set-cookie": sessionCookie(secret, isHttps(request, server, deps.trustedProxies)) };
+  const headers = { location: "/products", "cache-control": "no-store", "referrer-policy": "no-referrer", "set-cookie": sessionCookie(secret, isHttps(request, server, deps.trustedProxies)) };
   return new Response(null, { status: 303, headers });
 }
 
