@@ -1,0 +1,139 @@
+// The Developers page's webhook endpoints: the account's extra receivers (URL, events, enabled), a form that adds one
+// and shows its secret once, and per endpoint Enable/Disable and Delete (behind a confirmation).
+import { useState } from "preact/hooks";
+import { api, fieldError } from "../api";
+import { fieldsOf, formMessageOf, messageOf, must } from "../call";
+import { Alert } from "../components/alert";
+import { Button } from "../components/button";
+import { ConfirmButton } from "../components/confirm-button";
+import { CopyField } from "../components/copy-field";
+import { Empty } from "../components/empty";
+import { TextField } from "../components/field";
+import { Loading } from "../components/spinner";
+import { Table, type Column } from "../components/table";
+import { useLoad } from "../hooks";
+import { useDevelopersMessages } from "../i18n/developers";
+
+type Endpoint = Awaited<ReturnType<typeof listEndpoints>>["data"][number];
+
+function listEndpoints() {
+  return must(api.GET("/v1/webhook_endpoints"));
+}
+
+function AddEndpoint({ onAdded }: { onAdded(endpoint: Endpoint): void }) {
+  const m = useDevelopersMessages();
+  const [url, setUrl] = useState("");
+  const [events, setEvents] = useState("*");
+  const [description, setDescription] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [fields, setFields] = useState<Record<string, string>>({});
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    setFields({});
+    try {
+      const list = events.split(",").map((s) => s.trim()).filter(Boolean);
+      const body = { url: url.trim(), events: list, ...(description.trim() ? { description: description.trim() } : {}) };
+      onAdded(await must(api.POST("/v1/webhook_endpoints", { body })));
+      setUrl("");
+      setDescription("");
+    } catch (err) {
+      setFields(fieldsOf(err));
+      setError(formMessageOf(err, m("network")));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form class="card form" onSubmit={submit} aria-labelledby="add-endpoint-heading">
+      <h3 id="add-endpoint-heading">{m("addEndpoint")}</h3>
+      <TextField label={m("endpointUrl")} type="url" placeholder="https://" maxLength={2048} required value={url} onValue={setUrl} error={fieldError(fields, "url")} />
+      <TextField label={m("endpointEvents")} hint={m("endpointEventsHint")} required value={events} onValue={setEvents} error={fieldError(fields, "events")} />
+      <TextField label={m("endpointDescription")} maxLength={500} value={description} onValue={setDescription} error={fieldError(fields, "description")} />
+      {error && <Alert tone="error">{error}</Alert>}
+      <div class="row">
+        <Button type="submit" busy={busy}>
+          {m("addEndpoint")}
+        </Button>
+      </div>
+    </form>
+  );
+}
+
+export function EndpointsSection() {
+  const m = useDevelopersMessages();
+  const endpoints = useLoad(listEndpoints);
+  const [secret, setSecret] = useState<string | null>(null);
+  const [notice, setNotice] = useState<{ tone: "success" | "error"; text: string } | null>(null);
+  const toggle = async (e: Endpoint) => {
+    setNotice(null);
+    try {
+      await must(api.PATCH("/v1/webhook_endpoints/{id}", { params: { path: { id: e.id } }, body: { enabled: !e.enabled } }));
+      await endpoints.reload();
+    } catch (err) {
+      setNotice({ tone: "error", text: messageOf(err, m("network")) });
+    }
+  };
+  const remove = async (e: Endpoint) => {
+    await must(api.DELETE("/v1/webhook_endpoints/{id}", { params: { path: { id: e.id } } }));
+    setNotice({ tone: "success", text: m("deleted") });
+    await endpoints.reload();
+  };
+  const columns: Column<Endpoint>[] = [
+    { key: "url", label: m("url"), render: (e) => <span class="mono">{e.url}</span> },
+    { key: "events", label: m("endpointEvents"), render: (e) => <code>{e.events.join(", ")}</code> },
+    { key: "description", label: m("endpointDescription"), render: (e) => e.description },
+    { key: "status", label: m("status"), render: (e) => <span class={`badge ${e.enabled ? "badge-success" : "badge-neutral"}`}>{e.enabled ? m("enabled") : m("disabled")}</span> },
+    {
+      key: "actions",
+      label: m("actions"),
+      render: (e) => (
+        <div class="row">
+          <Button onClick={() => toggle(e)} aria-label={m("toggleLabel", { action: e.enabled ? m("disable") : m("enable"), url: e.url })}>
+            {e.enabled ? m("disable") : m("enable")}
+          </Button>
+          <ConfirmButton
+            label={m("deleteEndpoint")}
+            ariaLabel={m("deleteLabel", { url: e.url })}
+            title={m("deleteTitle")}
+            onConfirm={() => remove(e)}
+            describe={(err) => messageOf(err, m("network"))}
+          >
+            <p>{m("deleteText", { url: e.url })}</p>
+          </ConfirmButton>
+        </div>
+      ),
+    },
+  ];
+  const added = (e: Endpoint) => {
+    setSecret(e.secret ?? null);
+    setNotice(null);
+    void endpoints.reload();
+  };
+  return (
+    <section class="section" aria-labelledby="endpoints-heading">
+      <h2 id="endpoints-heading">{m("endpoints")}</h2>
+      <p class="hint">{m("endpointsIntro")}</p>
+      {secret && (
+        <Alert tone="warning">
+          <p>{m("endpointSecretWarning")}</p>
+          <CopyField label={m("endpointSecret")} value={secret} />
+          <Button onClick={() => setSecret(null)}>{m("hideSecret")}</Button>
+        </Alert>
+      )}
+      {notice && <Alert tone={notice.tone}>{notice.text}</Alert>}
+      {endpoints.error ? (
+        <Alert tone="error">{endpoints.error}</Alert>
+      ) : !endpoints.data ? (
+        <Loading />
+      ) : endpoints.data.data.length === 0 ? (
+        <Empty>{m("noEndpoints")}</Empty>
+      ) : (
+        <Table caption={m("endpoints")} columns={columns} rows={endpoints.data.data} rowKey={(e) => e.id} />
+      )}
+      <AddEndpoint onAdded={added} />
+    </section>
+  );
+}
