@@ -42,6 +42,9 @@ test("a login link signs in once: cookie and 303 to /products, then 303 to /sign
   const session = await t.json("GET", "/studio/session", { headers: { cookie: first.cookie! } });
   expect(session.body).toMatchObject({ kind: "account", account: { id: acct.id } });
   expect((await t.json("GET", "/v1/products", { headers: { cookie: first.cookie! } })).status).toBe(200);
+  // The code is in the link's URL: the answer keeps it out of any Referer.
+  const used = await t.service.handle(new Request(link.url));
+  expect(used.headers.get("referrer-policy")).toBe("no-referrer");
   const second = await follow(t, link.url);
   expect(second).toEqual({ status: 303, location: "/sign-in?link=invalid", cookie: null });
 });
