@@ -22,7 +22,24 @@ export async function examplePlugin<S extends Slot>(slot: S, name: string, env: 
     await loadPluginFolders([EXAMPLES_DIR], r);
     return r;
   })();
-  const def = (await registry).find(slot, name);
+  return createPlugin(await registry, slot, name, env);
+}
+
+/**
+ * The same for an example built from npm packages (`entry` below examples/plugins/): bundled into one file first, as
+ * its recipe does (docs/plugins.md, "Plugins from npm"), and that file loaded from a folder.
+ */
+export async function bundledExamplePlugin<S extends Slot>(slot: S, name: string, entry: string, env: Record<string, string> = {}): Promise<SlotMap[S]> {
+  const outdir = mkdtempSync(join(tmpdir(), `vitrin-example-${name}-bundle-`));
+  const built = await Bun.build({ entrypoints: [join(EXAMPLES_DIR, entry)], target: "bun", format: "esm", outdir });
+  if (!built.success) throw new Error(`bundling ${entry} failed: ${built.logs.join("\n")}`);
+  const r = new PluginRegistry();
+  await loadPluginFolders([outdir], r);
+  return createPlugin(r, slot, name, env);
+}
+
+async function createPlugin<S extends Slot>(registry: PluginRegistry, slot: S, name: string, env: Record<string, string>): Promise<SlotMap[S]> {
+  const def = registry.find(slot, name);
   const config = loadConfig({ VITRIN_DATA_DIR: mkdtempSync(join(tmpdir(), `vitrin-example-${name}-`)), VITRIN_PUBLIC_URL: "http://vitrin.test", ...env });
   const settings = readPluginSettings(def.settings, config);
   const plugin = await def.create({ config, settings, env, logger: memoryLogger(), templates: await (templates ??= loadTemplates({ builtin: BUILTIN_TEMPLATES })) });

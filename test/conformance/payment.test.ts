@@ -1,11 +1,12 @@
 // The payment kit run against every payment plugin: manual, stripe (the real SDK against a Stripe stand-in on
-// loopback) and the example folder plugin payment-sandbox, with the kit playing each provider.
+// loopback) and the example folder plugins payment-sandbox and payment-banktransfer (bundled with its npm package), with
+// the kit playing each provider.
 import { afterAll } from "bun:test";
 import { createManualPayment } from "../../plugins/payment-manual";
 import { createStripePayment } from "../../plugins/payment-stripe";
 import { signatureHeader } from "../../examples/plugins/payment-sandbox";
 import { startFakeStripe } from "../support/fake-stripe";
-import { examplePlugin } from "./example-plugins";
+import { bundledExamplePlugin, examplePlugin } from "./example-plugins";
 import { paymentConformance, type SignedNotice, type StartedPayment } from "./payment";
 
 paymentConformance("manual", async () => createManualPayment("http://vitrin.test"));
@@ -51,3 +52,8 @@ paymentConformance("example folder plugin payment-sandbox", () => examplePlugin(
     await plugin.parseWebhook!(n.body, new Headers(n.headers));
   },
 });
+
+// Bank transfers have no provider to notify or ask: an operator books them by hand, so the kit only plays the payer.
+paymentConformance("example npm plugin payment-banktransfer", () =>
+  bundledExamplePlugin("payment", "banktransfer", "payment-banktransfer/src/index.ts", { VITRIN_PLUGIN_BANKTRANSFER_INSTRUCTIONS_URL: "https://shop.example/pay-by-transfer" }),
+);

@@ -10,7 +10,7 @@
 // Types come from the @vitrin/plugin-kit package (`import type`: erased when bundled); every value from `host`.
 import { appendFile, mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { CommandContext, PaymentPlugin, PluginHost } from "@vitrin/plugin-kit";
+import type { CommandContext, PaymentPlugin, PaymentRequest, PluginHost } from "@vitrin/plugin-kit";
 import { newReference, readReference } from "./reference";
 
 type Settings = { instructionsUrl: string | null };
@@ -69,6 +69,20 @@ export default function bankTransfer(host: PluginHost) {
     create(ctx): PaymentPlugin {
       const { instructionsUrl } = ctx.settings;
       const dataDir = ctx.config.dataDir;
+      // One reference per top-up, however often the core asks (a retried request must not open a second payment):
+      // issuing is done one at a time, so two asks for the same top-up cannot both miss the file and both write.
+      let issuing: Promise<unknown> = Promise.resolve();
+      const referenceFor = (req: PaymentRequest): Promise<string> => {
+        const next = issuing.then(async () => {
+          const known = (await issued(dataDir)).find((i) => i.top_up_id === req.topUpId);
+          if (known) return known.reference;
+          const line: Issued = { reference: newReference(), top_up_id: req.topUpId, amount: req.amount, currency: req.currency, created_at: new Date().toISOString() };
+          await appendFile(referencesFile(dataDir), `${JSON.stringify(line)}\n`);
+          return line.reference;
+        });
+        issuing = next.catch(() => undefined);
+        return next;
+      };
       return {
         slot: "payment",
         name: "banktransfer",
@@ -77,9 +91,7 @@ export default function bankTransfer(host: PluginHost) {
           await mkdir(join(dataDir, "banktransfer"), { recursive: true });
         },
         async createPayment(req) {
-          const reference = newReference();
-          const line: Issued = { reference, top_up_id: req.topUpId, amount: req.amount, currency: req.currency, created_at: new Date().toISOString() };
-          await appendFile(referencesFile(dataDir), `${JSON.stringify(line)}\n`);
+          const reference = await referenceFor(req);
           const url = new URL(instructionsUrl!);
           url.searchParams.set("reference", reference);
           url.searchParams.set("amount", String(req.amount));
