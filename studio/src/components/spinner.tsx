@@ -13,7 +13,7 @@ export function Loading() {
   const t = useT();
   return (
     <p class="loading">
-      <Spinner label="" /> {t("app.loading")}
+      <Spinner label="" />{t("app.loading")}
     </p>
   );
 }

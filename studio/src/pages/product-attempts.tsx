@@ -2,6 +2,7 @@
 import { api } from "../api";
 import { Button } from "../components/button";
 import { StatusBadge } from "../components/status-badge";
+import { Warnings } from "./product-warnings";
 import { Table } from "../components/table";
 import { useLoad } from "../hooks";
 import { formatDate, useLang, useT } from "../i18n";
@@ -39,11 +40,11 @@ export function Attempts({ productId, version, busy, onAccept }: Props) {
               <span class="meta">
                 <StatusBadge status={a.status} />
                 {a.in_use && <strong>{t("product.current")}</strong>}
-                {a.warnings.map((w) => <code key={w}>{w}</code>)}
                 {a.error && <span>{a.error}</span>}
               </span>
             ),
           },
+          { key: "warnings", label: t("product.warnings"), render: (a) => <Warnings codes={a.warnings} /> },
           { key: "at", label: t("videos.created"), render: (a) => formatDate(a.created_at, lang) },
           {
             key: "accept",

@@ -12,6 +12,7 @@ import { useLoad, usePoll } from "../hooks";
 import { useT } from "../i18n";
 import { Compare } from "./product-compare";
 import { Attempts } from "./product-attempts";
+import { Warnings } from "./product-warnings";
 
 async function loadProduct(id: string) {
   const { data, error, response } = await api.GET("/v1/products/{id}", { params: { path: { id } } });
@@ -50,7 +51,7 @@ export function ProductPage({ id }: { id: string }) {
 
   const back = (
     <a href="/products">
-      <BackIcon size={16} /> {t("product.back")}
+      <BackIcon size={16} />{t("product.back")}
     </a>
   );
   if (product.loading && !p) return <Loading />;
@@ -78,21 +79,15 @@ export function ProductPage({ id }: { id: string }) {
         </section>
         <section class="card product-side" aria-label={t("product.cutout")}>
           <p class="meta">
-            <StatusBadge status={d.status === "off" ? "completed" : d.status} />
+            <StatusBadge status={d.status} />
           </p>
           {processing && (
             <p class="loading" role="status">
-              <Spinner label="" /> {t("product.working")}
+              <Spinner label="" />{t("product.working")}
             </p>
           )}
           {d.status === "failed" && <Alert tone="error">{t("product.failed", { reason: d.error ?? t("common.error") })}</Alert>}
-          {d.warnings.length > 0 && (
-            <p class="meta">
-              {d.warnings.map((w) => (
-                <code key={w}>{w}</code>
-              ))}
-            </p>
-          )}
+          <Warnings codes={d.warnings} />
           <p>{t("product.attemptsLeft", { n: left })}</p>
           <div class="row">
             <Button variant="primary" onClick={retry} busy={busy} disabled={processing || left <= 0}>

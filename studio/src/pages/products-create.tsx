@@ -116,7 +116,7 @@ export function CreateProductForm({ onCreated, full }: { onCreated(id: string): 
         }}
       >
         <label for={inputId} class="legend">
-          <UploadIcon /> {t("products.image")}
+          <UploadIcon />{t("products.image")}
         </label>
         <p class="hint" id={`${inputId}-hint`}>
           {dragging ? t("products.drop") : t("products.imageHint")}

@@ -36,7 +36,7 @@ function ProductCard({ product }: { product: Product }) {
         />
         <span class="name">{product.name}</span>
         <span class="meta">
-          <StatusBadge status={product.dekupe.status === "off" ? "completed" : product.dekupe.status} />
+          <StatusBadge status={product.dekupe.status} />
         </span>
       </a>
     </li>

@@ -65,7 +65,7 @@ export function Estimate({ state }: { state: EstimateState }) {
         </p>
       ) : state.loading ? (
         <p class="loading">
-          <Spinner small label="" /> {t("videoNew.estimating")}
+          <Spinner small label="" />{t("videoNew.estimating")}
         </p>
       ) : null}
       {!state.sufficient && state.available !== null && <Alert tone="warning">{m("short", { n: state.available })}</Alert>}

@@ -110,7 +110,7 @@ export function VideoNewPage() {
 
   const back = (
     <a href="/videos">
-      <BackIcon size={16} /> {t("video.back")}
+      <BackIcon size={16} />{t("video.back")}
     </a>
   );
   if (choices.loading && !choices.data) return <Loading />;

@@ -50,7 +50,7 @@ function Player({ video, title }: { video: Video; title: string }) {
       <video class="player" controls preload="metadata" playsInline src={video.video_url} poster={video.thumbnail_url ?? undefined} aria-label={title} />
       <div class="row">
         <LinkButton href={video.video_url} download={`${video.id}.mp4`} variant="primary">
-          <DownloadIcon /> {t("video.download")}
+          <DownloadIcon />{t("video.download")}
         </LinkButton>
         {video.thumbnail_url && (
           <LinkButton href={video.thumbnail_url} download={`${video.id}.jpg`}>
@@ -69,7 +69,7 @@ export function VideoPage({ id }: { id: string }) {
   usePoll(Boolean(data && moving(data.video.status)), loaded.reload);
   const back = (
     <a href="/videos">
-      <BackIcon size={16} /> {t("video.back")}
+      <BackIcon size={16} />{t("video.back")}
     </a>
   );
   if (loaded.loading && !data) return <Loading />;
@@ -93,7 +93,7 @@ export function VideoPage({ id }: { id: string }) {
           {moving(video.status) && (
             <div class="card waiting">
               <p class="loading">
-                <Spinner label="" /> {t("video.waiting")}
+                <Spinner label="" />{t("video.waiting")}
               </p>
               <progress max={100} value={progress} aria-label={t("videos.progress")}>
                 {progress}%

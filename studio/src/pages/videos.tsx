@@ -68,7 +68,7 @@ export function VideosPage() {
       title={t("videos.title")}
       actions={
         <LinkButton href="/videos/new" variant="primary">
-          <PlusIcon /> {t("videos.create")}
+          <PlusIcon />{t("videos.create")}
         </LinkButton>
       }
     >
