@@ -1,14 +1,14 @@
 // The compiled executable, as a self-hoster meets it: built with scripts/build.ts, copied alone into an empty folder
 // (plus a plugins/ and a templates/ folder beside it), then used through its CLI and its HTTP API over a real socket.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { signatureHeader } from "../examples/plugins/payment-sandbox";
+import { compiledBinary } from "./compiled-binary";
 import { createPostgresDatabase, freePort, onPostgres, productPhoto, startImageHost, tempDir, type ImageHost } from "./helpers";
 
 const ROOT = join(import.meta.dir, "..");
-const BUN = process.execPath;
 const SECRET = "sandbox-secret-0123456789";
 const ADMIN = "binary-admin-token-0123456789";
 
@@ -78,8 +78,8 @@ beforeAll(async () => {
   work = tempDir("vitrin-binary-");
   if (onPostgres) database = await createPostgresDatabase();
   exe = join(work, "vitrin");
-  const build = Bun.spawnSync([BUN, "run", join(ROOT, "scripts", "build.ts"), "--outfile", exe], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
-  if (build.exitCode !== 0) throw new Error(`build failed:\n${build.stdout}\n${build.stderr}`);
+  // Built by scripts/build.ts once per test run (test/compiled-binary.ts), copied here alone as a self-hoster has it.
+  copyFileSync(await compiledBinary(), exe);
   // What sits beside the binary: a plugin folder (the repository's example) and a template folder.
   cpSync(join(ROOT, "examples", "plugins", "payment-sandbox"), join(work, "plugins", "payment-sandbox"), { recursive: true });
   mkdirSync(join(work, "templates"));
