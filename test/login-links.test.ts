@@ -1,6 +1,7 @@
 // One-time login links: an operator's URL (API or CLI) signs a browser in once, within 15 minutes; a used, expired or
 // unknown code goes back to the sign-in page. Two instances on one database racing with one code: one wins.
 import { afterEach, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { ADMIN_TOKEN, BASE, createPostgresDatabase, onPostgres, startService, tempDir, type TestService } from "./helpers";
 
@@ -81,7 +82,9 @@ test("two instances on one database racing with one code: exactly one browser is
     cleanups.push(() => pg.drop());
     env = { VITRIN_DATABASE_URL: pg.url };
   } else {
-    env = { VITRIN_DATABASE_URL: `sqlite:${join(tempDir(), "shared.db")}` };
+    const dir = tempDir();
+    cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+    env = { VITRIN_DATABASE_URL: `sqlite:${join(dir, "shared.db")}` };
   }
   const a = await start(env);
   const b = await start(env);

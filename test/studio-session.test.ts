@@ -2,7 +2,9 @@
 // (its writes need X-CSRF-Token), sign-out and token revocation ending the session on the server, operator sessions,
 // and the Secure flag behind https. In-process requests, except where the socket's peer is the subject.
 import { afterEach, expect, test } from "bun:test";
-import { ADMIN_TOKEN, freePort, startService, type TestService } from "./helpers";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { ADMIN_TOKEN, createPostgresDatabase, freePort, onPostgres, startService, tempDir, type TestService } from "./helpers";
 
 let t: TestService | null = null;
 afterEach(async () => {
@@ -161,4 +163,26 @@ test("wrong tokens at sign-in count toward the address's auth throttle: past it,
   expect(blocked.headers.get("set-cookie")).toBeNull();
   t.clock.advance(61_000);
   expect((await post(acct.token)).status).toBe(200);
+});
+
+test("sessions live in the database: another instance accepts them, and one with another admin token ends operators'", async () => {
+  const pg = onPostgres ? await createPostgresDatabase() : null;
+  const dir = tempDir();
+  const shared = { VITRIN_DATABASE_URL: pg ? pg.url : `sqlite:${join(dir, "shared.db")}` };
+  t = await startService(shared);
+  const other = await startService({ ...shared, VITRIN_ADMIN_TOKEN: "another-admin-token-0123456789abcdef" });
+  try {
+    const acct = await t.newAccount();
+    const account = await signIn(t, acct.token);
+    const operator = await signIn(t, ADMIN_TOKEN);
+    expect((await other.json("GET", "/v1/products", { headers: { cookie: account.cookie } })).status).toBe(200);
+    expect((await other.json("GET", "/v1/admin/accounts", { headers: { cookie: operator.cookie } })).status).toBe(401);
+    expect((await t.json("GET", "/v1/admin/accounts", { headers: { cookie: operator.cookie } })).status).toBe(200);
+  } finally {
+    await other.close();
+    await t.close();
+    t = null;
+    await pg?.drop();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
