@@ -37,3 +37,14 @@ export function usePoll(active: boolean, tick: () => unknown, ms = 2000): void {
     return () => clearInterval(timer);
   }, [active, ms]);
 }
+
+/**
+ * After a failed submit, moves focus to the form's first invalid control, so a keyboard or screen-reader user lands
+ * on the problem instead of hunting for it; `trigger` is the submit's problem (a new object each time).
+ */
+export function useFocusFirstInvalid(form: { current: HTMLFormElement | null }, trigger: unknown): void {
+  useEffect(() => {
+    if (!trigger || !form.current) return;
+    form.current.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+  }, [trigger]);
+}

@@ -1,11 +1,12 @@
 // The new-product form: an image by file input or drag and drop (checked for type and size before upload), a name,
 // then a multipart POST /v1/products; the limit of five and image problems come back as messages.
-import { useEffect, useId, useState } from "preact/hooks";
+import { useEffect, useId, useRef, useState } from "preact/hooks";
 import { fieldErrors, problemOf, send, type ApiProblem } from "../api";
 import { Alert } from "../components/alert";
 import { Button } from "../components/button";
 import { TextField } from "../components/field";
 import { UploadIcon } from "../components/icons";
+import { useFocusFirstInvalid } from "../hooks";
 import { defineMessages } from "../i18n";
 import { useT } from "../i18n";
 
@@ -54,6 +55,8 @@ export function CreateProductForm({ onCreated, full }: { onCreated(id: string): 
   const [errors, setErrors] = useState<Errors>({});
   const [busy, setBusy] = useState(false);
   const [dragging, setDragging] = useState(false);
+  const formRef = useRef<HTMLFormElement>(null);
+  useFocusFirstInvalid(formRef, errors.image || errors.name ? errors : null);
 
   useEffect(() => {
     if (!file) return setPreview(null);
@@ -101,9 +104,9 @@ export function CreateProductForm({ onCreated, full }: { onCreated(id: string): 
 
   const imageError = errors.image ? `${inputId}-error` : undefined;
   return (
-    <form class="form card" onSubmit={submit} noValidate aria-labelledby={`${inputId}-title`}>
+    <form ref={formRef} class="form card" onSubmit={submit} noValidate aria-labelledby={`${inputId}-title`}>
       <h2 id={`${inputId}-title`}>{t("products.create")}</h2>
-      {full && <Alert tone="warning">{m("limit", { max: 5 })}</Alert>}
+      {full && !errors.form && <Alert tone="warning">{m("limit", { max: 5 })}</Alert>}
       {errors.form && <Alert tone="error">{errors.form}</Alert>}
       <div
         class={`dropzone${dragging ? " dropzone-active" : ""}${errors.image ? " field-invalid" : ""}`}

@@ -1,7 +1,7 @@
 // Create video: Product, Template (a gallery), the template's own fields, Language, Format and Music; the cost is
 // estimated as the form changes (POST /v1/videos/estimate, debounced) and 422 problems show at their fields.
 import { useLocation } from "preact-iso";
-import { useEffect, useMemo, useState } from "preact/hooks";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { api, asProblem, fieldError, fieldErrors, unplacedErrors, type ApiProblem } from "../api";
 import { Alert, AlertList } from "../components/alert";
 import { Button, LinkButton } from "../components/button";
@@ -9,7 +9,7 @@ import { SelectField } from "../components/field";
 import { BackIcon } from "../components/icons";
 import { Page } from "../components/page";
 import { Loading } from "../components/spinner";
-import { useLoad } from "../hooks";
+import { useFocusFirstInvalid, useLoad } from "../hooks";
 import { defineMessages, useLang, useT } from "../i18n";
 import { loadProducts } from "./products";
 import { TemplateGallery } from "./video-gallery";
@@ -88,6 +88,8 @@ export function VideoNewPage() {
   const estimate = useEstimate(form.request);
   const [problem, setProblem] = useState<ApiProblem | null>(null);
   const [busy, setBusy] = useState(false);
+  const formRef = useRef<HTMLFormElement>(null);
+  useFocusFirstInvalid(formRef, problem);
   // A 422 from the last submit, else from the live estimate: both point at the same fields.
   const errors = fieldErrors(problem ?? estimate.problem);
   const { state, set } = form;
@@ -127,7 +129,7 @@ export function VideoNewPage() {
   const other = problem ? unplacedErrors(errors, shownFields(form.schema)) : [];
   return (
     <Page title={t("videoNew.title")} back={back}>
-      <form class="form video-form" onSubmit={submit} noValidate>
+      <form ref={formRef} class="form video-form" onSubmit={submit} noValidate>
         {problem && (problem.details?.length ? <AlertList title={t("videoNew.fixErrors")} items={other} /> : <Alert tone="error">{problem.message}</Alert>)}
         <SelectField label={t("videoNew.product")} name="product" value={state.productId} onValue={set.setProductId} error={fieldError(errors, "product_id")} options={products.map((p) => ({ value: p.id, label: p.name }))} />
         <TemplateGallery templates={templates} value={state.templateId} onChange={set.setTemplateId} error={fieldError(errors, "template_id")} />
