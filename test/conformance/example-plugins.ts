@@ -1,6 +1,6 @@
 // Our runs of the conformance kits reach the example folder plugins (examples/plugins/) the way vitrin does at start:
 // loaded by src/plugins/load.ts into a registry, then created with a plugin context. Not part of the kits themselves.
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config";
@@ -35,6 +35,7 @@ export async function bundledExamplePlugin<S extends Slot>(slot: S, name: string
   if (!built.success) throw new Error(`bundling ${entry} failed: ${built.logs.join("\n")}`);
   const r = new PluginRegistry();
   await loadPluginFolders([outdir], r);
+  rmSync(outdir, { recursive: true, force: true }); // imported: the file is no longer needed
   return createPlugin(r, slot, name, env);
 }
 
