@@ -2,89 +2,15 @@
 // choice lists, lists of short texts (one per line) and nested groups such as colours; each with its API error inline.
 import { fieldError } from "../api";
 import { Field } from "../components/field";
-import { defineMessages, useLang, type Lang } from "../i18n";
+import { defineMessages, useLang } from "../i18n";
+import { fieldLabel, kindOf, type Schema, type Values } from "./video-prompt";
 
-export type Schema = {
-  type?: string;
-  properties?: Record<string, Schema>;
-  required?: string[];
-  items?: Schema;
-  anyOf?: Schema[];
-  enum?: unknown[];
-  description?: string;
-  title?: string;
-  maxLength?: number;
-  minLength?: number;
-  maxItems?: number;
-  minimum?: number;
-  maximum?: number;
-  pattern?: string;
-};
-
-/** Field values by path ("headline", "colors.primary"); lists as one line each, yes/no as "true" or "". */
-export type Values = Record<string, string>;
+export { buildPrompt, type Schema, type Values } from "./video-prompt";
 
 const useMessages = defineMessages({
   en: { lines: "One per line, at most {n}.", format: "Format: {pattern}", none: "—" },
   tr: { lines: "Her satıra bir tane, en fazla {n}.", format: "Biçim: {pattern}", none: "—" },
 });
-
-/** Turkish names of the fields the built-in templates use; other fields show their own name made readable. */
-const TR_NAMES: Record<string, string> = {
-  headline: "Başlık",
-  subheadline: "Alt başlık",
-  price: "Fiyat",
-  old_price: "Eski fiyat",
-  currency: "Para birimi",
-  call_to_action: "Eylem çağrısı",
-  colors: "Renkler",
-  features: "Özellikler",
-  primary: "Ana renk",
-  accent: "Vurgu rengi",
-  background: "Arka plan",
-  text: "Metin rengi",
-};
-
-export function fieldLabel(name: string, schema: Schema, lang: Lang): string {
-  if (lang === "tr" && TR_NAMES[name]) return TR_NAMES[name];
-  if (schema.title) return schema.title;
-  const words = name.replace(/[_-]+/g, " ").trim();
-  return words.charAt(0).toUpperCase() + words.slice(1);
-}
-
-/** What kind of control a schema asks for. */
-function kindOf(schema: Schema): "text" | "number" | "numberOrText" | "boolean" | "enum" | "list" | "group" {
-  if (schema.enum) return "enum";
-  if (schema.anyOf) return schema.anyOf.some((s) => s.type === "number" || s.type === "integer") ? "numberOrText" : "text";
-  if (schema.type === "number" || schema.type === "integer") return schema.anyOf ? "numberOrText" : "number";
-  if (schema.type === "boolean") return "boolean";
-  if (schema.type === "array") return "list";
-  if (schema.type === "object" && schema.properties) return "group";
-  return "text";
-}
-
-/** The user_prompt the API gets: only the fields given, numbers as numbers, lists as arrays, groups as objects. */
-export function buildPrompt(schema: Schema | null, values: Values, prefix = ""): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [name, field] of Object.entries(schema?.properties ?? {})) {
-    const path = prefix ? `${prefix}.${name}` : name;
-    const raw = values[path] ?? "";
-    const kind = kindOf(field);
-    if (kind === "group") {
-      const inner = buildPrompt(field, values, path);
-      if (Object.keys(inner).length > 0) out[name] = inner;
-    } else if (kind === "boolean") {
-      if (raw) out[name] = raw === "true";
-    } else if (kind === "list") {
-      const lines = raw.split("\n").map((l) => l.trim()).filter(Boolean);
-      if (lines.length > 0) out[name] = lines;
-    } else if (raw.trim() !== "") {
-      const numeric = /^-?\d+(?:[.,]\d+)?$/.test(raw.trim());
-      out[name] = kind === "number" || (kind === "numberOrText" && numeric) ? Number(raw.trim().replace(",", ".")) : raw;
-    }
-  }
-  return out;
-}
 
 type Props = { schema: Schema | null; values: Values; errors: Record<string, string>; onChange(path: string, value: string): void };
 

@@ -1,0 +1,80 @@
+// A template's prompt_schema read as a form: which control each field needs, its label, and the user_prompt the
+// form's values make (plain TypeScript, no DOM, so tests run it outside a browser).
+import type { Lang } from "../i18n/format";
+
+export type Schema = {
+  type?: string;
+  properties?: Record<string, Schema>;
+  required?: string[];
+  items?: Schema;
+  anyOf?: Schema[];
+  enum?: unknown[];
+  description?: string;
+  title?: string;
+  maxLength?: number;
+  minLength?: number;
+  maxItems?: number;
+  minimum?: number;
+  maximum?: number;
+  pattern?: string;
+};
+
+/** Field values by path ("headline", "colors.primary"); lists as one line each, yes/no as "true" or "". */
+export type Values = Record<string, string>;
+
+/** Turkish names of the fields the built-in templates use; other fields show their own name made readable. */
+const TR_NAMES: Record<string, string> = {
+  headline: "Başlık",
+  subheadline: "Alt başlık",
+  price: "Fiyat",
+  old_price: "Eski fiyat",
+  currency: "Para birimi",
+  call_to_action: "Eylem çağrısı",
+  colors: "Renkler",
+  features: "Özellikler",
+  primary: "Ana renk",
+  accent: "Vurgu rengi",
+  background: "Arka plan",
+  text: "Metin rengi",
+};
+
+export function fieldLabel(name: string, schema: Schema, lang: Lang): string {
+  if (lang === "tr" && TR_NAMES[name]) return TR_NAMES[name];
+  if (schema.title) return schema.title;
+  const words = name.replace(/[_-]+/g, " ").trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** What kind of control a schema asks for. */
+export function kindOf(schema: Schema): "text" | "number" | "numberOrText" | "boolean" | "enum" | "list" | "group" {
+  if (schema.enum) return "enum";
+  if (schema.anyOf) return schema.anyOf.some((s) => s.type === "number" || s.type === "integer") ? "numberOrText" : "text";
+  if (schema.type === "number" || schema.type === "integer") return schema.anyOf ? "numberOrText" : "number";
+  if (schema.type === "boolean") return "boolean";
+  if (schema.type === "array") return "list";
+  if (schema.type === "object" && schema.properties) return "group";
+  return "text";
+}
+
+/** The user_prompt the API gets: only the fields given, numbers as numbers, lists as arrays, groups as objects. */
+export function buildPrompt(schema: Schema | null, values: Values, prefix = ""): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, field] of Object.entries(schema?.properties ?? {})) {
+    const path = prefix ? `${prefix}.${name}` : name;
+    const raw = values[path] ?? "";
+    const kind = kindOf(field);
+    if (kind === "group") {
+      const inner = buildPrompt(field, values, path);
+      if (Object.keys(inner).length > 0) out[name] = inner;
+    } else if (kind === "boolean") {
+      if (raw) out[name] = raw === "true";
+    } else if (kind === "list") {
+      const lines = raw.split("\n").map((l) => l.trim()).filter(Boolean);
+      if (lines.length > 0) out[name] = lines;
+    } else if (raw.trim() !== "") {
+      const numeric = /^-?\d+(?:[.,]\d+)?$/.test(raw.trim());
+      out[name] = kind === "number" || (kind === "numberOrText" && numeric) ? Number(raw.trim().replace(",", ".")) : raw;
+    }
+  }
+  return out;
+}

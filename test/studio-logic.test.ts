@@ -1,0 +1,114 @@
+// The Studio's browser-free logic: UI strings with values and plurals, the Turkish dictionary's key set, a 422's
+// field problems matched to inputs, and the user_prompt a template form makes from a real template's prompt_schema.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { en } from "../studio/src/i18n/en";
+import { tr } from "../studio/src/i18n/tr";
+import { format, formatNumber } from "../studio/src/i18n/format";
+import { fieldError, fieldErrors, unplacedErrors, asProblem } from "../studio/src/problems";
+import { buildPrompt, kindOf, type Schema } from "../studio/src/pages/video-prompt";
+import { productPhoto, startService, type TestService } from "./helpers";
+
+describe("studio strings", () => {
+  test("Turkish has exactly the English keys, none left empty", () => {
+    expect(Object.keys(tr).sort()).toEqual(Object.keys(en).sort());
+    expect(Object.entries(tr).filter(([, v]) => v.trim() === "")).toEqual([]);
+  });
+
+  test("{n|one|other} picks the plural form by the number, and numbers are written the language's way", () => {
+    expect(format(en["common.credits"], { n: 1 }, "en")).toBe("1 credit");
+    expect(format(en["common.credits"], { n: 3 }, "en")).toBe("3 credits");
+    expect(format(en["product.attemptsLeft"], { n: 0 }, "en")).toBe("0 attempts left");
+    expect(format(tr["common.credits"], { n: 1234 }, "tr")).toBe("1.234 kredi");
+    expect(formatNumber(1234.5, "en")).toBe("1,234.5");
+  });
+
+  test("a value the string does not name is left out, and a missing value leaves its slot visible", () => {
+    expect(format("Page {page}", { page: 2, other: "x" }, "en")).toBe("Page 2");
+    expect(format("Page {page}", {}, "en")).toBe("Page {page}");
+  });
+});
+
+describe("studio field errors", () => {
+  const problem = asProblem({
+    error: "Validation failed",
+    code: "validation_failed",
+    message: "user_prompt.headline: too long",
+    details: [
+      { field: "user_prompt.headline", message: "must be at most 40 characters" },
+      { field: "/user_prompt/colors/primary", message: "must be a colour like #1a2b3c" },
+      { field: "user_prompt.features.2", message: "must be at most 48 characters" },
+      { field: "webhook_url", message: "must be https" },
+    ],
+  });
+
+  test("each problem reaches its input, whichever way the API wrote the path", () => {
+    const errors = fieldErrors(problem);
+    expect(fieldError(errors, "user_prompt.headline")).toBe("must be at most 40 characters");
+    expect(fieldError(errors, "user_prompt.colors.primary")).toBe("must be a colour like #1a2b3c");
+    // A list item's problem belongs to the list's one input.
+    expect(fieldError(errors, "user_prompt.features")).toBe("must be at most 48 characters");
+    expect(fieldError(errors, "user_prompt.price")).toBeUndefined();
+  });
+
+  test("problems no input shows are listed rather than lost", () => {
+    const shown = ["user_prompt.headline", "user_prompt.colors.primary", "user_prompt.features"];
+    expect(unplacedErrors(fieldErrors(problem), shown)).toEqual(["webhook_url: must be https"]);
+  });
+
+  test("a body that is not a catalogue error is not taken for one", () => {
+    expect(asProblem("<html>bad gateway</html>")).toBeNull();
+    expect(asProblem({ status: 502 })).toBeNull();
+  });
+});
+
+describe("studio template form", () => {
+  let t: TestService;
+  let schemas: Record<string, Schema>;
+
+  beforeAll(async () => {
+    t = await startService();
+    const account = await t.newAccount({ credits: 5 });
+    const res = await t.json("GET", "/v1/templates", { token: account.token });
+    schemas = Object.fromEntries(res.body.data.map((tpl: { id: string; prompt_schema: Schema }) => [tpl.id, tpl.prompt_schema]));
+  });
+  afterAll(() => t.close());
+
+  test("feature-split's fields become the controls they need", () => {
+    const props = schemas["feature-split"]!.properties!;
+    expect(kindOf(props.headline!)).toBe("text");
+    expect(kindOf(props.price!)).toBe("numberOrText");
+    expect(kindOf(props.features!)).toBe("list");
+    expect(kindOf(props.colors!)).toBe("group");
+  });
+
+  test("the form's values make a user_prompt the API takes: numbers as numbers, lines as a list, empty fields left out", async () => {
+    const schema = schemas["feature-split"]!;
+    const prompt = buildPrompt(schema, {
+      headline: "Fresh roast",
+      price: "12,5",
+      currency: "",
+      features: "Fair trade\n\n  Whole beans  \n",
+      "colors.primary": "#112233",
+      "colors.accent": "",
+    });
+    expect(prompt).toEqual({ headline: "Fresh roast", price: 12.5, features: ["Fair trade", "Whole beans"], colors: { primary: "#112233" } });
+    expect(buildPrompt(schema, { price: "from 10 €" })).toEqual({ price: "from 10 €" });
+
+    const account = await t.newAccount({ credits: 5 });
+    const photo = await productPhoto();
+    const form = new FormData();
+    form.set("name", "Beans");
+    form.set("image", new Blob([photo as Uint8Array<ArrayBuffer>], { type: "image/jpeg" }), "beans.jpg");
+    const created = await t.service.handle(
+      new Request("http://vitrin.test/v1/products", { method: "POST", headers: { authorization: `Bearer ${account.token}` }, body: form }),
+    );
+    expect(created.status).toBe(201);
+    const product = (await created.json()) as { id: string };
+    const estimate = await t.json("POST", "/v1/videos/estimate", {
+      token: account.token,
+      body: { product_id: product.id, template_id: "feature-split", user_prompt: prompt, aspect_ratio: "9:16", music: "auto" },
+    });
+    expect(estimate.status).toBe(200);
+    expect(estimate.body.credits).toBeGreaterThan(0);
+  });
+});
