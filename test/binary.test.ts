@@ -164,7 +164,8 @@ describe("the compiled binary", () => {
   });
 
   test("serves the Studio it was built with: pages answer index.html, and the assets it names come gzipped and immutable", async () => {
-    const page = await fetch(`${base}/products/prod_x`);
+    expect((await fetch(`${base}/products/prod_x`)).status).toBe(200);
+    const page = await fetch(`${base}/`);
     expect(page.status).toBe(200);
     expect(page.headers.get("content-security-policy")).toContain("script-src 'self'");
     const html = await page.text();
