@@ -3,7 +3,7 @@
 import { useState } from "preact/hooks";
 import { api, asProblem } from "../api";
 import { Alert } from "../components/alert";
-import { Button } from "../components/button";
+import { Button, LinkButton } from "../components/button";
 import { BackIcon } from "../components/icons";
 import { Page } from "../components/page";
 import { Loading, Spinner } from "../components/spinner";
@@ -66,7 +66,15 @@ export function ProductPage({ id }: { id: string }) {
   const left = Number(d.retries_left);
   const processing = d.status === "processing";
   return (
-    <Page title={p.name} back={back}>
+    <Page
+      title={p.name}
+      back={back}
+      actions={
+        <LinkButton href={`/videos/new?product=${encodeURIComponent(p.id)}`} variant="secondary">
+          {t("videos.create")}
+        </LinkButton>
+      }
+    >
       {notice && <Alert tone={notice.tone}>{notice.text}</Alert>}
       <div class="two-col">
         <section aria-label={t("product.compare")}>

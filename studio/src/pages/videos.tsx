@@ -84,6 +84,11 @@ export function VideosPage() {
           rowKey={(v) => v.id}
           columns={[
             {
+              key: "thumb",
+              label: t("video.thumbnail"),
+              render: (v) => (v.thumbnail_url ? <img class="video-thumb" src={v.thumbnail_url} alt="" loading="lazy" /> : <span class="video-thumb" />),
+            },
+            {
               key: "video",
               label: t("videos.product"),
               render: (v) => (
