@@ -13,7 +13,8 @@
 // Overhead is everything the job does besides inference: 1 − bare p50 / job p50; the same split measured inside the
 // job (its inference_ms) is printed beside it.
 // Knobs: DEKUPE_BENCH_ROUNDS (passes over the image set, default 2), DEKUPE_BENCH_SIZES (longest sides, default
-// 800,1600,2400,4000), VITRIN_DEKUPE_THREADS (intra-op threads, default: cores), VITRIN_DEKUPE_MEMORY_ARENA (default false).
+// 800,1600,2400,4000), VITRIN_DEKUPE_THREADS (intra-op threads, default: cores), VITRIN_DEKUPE_MEMORY_ARENA (default false),
+// DEKUPE_BENCH_EDGES=false (skips the edge-quality section, bench/edges.ts).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -28,6 +29,7 @@ import { decodeUpright, resizeRgb } from "../plugins/background-removal-isnet/cu
 import { loadConfig } from "../src/config";
 import { createLogger } from "../src/kernel";
 import { createService } from "../src/service";
+import { edgeSection } from "./edges";
 
 const ROUNDS = Number(process.env.DEKUPE_BENCH_ROUNDS ?? 2);
 const SIZES = (process.env.DEKUPE_BENCH_SIZES ?? "800,1600,2400,4000").split(",").map(Number);
@@ -171,6 +173,8 @@ for (let round = 0; round < ROUNDS; round++) {
 await service.stop();
 host.stop(true);
 await session.release();
+// Edge quality on the composites with known alpha, after the timed passes so its models do not weigh on them.
+const edgeLines = process.env.DEKUPE_BENCH_EDGES === "false" ? [] : await edgeSection(modelDir, THREADS);
 rmSync(root, { recursive: true, force: true });
 
 console.log("\njob start → ready, by longest side:");
@@ -195,3 +199,4 @@ console.log(`| overhead (1 − bare p50 / job p50) | ${(overhead * 100).toFixed(
 console.log(`| model load (first call) | ${secs(loadMs)} | |`);
 console.log(`| model assembly (installModel) | ${secs(assemblyMs)} | |`);
 console.log(`| peak RSS (service: load + one pass) | ${(peakRss / 1e9).toFixed(2)} GB (${(rssBefore / 1e6).toFixed(0)} MB before) | ≤ 1.2 GB ${ok(peakRss <= 1.2e9)} |`);
+if (edgeLines.length) console.log(edgeLines.join("\n"));

@@ -14,6 +14,11 @@ import sharp from "../../src/plugins/sharp";
 
 /** The wide pass works on cells this many pixels square. */
 const GRID = 4;
+/** Opaque pixels this close (chessboard) to a non-opaque one are part of the band. */
+const RING = 2;
+/** The most of an opaque edge pixel's colour that can be taken for background, and the least colour difference (RGB) that lets it. */
+const MAX_UNMIX = 0.6;
+const MIN_CONTRAST = 30;
 
 /** The window radii for a cut-out of this size: wide ≈ 1/12 of the longer side, narrow 6 px per 1024. */
 export function edgeRadii(width: number, height: number): { wide: number; narrow: number } {
@@ -64,9 +69,40 @@ function edgeBand(rgba: Uint8Array, w: number, h: number): Int32Array {
       }
     }
   }
-  const band = new Int32Array(count);
-  for (let i = 0, k = 0; k < count; i++) if (marks[i]) band[k++] = i;
+  // Opaque pixels next to the edge carry some of the old background too (the photo's own blur, JPEG's halved chroma).
+  let ring = 0;
+  for (let i = 0; i < marks.length; i++) {
+    if (marks[i] !== 1) continue;
+    const x = i % w, y = (i / w) | 0;
+    for (let yy = Math.max(0, y - RING); yy <= Math.min(h - 1, y + RING); yy++) {
+      for (let xx = Math.max(0, x - RING), j = yy * w + xx; xx <= Math.min(w - 1, x + RING); xx++, j++) {
+        if (marks[j] === 0 && rgba[j * 4 + 3] === 255) (marks[j] = 2), ring++;
+      }
+    }
+  }
+  const band = new Int32Array(count + ring);
+  for (let i = 0, k = 0; k < count + ring; i++) if (marks[i]) band[k++] = i;
   return band;
+}
+
+/**
+ * An opaque edge pixel's colour less its share of background: the part of (I − F̂) along the line from F̂ to B̂, at most
+ * MAX_UNMIX of it, and nothing where foreground and background colours are too alike to tell apart or where the
+ * pixel strays from that line more than it follows it.
+ */
+function unmix(rgba: Uint8Array, q: number, photo: Uint8Array, p: number, fg: ArrayLike<number>, f: number, bg: ArrayLike<number>, b: number) {
+  const dr = bg[b] - fg[f], dg = bg[b + 1] - fg[f + 1], db = bg[b + 2] - fg[f + 2];
+  const d2 = dr * dr + dg * dg + db * db;
+  if (d2 < MIN_CONTRAST * MIN_CONTRAST) return;
+  const er = photo[p] - fg[f], eg = photo[p + 1] - fg[f + 1], eb = photo[p + 2] - fg[f + 2];
+  const t = (er * dr + eg * dg + eb * db) / d2;
+  // A pixel that differs from F̂ mostly across the line is product detail (a rim, a seam), not background showing through.
+  const along2 = t * t * d2;
+  if (t <= 0 || er * er + eg * eg + eb * eb - along2 > along2) return;
+  const beta = t <= 0 ? 0 : t > MAX_UNMIX ? MAX_UNMIX : t;
+  rgba[q] = clamp255(photo[p] - beta * dr);
+  rgba[q + 1] = clamp255(photo[p + 1] - beta * dg);
+  rgba[q + 2] = clamp255(photo[p + 2] - beta * db);
 }
 
 /**
@@ -157,14 +193,24 @@ export function decontaminate(rgba: Uint8Array, w: number, h: number): void {
       photo[k * 3 + c] = v;
       coarseB[k * 3 + c] = s[3 + c];
       // F1 from the wide pass replaces the photo's colour where the pixel is partly transparent.
-      if (a > 0) rgba[q + c] = clamp255(s[c] + a * (v - a * s[c] - (1 - a) * s[3 + c]));
+      if (a > 0 && a < 1) rgba[q + c] = clamp255(s[c] + a * (v - a * s[c] - (1 - a) * s[3 + c]));
     }
   }
   const sums = narrowSums(rgba, w, h, narrow, band);
+  const fgMean = new Float32Array(3);
+  const bgMean = new Float32Array(3);
   for (let k = 0; k < band.length; k++) {
     const q = band[k] * 4;
     const a = rgba[q + 3] / 255;
     const sa = sums[k * 8], sn = sums[k * 8 + 4];
+    if (a === 1) {
+      for (let c = 0; c < 3; c++) {
+        fgMean[c] = sums[k * 8 + 1 + c] / sa;
+        bgMean[c] = sn > 0 ? sums[k * 8 + 5 + c] / sn : coarseB[k * 3 + c];
+      }
+      unmix(rgba, q, photo, k * 3, fgMean, 0, bgMean, 0);
+      continue;
+    }
     for (let c = 0; c < 3; c++) {
       const fg = sa > 0 ? sums[k * 8 + 1 + c] / sa : rgba[q + c];
       if (a === 0) {
