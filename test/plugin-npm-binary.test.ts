@@ -133,6 +133,7 @@ describe("a plugin with an npm dependency, bundled per the recipe, in the compil
     expect(found.stderr).toBe("");
     expect(found.code).toBe(0);
     expect(JSON.parse(found.stdout)).toMatchObject({ reference, top_up_id: top.id, amount: 1500, currency: "eur" });
+    expect(cli("banktransfer", "find", reference).stdout).toContain(`${reference} pays top-up ${top.id} (€15.00); book it with: vitrin topups complete ${top.id}`);
   }, 90_000);
 
   test("`banktransfer find` refuses a reference with two characters swapped, naming the typo", () => {

@@ -46,7 +46,9 @@ async function find(ctx: CommandContext<Settings>): Promise<number> {
     console.error(`no top-up has the reference ${reference}`);
     return 1;
   }
-  const amount = `${(found.amount / 100).toFixed(2)} ${found.currency.toUpperCase()}`;
+  // Amounts are in minor units: cents for EUR, whole yen for JPY.
+  const money = new Intl.NumberFormat("en", { style: "currency", currency: found.currency.toUpperCase() });
+  const amount = money.format(found.amount / 10 ** (money.resolvedOptions().maximumFractionDigits ?? 2));
   ctx.print(`${reference} pays top-up ${found.top_up_id} (${amount}); book it with: vitrin topups complete ${found.top_up_id}`, found);
   return 0;
 }
