@@ -61,3 +61,38 @@ describe("studio build", () => {
     expect(tsc.exitCode).toBe(0);
   });
 });
+
+describe("studio source rules", () => {
+  const root = join(import.meta.dir, "..", "studio");
+  const sources = [...new Bun.Glob("**/*.{ts,tsx}").scanSync({ cwd: root })].filter((f) => !f.endsWith(".d.ts")).sort();
+
+  test("every Studio source file opens with a comment and stays within 400 lines", async () => {
+    const bad: string[] = [];
+    for (const file of sources) {
+      const text = await Bun.file(join(root, file)).text();
+      if (!text.startsWith("//")) bad.push(`${file}: no opening comment`);
+      if (text.split("\n").length > 400) bad.push(`${file}: ${text.split("\n").length} lines`);
+    }
+    expect(sources.length).toBeGreaterThan(10);
+    expect(bad).toEqual([]);
+  });
+
+  test("no Studio function (components included) is over 100 lines", async () => {
+    // TypeScript 5's JS API parses without a program (the project's TypeScript 7 has no sync parser under Bun).
+    const ts = (await import("typescript5")).default;
+    const long: string[] = [];
+    for (const file of sources) {
+      const source = ts.createSourceFile(file, await Bun.file(join(root, file)).text(), ts.ScriptTarget.Latest, true, file.endsWith(".tsx") ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+      const visit = (node: import("typescript5").Node): void => {
+        if (ts.isFunctionLike(node) && (node as { body?: unknown }).body) {
+          const first = source.getLineAndCharacterOfPosition(node.getStart(source)).line;
+          const lines = source.getLineAndCharacterOfPosition(node.end).line - first + 1;
+          if (lines > 100) long.push(`${file}:${first + 1} (${lines} lines)`);
+        }
+        node.forEachChild(visit);
+      };
+      source.forEachChild(visit);
+    }
+    expect(long).toEqual([]);
+  });
+});

@@ -45,25 +45,67 @@ function placeProblem(problem: ApiProblem, m: ReturnType<typeof useMessages>): E
   return { form: problem.message };
 }
 
-export function CreateProductForm({ onCreated, full }: { onCreated(id: string): void; full: boolean }) {
+/** The image input: a labelled file input inside a drop zone, with what was chosen shown before upload. */
+function ImageDrop({ file, error, onChoose }: { file: File | null; error?: string; onChoose(file: File | null | undefined): void }) {
   const t = useT();
   const m = useMessages();
   const inputId = useId();
-  const [file, setFile] = useState<File | null>(null);
-  const [preview, setPreview] = useState<string | null>(null);
-  const [name, setName] = useState("");
-  const [errors, setErrors] = useState<Errors>({});
-  const [busy, setBusy] = useState(false);
   const [dragging, setDragging] = useState(false);
-  const formRef = useRef<HTMLFormElement>(null);
-  useFocusFirstInvalid(formRef, errors.image || errors.name ? errors : null);
-
+  const [preview, setPreview] = useState<string | null>(null);
   useEffect(() => {
     if (!file) return setPreview(null);
     const url = URL.createObjectURL(file);
     setPreview(url);
     return () => URL.revokeObjectURL(url);
   }, [file]);
+  const errorId = error ? `${inputId}-error` : undefined;
+  return (
+    <div
+      class={`dropzone${dragging ? " dropzone-active" : ""}${error ? " field-invalid" : ""}`}
+      onDragOver={(e) => (e.preventDefault(), setDragging(true))}
+      onDragLeave={() => setDragging(false)}
+      onDrop={(e) => {
+        e.preventDefault();
+        setDragging(false);
+        onChoose(e.dataTransfer?.files?.[0]);
+      }}
+    >
+      <label for={inputId} class="legend">
+        <UploadIcon />{t("products.image")}
+      </label>
+      <p class="hint" id={`${inputId}-hint`}>
+        {dragging ? t("products.drop") : t("products.imageHint")}
+      </p>
+      <input
+        id={inputId}
+        type="file"
+        name="image"
+        accept={TYPES.join(",")}
+        aria-describedby={[`${inputId}-hint`, errorId].filter(Boolean).join(" ")}
+        aria-invalid={error ? true : undefined}
+        onChange={(e) => onChoose(e.currentTarget.files?.[0])}
+      />
+      {file && <p class="hint">{m("chosen", { name: file.name })}</p>}
+      {preview && <img src={preview} alt="" class="checkerboard" />}
+      {error && (
+        <p class="field-error" id={errorId}>
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+export function CreateProductForm({ onCreated, full }: { onCreated(id: string): void; full: boolean }) {
+  const t = useT();
+  const m = useMessages();
+  const titleId = useId();
+  const [file, setFile] = useState<File | null>(null);
+  const [name, setName] = useState("");
+  const [errors, setErrors] = useState<Errors>({});
+  const [busy, setBusy] = useState(false);
+  const formRef = useRef<HTMLFormElement>(null);
+  useFocusFirstInvalid(formRef, errors.image || errors.name ? errors : null);
 
   const choose = (chosen: File | null | undefined) => {
     if (!chosen) return;
@@ -102,45 +144,12 @@ export function CreateProductForm({ onCreated, full }: { onCreated(id: string): 
     }
   };
 
-  const imageError = errors.image ? `${inputId}-error` : undefined;
   return (
-    <form ref={formRef} class="form card" onSubmit={submit} noValidate aria-labelledby={`${inputId}-title`}>
-      <h2 id={`${inputId}-title`}>{t("products.create")}</h2>
+    <form ref={formRef} class="form card" onSubmit={submit} noValidate aria-labelledby={titleId}>
+      <h2 id={titleId}>{t("products.create")}</h2>
       {full && !errors.form && <Alert tone="warning">{m("limit", { max: 5 })}</Alert>}
       {errors.form && <Alert tone="error">{errors.form}</Alert>}
-      <div
-        class={`dropzone${dragging ? " dropzone-active" : ""}${errors.image ? " field-invalid" : ""}`}
-        onDragOver={(e) => (e.preventDefault(), setDragging(true))}
-        onDragLeave={() => setDragging(false)}
-        onDrop={(e) => {
-          e.preventDefault();
-          setDragging(false);
-          choose(e.dataTransfer?.files?.[0]);
-        }}
-      >
-        <label for={inputId} class="legend">
-          <UploadIcon />{t("products.image")}
-        </label>
-        <p class="hint" id={`${inputId}-hint`}>
-          {dragging ? t("products.drop") : t("products.imageHint")}
-        </p>
-        <input
-          id={inputId}
-          type="file"
-          name="image"
-          accept={TYPES.join(",")}
-          aria-describedby={[`${inputId}-hint`, imageError].filter(Boolean).join(" ")}
-          aria-invalid={errors.image ? true : undefined}
-          onChange={(e) => choose(e.currentTarget.files?.[0])}
-        />
-        {file && <p class="hint">{m("chosen", { name: file.name })}</p>}
-        {preview && <img src={preview} alt="" class="checkerboard" />}
-        {errors.image && (
-          <p class="field-error" id={imageError}>
-            {errors.image}
-          </p>
-        )}
-      </div>
+      <ImageDrop file={file} error={errors.image} onChoose={choose} />
       <TextField label={t("products.name")} name="name" maxLength={200} required value={name} onValue={setName} error={errors.name} />
       <div>
         <Button type="submit" variant="primary" busy={busy}>
