@@ -162,6 +162,24 @@ describe("plugin commands", () => {
     expect(out).toMatch(/vitrin models install \[--json\] +assemble and verify the background-removal model .*\(plugin background-removal-isnet\)/);
   });
 
+  test("--help lists the commands of folder plugins too; a folder that fails to load is named, and the help still prints", async () => {
+    const dir = folder({ "greeter.ts": greeter });
+    const listed = await cli(["--help"], { VITRIN_PLUGIN_DIRS: dir });
+    expect(listed.code).toBe(0);
+    expect(listed.out).toMatch(/vitrin greet NAME \[--json\] +say hello \(plugin payment-greeter\)/);
+    const errors: string[] = [];
+    const error = console.error;
+    console.error = (line: string) => errors.push(line);
+    try {
+      const broken = await cli(["--help"], { VITRIN_PLUGIN_DIRS: folder({ "broken.ts": "export default 42;" }) });
+      expect(broken.code).toBe(0);
+      expect(broken.out).toContain("vitrin models install");
+    } finally {
+      console.error = error;
+    }
+    expect(errors.join("\n")).toMatch(/commands of folder plugins not listed: plugin .*broken\.ts: it exports no plugin definition/);
+  });
+
   test("a folder plugin's command runs with its declared settings and the words after it", async () => {
     const dir = folder({ "greeter.ts": greeter });
     const { code, out } = await cli(["greet", "ada", "--json"], { VITRIN_PLUGIN_DIRS: dir, VITRIN_PLUGIN_GREETER_TIMES: "2" });
