@@ -150,7 +150,7 @@ const tr: Record<keyof typeof en, string> = {
   runAt: "Çalışma zamanı",
   actions: "İşlemler",
   retryJob: "İşi yeniden dene",
-  retryJobLabel: "{id} işini ({kind}) yeniden dene",
+  retryJobLabel: "İşi yeniden dene: {id} ({kind})",
   retried: "{id} işi yeniden sıraya alındı.",
   noJobs: "Eşleşen iş yok.",
   shown: "En yeni {n} iş gösteriliyor.",

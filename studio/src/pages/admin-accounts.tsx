@@ -82,7 +82,7 @@ export function AdminAccountsPage(_props: { id?: string }) {
     { key: "credits", label: m("credits"), numeric: true, render: (a) => formatNumber(a.credits, lang) },
     { key: "premium", label: m("premium"), render: (a) => (a.is_premium ? m("yes") : m("no")) },
     { key: "language", label: m("language"), render: (a) => a.language },
-    { key: "created", label: m("created"), render: (a) => formatDate(a.created_at, lang) },
+    { key: "created", label: m("created"), render: (a) => <span class="nowrap">{formatDate(a.created_at, lang)}</span> },
   ];
   const made = (c: Created) => {
     setCreated(c);

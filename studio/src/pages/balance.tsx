@@ -51,7 +51,7 @@ function Transactions({ list }: { list: CursorList<Transaction> }) {
     return text === `type.${type}` ? type : text;
   };
   const columns: Column<Transaction>[] = [
-    { key: "date", label: m("date"), render: (r) => formatDate(r.created_at, lang) },
+    { key: "date", label: m("date"), render: (r) => <span class="nowrap">{formatDate(r.created_at, lang)}</span> },
     { key: "type", label: m("type"), render: (r) => typeName(r.type) },
     { key: "description", label: m("description"), render: (r) => r.description ?? "" },
     {

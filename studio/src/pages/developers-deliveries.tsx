@@ -66,11 +66,11 @@ export function DeliveriesSection() {
     }
   };
   const columns: Column<Message>[] = [
-    { key: "event", label: m("event"), render: (r) => <code>{r.event}</code> },
-    { key: "url", label: m("url"), render: (r) => <span class="mono">{r.url}</span> },
+    { key: "event", label: m("event"), render: (r) => <code class="nowrap">{r.event}</code> },
+    { key: "url", label: m("url"), render: (r) => <span class="mono wide-cell">{r.url}</span> },
     { key: "status", label: m("status"), render: (r) => <StatusBadge status={r.status} /> },
     { key: "attempts", label: m("attempts"), render: (r) => <Attempts message={r} /> },
-    { key: "created", label: m("created"), render: (r) => formatDate(r.created_at, lang) },
+    { key: "created", label: m("created"), render: (r) => <span class="nowrap">{formatDate(r.created_at, lang)}</span> },
     {
       key: "actions",
       label: m("actions"),

@@ -82,7 +82,7 @@ export function EndpointsSection() {
     await endpoints.reload();
   };
   const columns: Column<Endpoint>[] = [
-    { key: "url", label: m("url"), render: (e) => <span class="mono">{e.url}</span> },
+    { key: "url", label: m("url"), render: (e) => <span class="mono wide-cell">{e.url}</span> },
     { key: "events", label: m("endpointEvents"), render: (e) => <code>{e.events.join(", ")}</code> },
     { key: "description", label: m("endpointDescription"), render: (e) => e.description },
     { key: "status", label: m("status"), render: (e) => <span class={`badge ${e.enabled ? "badge-success" : "badge-neutral"}`}>{e.enabled ? m("enabled") : m("disabled")}</span> },

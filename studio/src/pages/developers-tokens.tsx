@@ -79,9 +79,9 @@ export function TokensSection() {
   };
   const columns: Column<Token>[] = [
     { key: "name", label: m("name"), render: (t) => label(t) },
-    { key: "hint", label: m("token"), render: (t) => <code>{t.hint}</code> },
-    { key: "created", label: m("created"), render: (t) => formatDate(t.created_at, lang) },
-    { key: "used", label: m("lastUsed"), render: (t) => (t.last_used_at ? formatDate(t.last_used_at, lang) : m("never")) },
+    { key: "hint", label: m("token"), render: (t) => <code class="nowrap">{t.hint}</code> },
+    { key: "created", label: m("created"), render: (t) => <span class="nowrap">{formatDate(t.created_at, lang)}</span> },
+    { key: "used", label: m("lastUsed"), render: (t) => <span class="nowrap">{t.last_used_at ? formatDate(t.last_used_at, lang) : m("never")}</span> },
     {
       key: "actions",
       label: m("actions"),
