@@ -17,7 +17,7 @@ export function Dialog({ open, title, onClose, children, actions }: Props) {
     if (!open && dialog.open) dialog.close();
   }, [open]);
   return (
-    <dialog ref={ref} class="dialog" aria-labelledby={titleId} onClose={onClose} onCancel={onClose}>
+    <dialog ref={ref} class="dialog" aria-labelledby={titleId} onClose={onClose}>
       <h2 id={titleId}>{title}</h2>
       <div class="dialog-body">{children}</div>
       <div class="dialog-actions">
