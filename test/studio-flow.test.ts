@@ -1,0 +1,192 @@
+// A shop owner's journey through Studio in chromium (issue #22 points 3, 4, 5 and 9), against a real vitrin with the
+// ISNet model and the ffmpeg renderer: upload a photo, see its cut-out, Retry and Revert, create a video, watch it
+// complete without a reload, play it, see the balance drop; every request stays on the service. The steps run in
+// order on one signed-in page, each its own test.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { onPostgres, onS3 } from "./helpers";
+import {
+  cspViolations,
+  describeBrowser,
+  fixturePhoto,
+  foreignRequests,
+  launchChromium,
+  openContext,
+  signInWithToken,
+  startStudioServer,
+  type NetworkLog,
+  type StudioServer,
+} from "./support/browser";
+import { waitFor } from "./support/studio-demo";
+
+// One browser and one service for the whole journey. Not on the PostgreSQL + S3 pass: it takes minutes of ISNet and
+// ffmpeg for what the API suites already check on PostgreSQL, and on S3 stored files come from the bucket's origin.
+const suite = onPostgres || onS3 ? describe.skip : describeBrowser;
+const SLOW = 240_000;
+const CREDITS = 25;
+
+let server: StudioServer;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let log: NetworkLog;
+let account: { id: string; token: string };
+let productId: string;
+let videoId: string;
+
+const api = (path: string) => server.api("GET", path, { token: account.token });
+const product = async () => (await api(`/v1/products/${productId}`)).body;
+
+/** Waits until an <img> whose src is `url` (as the API gave it) has loaded with real pixels. */
+async function imageLoads(url: string) {
+  const img = page.locator(`img[src="${url}"], img[src="${new URL(url).pathname}"]`).first();
+  await img.waitFor({ timeout: SLOW });
+  await page.waitForFunction((el: any) => el.complete && el.naturalWidth > 0, await img.elementHandle(), { timeout: 60_000 });
+}
+
+/** The number in the page's "N attempts left" text. */
+async function attemptsLeft(): Promise<number> {
+  const text = await page.getByText(/attempts? left/).first().textContent();
+  const n = text?.match(/(\d+)/);
+  if (!n) throw new Error(`no number in "${text}"`);
+  return Number(n[1]);
+}
+
+/** Picks `option` in the control labelled `label`: a <select>, or a group of radio buttons (a gallery). */
+async function choose(label: string, option: string) {
+  // Labels may carry a marker after the name, such as "Product (required)".
+  const name = new RegExp(`^${label}\\b`);
+  const select = page.getByRole("combobox", { name });
+  if ((await select.count()) > 0) {
+    const value = await select.evaluate(
+      (el: any, wanted: string) => [...el.options].find((o: any) => o.textContent.includes(wanted))?.value ?? null,
+      option,
+    );
+    if (value === null) throw new Error(`no option "${option}" in ${label}`);
+    await select.selectOption(value);
+    return;
+  }
+  const group = page.getByRole("radiogroup", { name }).or(page.getByRole("group", { name }));
+  await group.first().getByRole("radio", { name: new RegExp(option) }).first().check();
+}
+
+/** Sets a marker on the window: still there later means the page was never reloaded in between. */
+const mark = () => page.evaluate(`window.__studioNoReload = true`);
+const marked = async () => (await page.evaluate(`window.__studioNoReload === true`)) === true;
+
+/** From now on, notes on the window whether a <progress> bar was ever on the page (a render's live progress). */
+const watchProgress = () =>
+  page.evaluate(`new MutationObserver(() => {
+    if (document.querySelector("progress")) window.__studioSawProgress = true;
+  }).observe(document.body, { childList: true, subtree: true, attributes: true })`);
+const sawProgress = async () => (await page.evaluate(`window.__studioSawProgress === true`)) === true;
+
+suite("Studio: a shop owner's journey in chromium", () => {
+  beforeAll(async () => {
+    [server, browser] = await Promise.all([startStudioServer(), launchChromium()]);
+    account = await server.newAccount({ name: "Journey shop", credits: CREDITS });
+    ({ context, page, log } = await openContext(browser, server.base));
+    await signInWithToken(page, account.token);
+  }, SLOW);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  test("`Image`, `Name` and `Create product` upload a photo; its ISNet cut-out shows up without a reload", async () => {
+    await page.getByRole("link", { name: "Products", exact: true }).click();
+    await page.getByRole("heading", { level: 1, name: "Products" }).waitFor();
+    await mark();
+    await page.getByLabel(/^Image\b/).setInputFiles(fixturePhoto("coffee.jpg"));
+    await page.getByLabel(/^Name\b/).fill("Coffee to go");
+    await page.getByRole("button", { name: "Create product", exact: true }).click();
+
+    const list = await waitFor(() => api("/v1/products"), (res) => res.body?.data?.length === 1, 30_000);
+    productId = list.body.data[0].id;
+    expect(list.body.data[0].name).toBe("Coffee to go");
+    await page.getByRole("link", { name: /Coffee to go/ }).first().waitFor();
+    if (!new URL(page.url()).pathname.startsWith(`/products/${productId}`)) {
+      await page.getByRole("link", { name: /Coffee to go/ }).first().click();
+      await page.waitForURL(`**/products/${productId}`);
+    }
+    const ready = await waitFor(product, (p) => p.dekupe.status !== "processing", SLOW);
+    expect(ready.dekupe.status).toBe("ready");
+    await imageLoads(ready.image_url);
+    expect(await marked()).toBe(true);
+  }, SLOW);
+
+  test("`Retry` makes another attempt: one attempt fewer left, and the new cut-out loads", async () => {
+    const before = await product();
+    const left = await attemptsLeft();
+    expect(left).toBe(before.dekupe.retries_left);
+    await page.getByRole("button", { name: "Retry", exact: true }).click();
+    const after = await waitFor(product, (p) => p.dekupe.attempts === before.dekupe.attempts + 1 && p.dekupe.status === "ready", SLOW);
+    expect(after.image_url).not.toBe(before.image_url);
+    await imageLoads(after.image_url);
+    await waitFor(attemptsLeft, (n) => n === left - 1, 30_000);
+  }, SLOW);
+
+  test("`Revert` puts the original photo back as the product's image", async () => {
+    await page.getByRole("button", { name: "Revert", exact: true }).click();
+    const reverted = await waitFor(product, (p) => p.dekupe.status === "off", 30_000);
+    expect(reverted.image_url).toBe(reverted.original_image_url);
+    await imageLoads(reverted.original_image_url);
+  }, SLOW);
+
+  test("`Create video`: `Product` and `Template` chosen, the cost in credits shown, then its progress and completion show up without a reload", async () => {
+    await page.getByRole("link", { name: "Videos", exact: true }).click();
+    await page.getByRole("heading", { level: 1, name: "Videos" }).waitFor();
+    await page.getByRole("link", { name: "Create video" }).or(page.getByRole("button", { name: "Create video" })).first().click();
+    await page.waitForURL("**/videos/new");
+    await choose("Product", "Coffee to go");
+    await choose("Template", "Clean card");
+    // The estimate is a live region that names the template's cost (the gallery's own prices are not one).
+    const cost = (await api("/v1/templates/clean-card")).body.credits;
+    await page.locator("main [aria-live]").filter({ hasText: new RegExp(`(^|\\D)${cost}\\s+credits?\\b`) }).first().waitFor();
+    await mark();
+    await watchProgress();
+    await page.getByRole("button", { name: "Create video", exact: true }).click();
+
+    const listed = await waitFor(() => api("/v1/videos"), (res) => res.body?.data?.length === 1, 30_000);
+    videoId = listed.body.data[0].id;
+    await page.waitForURL((url) => url.pathname !== "/videos/new");
+    if (!new URL(page.url()).pathname.startsWith(`/videos/${videoId}`)) {
+      await page.locator(`a[href$="/videos/${videoId}"]`).first().click();
+      await page.waitForURL(`**/videos/${videoId}`);
+    }
+    await page.locator("video").waitFor({ timeout: SLOW });
+    expect((await api(`/v1/videos/${videoId}`)).body.status).toBe("completed");
+    expect(await marked()).toBe(true);
+    expect(await sawProgress()).toBe(true);
+  }, SLOW);
+
+  test("the completed video plays in the page: readyState ≥ 2 and the duration the API reports; `Download` links its file", async () => {
+    const video = (await api(`/v1/videos/${videoId}`)).body;
+    const element = page.locator("video").first();
+    await element.evaluate((v: any) => {
+      v.muted = true;
+      return v.play();
+    });
+    await page.waitForFunction(`document.querySelector("video").readyState >= 2`, undefined, { timeout: 60_000 });
+    const duration = await element.evaluate((v: any) => v.duration);
+    expect(Math.abs(duration - video.duration)).toBeLessThan(0.25);
+    const href = await page.getByRole("link", { name: "Download" }).first().getAttribute("href");
+    expect(href === video.video_url || href === new URL(video.video_url).pathname).toBe(true);
+  }, SLOW);
+
+  test("`Balance` shows the credits left after the video's cost", async () => {
+    const balance = (await api("/v1/balance")).body.credits;
+    expect(balance).toBe(CREDITS - 1);
+    await page.getByRole("link", { name: "Balance", exact: true }).click();
+    await page.getByRole("heading", { level: 1, name: "Balance" }).waitFor();
+    await waitFor(async () => (await page.getByTestId("credits").textContent())?.trim(), (shown) => shown === String(balance), 30_000);
+  }, SLOW);
+
+  test("every request of the journey went to the service itself, and the CSP refused nothing", () => {
+    expect(log.requests.some((url) => url.includes("/files/videos/"))).toBe(true);
+    expect(foreignRequests(log, server.base)).toEqual([]);
+    expect(cspViolations(log)).toEqual([]);
+    expect(context.pages().length).toBe(1);
+  });
+});
