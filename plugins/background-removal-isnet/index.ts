@@ -1,8 +1,10 @@
 // Background removal with the ISNet segmentation model, run offline through transformers.js and onnxruntime-node:
 // one model per process, loaded on first use, one cut-out at a time, unloaded when idle (session.ts).
-import { definePlugin, type BackgroundRemovalPlugin, type Cutout, type CutoutRequest, type Logger, type ReadyReport } from "../../src/plugins";
+import { definePlugin, type BackgroundRemovalPlugin, type Cutout, type CutoutHint, type CutoutRequest, type Logger, type ReadyReport } from "../../src/plugins";
 import { modelsInstall } from "./commands";
-import { decodeUpright, makeCutout } from "./cutout";
+import sharp from "../../src/plugins/sharp";
+import { decodeUpright, makeCutout, type Probability, type Upright } from "./cutout";
+import { describeHint, hintedMatte, hintOnGrid } from "./hint";
 import { inspectModel, installModel } from "./model";
 import { clearIdle, ensureLoaded, exclusive, fileKey, newSession, scheduleIdle, unload, type ModelSession } from "./session";
 import { isnetSettings } from "./settings";
@@ -77,7 +79,7 @@ async function readiness(s: ModelSession): Promise<ReadyReport> {
 }
 
 /** One cut-out, its turn come: decode upright, infer, make the cut-out, with the time each step took. */
-async function cutOut(s: ModelSession, { image, attempt, signal }: CutoutRequest): Promise<Cutout> {
+async function cutOut(s: ModelSession, { image, attempt, hint, signal }: CutoutRequest): Promise<Cutout> {
   signal?.throwIfAborted();
   const t0 = performance.now();
   const upright = await decodeUpright(image);
@@ -88,7 +90,7 @@ async function cutOut(s: ModelSession, { image, attempt, signal }: CutoutRequest
   // ONNX Runtime cannot be interrupted mid-run; an abort is honoured as soon as it returns.
   signal?.throwIfAborted();
   const t3 = performance.now();
-  const cut = await makeCutout(upright, prob, attempt);
+  const cut = hint ? await hintedCutout(image, upright, prob, hint) : await makeCutout(upright, prob, attempt);
   // Counted in the cut-out's time: it is work this cut-out causes.
   (await import("./native-env")).giveBackMemory();
   const t4 = performance.now();
@@ -100,9 +102,25 @@ async function cutOut(s: ModelSession, { image, attempt, signal }: CutoutRequest
     preprocess_ms: ms(preprocessMs),
     inference_ms: ms(inferenceMs),
     postprocess_ms: ms(t4 - t3),
+    ...cut.timings,
   };
   s.logger.debug("cut-out made", { attempt, variant: cut.variant, ms: ms(t4 - t0), ...cut.timings });
   return cut;
+}
+
+/**
+ * The cut-out of the object under `hint` (photo pixels): the model's matte steered by a graph cut (hint.ts), then
+ * cleaned, cropped and encoded like attempt 1's. A retry with a hint does the same whatever its number.
+ */
+async function hintedCutout(image: Uint8Array, upright: Upright, prob: Probability, hint: CutoutHint): Promise<Cutout> {
+  // The hint is in the photo's pixels; the working copy may be smaller (WORK_MAX_SIDE).
+  const meta = await sharp(image).metadata();
+  const photoW = meta.autoOrient?.width || meta.width || upright.width;
+  const photoH = meta.autoOrient?.height || meta.height || upright.height;
+  const grid = hintOnGrid(hint, prob.width / photoW, prob.height / photoH, prob.width, prob.height);
+  const matte = await hintedMatte(prob, grid);
+  const cut = await makeCutout(upright, { ...prob, data: matte.data }, 1);
+  return { ...cut, variant: `hint: ${describeHint(hint)}; ${matte.label}`, timings: matte.timings };
 }
 
 export default definePlugin({
