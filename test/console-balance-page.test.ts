@@ -1,0 +1,81 @@
+// Studio's Balance page in chromium against a real vitrin (issue #22 point 5): a top-up through the payment page and
+// its status on return, the least amount said in the form, and the transactions a page at a time.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import type { Browser, Page } from "playwright-core";
+import { describeBrowser, launchChromium, openContext, signInWithToken, startStudioServer, STUDIO_ADMIN_TOKEN, type StudioServer } from "./support/browser";
+import { waitFor } from "./support/studio-demo";
+
+const SLOW = 120_000;
+
+let server: StudioServer;
+let browser: Browser;
+let page: Page;
+let account: { id: string; token: string };
+
+const api = (method: string, path: string, body?: unknown) => server.api(method, path, { token: account.token, body });
+const status = async (token: string) => (await server.api("GET", "/v1/balance", { token })).status;
+
+async function open(path: string, heading: string) {
+  await page.goto(path);
+  await page.getByRole("heading", { level: 1, name: heading }).waitFor();
+}
+
+describeBrowser("Studio: the Balance page in chromium", () => {
+  beforeAll(async () => {
+    [server, browser] = await Promise.all([startStudioServer({ backgroundRemoval: "none" }), launchChromium()]);
+    account = await server.newAccount({ name: "Console shop", credits: 30 });
+    ({ page } = await openContext(browser, server.base));
+    await signInWithToken(page, account.token);
+  }, SLOW);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  test("`Top up` opens the payment page; back on Balance the top-up shows pending, then paid with its credits", async () => {
+    await open("/balance", "Balance");
+    await page.getByLabel(/^Amount\b/).fill("12.50");
+    await page.getByRole("button", { name: "Top up", exact: true }).click();
+    await page.waitForURL(/\/pay\/manual\/top_/);
+    const id = new URL(page.url()).pathname.split("/").pop()!;
+    expect((await api("GET", `/v1/balance/top-ups/${id}`)).body).toMatchObject({ amount: 1250, currency: "usd", status: "pending" });
+    await page.goBack();
+    await page.getByText(new RegExp(`Top-up ${id} of .* is waiting for its payment`)).waitFor();
+    const paid = await server.api("POST", `/v1/admin/top-ups/${id}/complete`, { token: STUDIO_ADMIN_TOKEN });
+    expect(paid.status).toBe(200);
+    await page.getByText(`Top-up ${id} is paid: ${paid.body.credits} credits were added to your balance.`).waitFor({ timeout: 15_000 });
+    const credits = (await api("GET", "/v1/balance")).body.credits;
+    await waitFor(async () => (await page.getByTestId("credits").textContent())?.replace(/\D/g, ""), (shown) => shown === String(credits), 15_000);
+  }, SLOW);
+
+  test("an amount under the least top-up is refused in the form, and no payment page opens", async () => {
+    await open("/balance", "Balance");
+    await page.getByLabel(/^Amount\b/).fill("3");
+    await page.getByRole("button", { name: "Top up", exact: true }).click();
+    await page.getByText("Enter at least $10.00.").waitFor();
+    expect(new URL(page.url()).pathname).toBe("/balance");
+  }, SLOW);
+
+  test("transactions page through with `Next` and `Previous`, newest first", async () => {
+    for (let i = 1; i <= 22; i++) {
+      await server.api("POST", `/v1/admin/accounts/${account.id}/credits`, { token: STUDIO_ADMIN_TOKEN, body: { amount: 1, description: `Grant number ${i}` } });
+    }
+    const all = [];
+    for (let after: string | undefined, more = true; more; ) {
+      const res = await api("GET", `/v1/balance/transactions?limit=100${after ? `&starting_after=${after}` : ""}`);
+      all.push(...res.body.data);
+      more = res.body.has_more;
+      after = all.at(-1)?.id;
+    }
+    await open("/balance", "Balance");
+    const rows = page.getByRole("region", { name: "Transactions" }).locator("tbody tr");
+    await waitFor(() => rows.count(), (n) => n === 20, 15_000);
+    expect(await rows.first().textContent()).toContain("Grant number 22");
+    await page.getByRole("button", { name: "Next" }).click();
+    await waitFor(() => rows.count(), (n) => n === all.length - 20, 15_000);
+    expect(await rows.first().textContent()).toContain(all[20].description);
+    await page.getByRole("button", { name: "Previous" }).click();
+    await waitFor(async () => (await rows.first().textContent()) ?? "", (text) => text.includes("Grant number 22"), 15_000);
+  }, SLOW);
+});

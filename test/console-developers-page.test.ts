@@ -1,0 +1,99 @@
+// Studio's Developers page in chromium against a real vitrin (issue #22 point 6): an API token shown once that works
+// and is refused once revoked, the webhook secret revealed and rotated, a delivery redelivered, and a webhook
+// endpoint added with its secret shown once, disabled and deleted.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import type { Browser, Page } from "playwright-core";
+import { describeBrowser, launchChromium, openContext, signInWithToken, startStudioServer, type StudioServer } from "./support/browser";
+import { waitFor } from "./support/studio-demo";
+
+const SLOW = 120_000;
+
+let server: StudioServer;
+let browser: Browser;
+let page: Page;
+let account: { id: string; token: string };
+
+const api = (method: string, path: string, body?: unknown) => server.api(method, path, { token: account.token, body });
+const statusWith = async (token: string) => (await server.api("GET", "/v1/balance", { token })).status;
+
+async function openDevelopers() {
+  await page.goto("/developers");
+  await page.getByRole("heading", { level: 1, name: "Developers" }).waitFor();
+}
+
+describeBrowser("Studio: the Developers page in chromium", () => {
+  beforeAll(async () => {
+    [server, browser] = await Promise.all([startStudioServer({ backgroundRemoval: "none" }), launchChromium()]);
+    account = await server.newAccount({ name: "Developer shop", credits: 10 });
+    ({ page } = await openContext(browser, server.base));
+    await signInWithToken(page, account.token);
+  }, SLOW);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  test("`Create token` shows the new token once: it works as a bearer token and is gone after a reload", async () => {
+    await openDevelopers();
+    await page.getByLabel(/^Token name\b/).fill("ci-bot");
+    await page.getByRole("button", { name: "Create token" }).click();
+    const token = await page.getByLabel("New API token: ci-bot").inputValue();
+    expect(token).toMatch(/^vt_/);
+    expect(await statusWith(token)).toBe(200);
+    await openDevelopers();
+    await page.getByRole("cell", { name: "ci-bot", exact: true }).waitFor();
+    expect(await page.content()).not.toContain(token);
+  }, SLOW);
+
+  test("`Revoke` after confirming: the token is refused from then on", async () => {
+    const made = await api("POST", "/v1/tokens", { name: "old-sync" });
+    expect(await statusWith(made.body.token)).toBe(200);
+    await openDevelopers();
+    await page.getByRole("button", { name: /^Revoke token old-sync/ }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Revoke" }).click();
+    await page.getByText("Token old-sync was revoked.").waitFor();
+    expect(await statusWith(made.body.token)).toBe(401);
+    await waitFor(() => page.getByRole("cell", { name: "old-sync", exact: true }).count(), (n) => n === 0, 10_000);
+  }, SLOW);
+
+  test("`Reveal secret` shows the account's webhook secret; `Rotate secret` replaces it with the API's new one", async () => {
+    await openDevelopers();
+    await page.getByRole("button", { name: "Reveal secret" }).click();
+    const shown = page.getByLabel("Secret", { exact: true });
+    expect(await shown.inputValue()).toBe((await api("GET", "/v1/webhooks/secret")).body.secret);
+    await page.getByRole("button", { name: "Rotate secret" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Rotate secret" }).click();
+    await page.getByText(/The secret was rotated/).waitFor();
+    const current = (await api("GET", "/v1/webhooks/secret")).body.secret;
+    await waitFor(() => shown.inputValue(), (value) => value === current, 10_000);
+  }, SLOW);
+
+  test("`Redeliver` sends a message again: the API lists another attempt", async () => {
+    const ping = await api("POST", "/v1/webhooks/test", { url: "http://127.0.0.1:9/hook" });
+    expect(ping.status).toBe(202);
+    const tried = await waitFor(() => api("GET", `/v1/webhooks/deliveries/${ping.body.id}`), (r) => r.body.attempts.length >= 1, 30_000);
+    await openDevelopers();
+    await page.getByRole("button", { name: new RegExp(`^Redeliver ping message ${ping.body.id}`) }).click();
+    await page.getByText(`Message ${ping.body.id} was queued again.`).waitFor();
+    const count = tried.body.attempts.length;
+    await waitFor(() => api("GET", `/v1/webhooks/deliveries/${ping.body.id}`), (r) => r.body.attempts.length > count, 30_000);
+  }, SLOW);
+
+  test("`Add endpoint` shows the endpoint's secret once; `Disable` turns it off and `Delete` removes it", async () => {
+    await openDevelopers();
+    await page.getByLabel(/^Endpoint URL\b/).fill("http://127.0.0.1:9/endpoint");
+    await page.getByLabel(/^Events\b/).fill("video.completed, video.failed");
+    await page.getByRole("button", { name: "Add endpoint" }).click();
+    const secret = await page.getByLabel("Secret of the new endpoint").inputValue();
+    const [endpoint] = (await api("GET", "/v1/webhook_endpoints")).body.data;
+    expect(endpoint).toMatchObject({ url: "http://127.0.0.1:9/endpoint", events: ["video.completed", "video.failed"], enabled: true });
+    expect(secret).toMatch(/^whsec_/);
+    await page.getByRole("button", { name: "Disable endpoint http://127.0.0.1:9/endpoint" }).click();
+    await waitFor(() => api("GET", `/v1/webhook_endpoints/${endpoint.id}`), (r) => r.body.enabled === false, 10_000);
+    await page.getByRole("button", { name: "Delete endpoint http://127.0.0.1:9/endpoint" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Delete" }).click();
+    await page.getByText("The endpoint was deleted.").waitFor();
+    expect((await api("GET", "/v1/webhook_endpoints")).body.data).toHaveLength(0);
+  }, SLOW);
+});
