@@ -5,7 +5,7 @@ import { en } from "../studio/src/i18n/en";
 import { tr } from "../studio/src/i18n/tr";
 import { format, formatNumber } from "../studio/src/i18n/format";
 import { fieldError, fieldErrors, unplacedErrors, asProblem } from "../studio/src/problems";
-import { buildPrompt, kindOf, type Schema } from "../studio/src/pages/video-prompt";
+import { buildPrompt, fieldDescription, kindOf, type Schema } from "../studio/src/pages/video-prompt";
 import { productPhoto, startService, type TestService } from "./helpers";
 
 describe("studio strings", () => {
@@ -79,6 +79,20 @@ describe("studio template form", () => {
     expect(kindOf(props.price!)).toBe("numberOrText");
     expect(kindOf(props.features!)).toBe("list");
     expect(kindOf(props.colors!)).toBe("group");
+  });
+
+  test("every field description of the built-in templates has its Turkish; a description it does not know shows as written", () => {
+    const untranslated: string[] = [];
+    const walk = (schema: Schema) => {
+      for (const field of Object.values(schema.properties ?? {})) {
+        if (field.description && fieldDescription(field, "tr") === field.description) untranslated.push(field.description);
+        walk(field);
+      }
+    };
+    for (const schema of Object.values(schemas)) walk(schema);
+    expect(untranslated).toEqual([]);
+    expect(fieldDescription({ description: "A template's own words." }, "tr")).toBe("A template's own words.");
+    expect(fieldDescription(schemas.showcase!.properties!.headline!, "en")).toBe(schemas.showcase!.properties!.headline!.description!);
   });
 
   test("the form's values make a user_prompt the API takes: numbers as numbers, lines as a list, empty fields left out", async () => {

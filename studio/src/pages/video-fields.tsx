@@ -3,7 +3,7 @@
 import { fieldError } from "../api";
 import { Field } from "../components/field";
 import { defineMessages, useLang } from "../i18n";
-import { fieldLabel, kindOf, type Schema, type Values } from "./video-prompt";
+import { fieldDescription, fieldLabel, kindOf, type Schema, type Values } from "./video-prompt";
 
 export { buildPrompt, type Schema, type Values } from "./video-prompt";
 
@@ -27,7 +27,7 @@ export function PromptFields({ schema, values, errors, onChange, prefix = "" }: 
           return (
             <fieldset key={path}>
               <legend>{label}</legend>
-              {field.description && <p class="hint">{field.description}</p>}
+              {field.description && <p class="hint">{fieldDescription(field, lang)}</p>}
               <div class="form">
                 <PromptFields schema={field} values={values} errors={errors} onChange={onChange} prefix={path} />
               </div>
@@ -55,11 +55,12 @@ type OneProps = { path: string; label: string; schema: Schema; required: boolean
 
 function OneField({ path, label, schema, required, value, error, onChange }: OneProps) {
   const m = useMessages();
+  const { lang } = useLang();
   const kind = kindOf(schema);
   const text = schema.anyOf?.find((s) => s.type === "string") ?? schema;
   // A raw pattern helps nobody; the one patterns the templates use (colours) reads as #rrggbb.
   const colour = schema.pattern === "^#[0-9a-fA-F]{6}$";
-  const hints = [schema.description, kind === "list" && schema.maxItems ? m("lines", { n: schema.maxItems }) : "", colour ? m("format", { pattern: "#rrggbb" }) : ""];
+  const hints = [fieldDescription(schema, lang), kind === "list" && schema.maxItems ? m("lines", { n: schema.maxItems }) : "", colour ? m("format", { pattern: "#rrggbb" }) : ""];
   const hint = hints.filter(Boolean).join(" ") || undefined;
   return (
     <Field label={label} hint={hint} error={error} required={required}>

@@ -38,6 +38,26 @@ const TR_NAMES: Record<string, string> = {
   text: "Metin rengi",
 };
 
+/**
+ * Turkish for the built-in templates' field descriptions, matched on the exact English text, so a template's own
+ * description (or a changed one) shows as written rather than a wrong translation.
+ */
+const TR_DESCRIPTIONS: Record<string, string> = {
+  "Main line; defaults to the product name.": "Ana satır; boş bırakılırsa ürünün adı.",
+  "Second line; defaults to the first sentence of the description.": "İkinci satır; boş bırakılırsa açıklamanın ilk cümlesi.",
+  "A number (formatted in the video's language and currency) or text shown as is.":
+    "Bir sayı (videonun dilinde ve para biriminde yazılır) ya da olduğu gibi gösterilen bir metin.",
+  "ISO 4217 code; defaults by language (USD, TRY, EUR, JPY, SAR).": "ISO 4217 kodu; boş bırakılırsa dile göre (USD, TRY, EUR, JPY, SAR).",
+  'Button text; defaults to "Shop now" in the video\'s language.': "Düğme metni; boş bırakılırsa videonun dilinde \"Hemen al\".",
+  "Brand colours as #rrggbb.": "Marka renkleri, #rrggbb biçiminde.",
+  "Short selling points; default to phrases from the description.": "Kısa satış noktaları; boş bırakılırsa açıklamadan ifadeler.",
+};
+
+export function fieldDescription(schema: Schema, lang: Lang): string | undefined {
+  if (!schema.description) return undefined;
+  return lang === "tr" ? (TR_DESCRIPTIONS[schema.description] ?? schema.description) : schema.description;
+}
+
 export function fieldLabel(name: string, schema: Schema, lang: Lang): string {
   if (lang === "tr" && TR_NAMES[name]) return TR_NAMES[name];
   if (schema.title) return schema.title;
