@@ -60,11 +60,26 @@ export type Box = {
     width: number;
     height: number;
 };
+export type Point = {
+    x: number;
+    y: number;
+};
+/**
+ * Which object the account wants, in the upright photo's pixels (already checked to lie inside it): a point on it or a
+ * box around it, and points that must stay outside the cut-out. A plugin that cannot steer its cut-out ignores it.
+ */
+export type CutoutHint = {
+    point?: Point;
+    box?: Box;
+    exclude?: Point[];
+};
 export type CutoutRequest = {
     /** The source image bytes (JPG, PNG or WebP, already validated). */
     image: Uint8Array;
     /** 1 for the first try; each retry raises it so the plugin can change what it does. */
     attempt: number;
+    /** When present, cut out the object under the hint even if the plugin would pick another. */
+    hint?: CutoutHint;
     signal?: AbortSignal;
 };
 export type Cutout = {
