@@ -1,0 +1,130 @@
+// Studio's operator pages in chromium against a real vitrin (issue #22 point 7), signed in with the admin token:
+// Create account with its first token shown once, Grant credits, a Login link that signs a fresh browser in once,
+// tokens issued and revoked, dead jobs filtered and retried, and the Health page's checks and counts.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import type { Browser, Page } from "playwright-core";
+import { describeBrowser, launchChromium, openContext, signInWithToken, startStudioServer, STUDIO_ADMIN_TOKEN, type StudioServer } from "./support/browser";
+import { waitFor } from "./support/studio-demo";
+
+const SLOW = 120_000;
+const FAILING_KIND = "test.fails_once";
+
+let server: StudioServer;
+let browser: Browser;
+let page: Page;
+let account: { id: string; token: string };
+
+const admin = (method: string, path: string, body?: unknown) => server.api(method, path, { token: STUDIO_ADMIN_TOKEN, body });
+const statusWith = async (token: string) => (await server.api("GET", "/v1/balance", { token })).status;
+
+/** A job that fails at its one attempt: it goes dead, which is what `Retry job` is for (re-driven, it succeeds). */
+async function deadJob(): Promise<string> {
+  const { jobs, db } = server.service;
+  const { id } = await db.tx((tx) => jobs.enqueue(tx, FAILING_KIND, { why: "test" }));
+  await waitFor(() => admin("GET", `/v1/admin/jobs/${id}`), (r) => r.body.status === "dead", 30_000);
+  return id;
+}
+
+async function openAccount() {
+  await page.goto(`/admin/accounts/${account.id}`);
+  await page.getByRole("heading", { level: 1, name: "Operator shop" }).waitFor();
+}
+
+describeBrowser("Studio: the operator's pages in chromium", () => {
+  beforeAll(async () => {
+    [server, browser] = await Promise.all([startStudioServer({ backgroundRemoval: "none" }), launchChromium()]);
+    // Fails a job's first run (so it goes dead) and lets a re-driven one succeed.
+    const failedOnce = new Set<string>();
+    server.service.jobs.register(FAILING_KIND, async (job) => {
+      if (failedOnce.has(job.id)) return;
+      failedOnce.add(job.id);
+      throw new Error("upstream answered 502");
+    }, { maxAttempts: 1 });
+    account = await server.newAccount({ name: "Operator shop", credits: 7 });
+    ({ page } = await openContext(browser, server.base));
+    await signInWithToken(page, STUDIO_ADMIN_TOKEN);
+  }, SLOW);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  test("`Create account` makes the account and shows its first token once, which works", async () => {
+    await page.getByRole("link", { name: "Accounts", exact: true }).click();
+    await page.getByRole("heading", { level: 1, name: "Accounts" }).waitFor();
+    await page.getByLabel(/^Name\b/).fill("Çiçek evi");
+    await page.getByLabel(/^Credits\b/).fill("40");
+    await page.getByLabel(/^Account language\b/).fill("tr");
+    await page.getByRole("button", { name: "Create account" }).click();
+    const token = await page.getByLabel("Its first API token").inputValue();
+    const balance = await server.api("GET", "/v1/balance", { token });
+    expect(balance.body).toMatchObject({ credits: 40, language: "tr" });
+    await page.getByRole("link", { name: "Çiçek evi", exact: true }).waitFor();
+  }, SLOW);
+
+  test("`Grant credits` adds to the account's balance and the page shows the new credits", async () => {
+    await openAccount();
+    await page.getByLabel(/^Amount\b/).fill("15");
+    await page.getByLabel(/^Description\b/).fill("Welcome bonus");
+    await page.getByRole("button", { name: "Grant credits" }).click();
+    await page.getByText("15 credits granted; the balance is now 22.").waitFor();
+    await waitFor(async () => (await page.getByTestId("account-credits").textContent())?.trim(), (shown) => shown === "22", 10_000);
+    const [latest] = (await server.api("GET", "/v1/balance/transactions", { token: account.token })).body.data;
+    expect(latest).toMatchObject({ amount: 15, type: "grant", description: "Welcome bonus" });
+  }, SLOW);
+
+  test("`Login link` gives a URL that signs a fresh browser in as the account, once", async () => {
+    await openAccount();
+    await page.getByRole("button", { name: "Login link" }).click();
+    const url = await page.getByLabel("Login link URL").inputValue();
+    expect(url.startsWith(`${server.base}/studio/login/`)).toBe(true);
+    const first = await openContext(browser, server.base);
+    await first.page.goto(url);
+    await first.page.getByRole("heading", { level: 1, name: "Products" }).waitFor();
+    const second = await openContext(browser, server.base);
+    await second.page.goto(url);
+    await second.page.waitForURL(/\/sign-in/);
+    await Promise.all([first.context.close(), second.context.close()]);
+  }, SLOW);
+
+  test("`Create token` issues a working token for the account; `Revoke` by its id refuses it", async () => {
+    await openAccount();
+    await page.getByLabel(/^Token name\b/).fill("till");
+    await page.getByRole("button", { name: "Create token" }).click();
+    const field = page.getByLabel(/^New API token \(id tok_/);
+    const token = await field.inputValue();
+    expect(await statusWith(token)).toBe(200);
+    const id = (await page.locator("label", { hasText: "New API token (id" }).textContent())!.match(/\(id (tok_\w+)\)/)![1];
+    await page.getByLabel(/^Token id\b/).fill(id);
+    await page.getByRole("button", { name: "Revoke", exact: true }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Revoke" }).click();
+    await page.getByText(`Token ${id} was revoked.`).waitFor();
+    expect(await statusWith(token)).toBe(401);
+  }, SLOW);
+
+  test("Jobs filtered by `dead` list the dead job with its error; `Retry job` queues it again and it runs", async () => {
+    const id = await deadJob();
+    await page.getByRole("link", { name: "Jobs", exact: true }).click();
+    await page.getByRole("heading", { level: 1, name: "Jobs" }).waitFor();
+    await page.getByLabel(/^Status\b/).selectOption("dead");
+    await page.waitForURL(/status=dead/);
+    const row = page.getByRole("row").filter({ hasText: id });
+    await row.getByText("upstream answered 502").waitFor();
+    await row.getByRole("button", { name: /^Retry job/ }).click();
+    await page.getByText(`Job ${id} is queued again.`).waitFor();
+    const job = await waitFor(() => admin("GET", `/v1/admin/jobs/${id}`), (r) => r.body.status !== "queued" && r.body.status !== "running", 30_000);
+    expect(job.body.status).toBe("succeeded");
+  }, SLOW);
+
+  test("`Health` shows each readiness check by name and the dead jobs' count", async () => {
+    await deadJob();
+    const dead = (await admin("GET", "/v1/admin/jobs?status=dead")).body.data.length;
+    const ready = (await server.api("GET", "/readyz")).body;
+    await page.getByRole("link", { name: "Health", exact: true }).click();
+    await page.getByRole("heading", { level: 1, name: "Health" }).waitFor();
+    for (const name of Object.keys(ready.checks)) await page.getByRole("heading", { level: 3, name: new RegExp(`^${name}`) }).waitFor();
+    const card = page.locator("a.stat-link", { hasText: "Jobs: dead" });
+    await waitFor(async () => (await card.locator(".stat-value").textContent())?.trim(), (shown) => shown === String(dead), 15_000);
+  }, SLOW);
+});
