@@ -260,6 +260,7 @@ export const dekupeAttempt = t.Object({
   warnings: t.Array(t.String()),
   box: t.Unknown({ description: "The cut-out's box, or null." }),
   source_box: t.Unknown({ description: "The cut-out's place in the photo, or null." }),
+  hint: t.Unknown({ description: "The retry's hint ({point}, {box}, exclude), or null." }),
   preview_url: maybeString,
   mask_url: maybeString,
   error: maybeString,

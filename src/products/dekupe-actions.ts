@@ -3,6 +3,7 @@ import { eq } from "drizzle-orm";
 import type { Orm } from "../db";
 import { errors } from "../kernel";
 import { clearAccepted } from "./dekupe-attempts";
+import { checkHint, type DekupeHint } from "./dekupe-hint";
 import type { DekupeCrop } from "./dekupe-result";
 import { dekupeJson, productJson } from "./json";
 import { enqueueDekupe, productScope } from "./rows";
@@ -43,8 +44,11 @@ async function changeProduct(
   });
 }
 
-export async function retryDekupe(deps: DekupeDeps, accountId: string, id: string, crop?: DekupeCrop) {
+/** A new attempt; with a hint it cuts out the object the hint names (checked against the photo first). */
+export async function retryDekupe(deps: DekupeDeps, accountId: string, id: string, crop?: DekupeCrop, hint?: DekupeHint) {
+  let checked: DekupeHint | undefined;
   const retry = (current: ProductRow, at: number): Partial<ProductRow> => {
+    if (hint) checked = checkHint(hint, current.originalWidth, current.originalHeight);
     if (current.dekupeStatus === "processing") {
       throw errors.conflict("A background removal is already running for this product.", { dekupe_status: "processing" });
     }
@@ -63,7 +67,7 @@ export async function retryDekupe(deps: DekupeDeps, accountId: string, id: strin
       updatedAt: at,
     };
   };
-  const row = await changeProduct(deps, accountId, id, retry, (tx) => enqueueDekupe(deps, tx, id, crop));
+  const row = await changeProduct(deps, accountId, id, retry, (tx) => enqueueDekupe(deps, tx, id, crop, checked));
   return { product_id: row.id, object: "dekupe", ...dekupeJson(row, deps.storage) };
 }
 

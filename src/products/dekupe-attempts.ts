@@ -3,7 +3,8 @@
 import { and, asc, eq, isNotNull } from "drizzle-orm";
 import type { Db, Orm, schema } from "../db";
 import { errors, iso, newId } from "../kernel";
-import type { StoragePlugin } from "../plugins";
+import type { Box, StoragePlugin } from "../plugins";
+import type { DekupeHint } from "./dekupe-hint";
 import type { CutoutResult, DekupeCrop } from "./dekupe-result";
 import { productJson } from "./json";
 import { productScope } from "./rows";
@@ -12,14 +13,16 @@ import type { DekupeDeps, ProductRow } from "./types";
 export type AttemptRow = typeof schema.dekupeAttempts.$inferSelect;
 
 type Outcome =
-  | { status: "ready"; result: CutoutResult; previewKey: string; maskKey: string; method: string }
-  | { status: "failed"; error: string };
+  | { status: "ready"; result: CutoutResult; previewKey: string; maskKey: string; method: string; hint?: DekupeHint }
+  | { status: "failed"; error: string; hint?: DekupeHint };
 
 /** Records attempt number `row.dekupeAttempts` of the product's current photo, in the transaction that settles it. */
 export async function recordAttempt(db: Db, tx: Orm, row: ProductRow, crop: DekupeCrop, outcome: Outcome, at: number) {
   const base = { id: `dka_${newId("file").slice(5)}`, productId: row.id, number: row.dekupeAttempts, originalKey: row.originalKey, crop, createdAt: at };
+  // The hint rides in the box column's JSON beside the box (no column of its own): {x, y, width, height, hint}.
+  const hint = outcome.hint ? { hint: outcome.hint } : null;
   if (outcome.status === "failed") {
-    await tx.insert(db.schema.dekupeAttempts).values({ ...base, status: "failed", error: outcome.error });
+    await tx.insert(db.schema.dekupeAttempts).values({ ...base, status: "failed", error: outcome.error, box: hint ? JSON.stringify(hint) : null });
     return;
   }
   const { cut, sourceBox, warnings } = outcome.result;
@@ -31,7 +34,7 @@ export async function recordAttempt(db: Db, tx: Orm, row: ProductRow, crop: Deku
     maskKey: outcome.maskKey,
     width: cut.width,
     height: cut.height,
-    box: JSON.stringify(cut.box),
+    box: JSON.stringify({ ...cut.box, ...hint }),
     sourceBox: JSON.stringify(sourceBox),
     warnings: JSON.stringify(warnings),
   });
@@ -55,6 +58,13 @@ export async function dropAttempts(db: Db, tx: Orm, productId: string): Promise<
   return gone.flatMap((g) => [g.previewKey, g.maskKey]).filter((k): k is string => !!k);
 }
 
+/** The box column: the cut-out's box (null for a failed attempt) and the retry's hint (null without one). */
+function boxAndHint(stored: string | null): { box: Box | null; hint: DekupeHint | null } {
+  if (!stored) return { box: null, hint: null };
+  const { hint, x, y, width, height } = JSON.parse(stored);
+  return { box: x === undefined ? null : { x, y, width, height }, hint: hint ?? null };
+}
+
 function attemptJson(a: AttemptRow, product: ProductRow, storage: StoragePlugin) {
   return {
     id: a.id,
@@ -64,7 +74,7 @@ function attemptJson(a: AttemptRow, product: ProductRow, storage: StoragePlugin)
     method: a.method,
     crop: a.crop as DekupeCrop,
     warnings: JSON.parse(a.warnings) as string[],
-    box: a.box ? JSON.parse(a.box) : null,
+    ...boxAndHint(a.box),
     source_box: a.sourceBox ? JSON.parse(a.sourceBox) : null,
     preview_url: a.previewKey ? storage.url(a.previewKey) : null,
     mask_url: a.maskKey ? storage.url(a.maskKey) : null,
@@ -125,7 +135,7 @@ export async function acceptAttempt(deps: DekupeDeps, accountId: string, id: str
 
 /** The product columns that point at an attempt's cut-out. */
 function attemptColumns(attempt: AttemptRow): Partial<ProductRow> {
-  const box = attempt.box ? JSON.parse(attempt.box) : null;
+  const { box } = boxAndHint(attempt.box);
   return {
     imageKey: attempt.previewKey!,
     imageType: "image/png",

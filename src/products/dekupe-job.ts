@@ -4,6 +4,7 @@ import { and, eq } from "drizzle-orm";
 import type { Orm } from "../db";
 import { newId } from "../kernel";
 import { hasAccepted, recordAttempt } from "./dekupe-attempts";
+import type { DekupeHint } from "./dekupe-hint";
 import { finishCutout, type CutoutResult, type DekupeCrop } from "./dekupe-result";
 import { productJson } from "./json";
 import { removeFiles } from "./rows";
@@ -26,7 +27,7 @@ async function announce(deps: DekupeDeps, tx: Orm, row: ProductRow | undefined) 
 }
 
 /** Marks the attempt `row` stands for failed, unless the product has moved on (new image, new attempt, settled). */
-async function markFailed(deps: DekupeDeps, row: ProductRow, crop: DekupeCrop, message: string, started?: number) {
+async function markFailed(deps: DekupeDeps, row: ProductRow, crop: DekupeCrop, message: string, started?: number, hint?: DekupeHint) {
   const { products } = deps.db.schema;
   const at = deps.clock.now();
   if (started !== undefined) deps.observe?.("failed", (at - started) / 1000);
@@ -43,17 +44,17 @@ async function markFailed(deps: DekupeDeps, row: ProductRow, crop: DekupeCrop, m
         ),
       )
       .returning();
-    if (failed) await recordAttempt(deps.db, tx, row, crop, { status: "failed", error: message }, at);
+    if (failed) await recordAttempt(deps.db, tx, row, crop, { status: "failed", error: message, hint }, at);
     await announce(deps, tx, failed);
   });
 }
 
-type SavedCutout = { result: CutoutResult; crop: DekupeCrop; cutoutKey: string; maskKey: string; started: number; cutoutMs: number };
+type SavedCutout = { result: CutoutResult; crop: DekupeCrop; hint?: DekupeHint; cutoutKey: string; maskKey: string; started: number; cutoutMs: number };
 
 /** Points the product at its stored cut-out if it still waits for this very attempt; says what it found otherwise. */
 async function saveCutout(deps: DekupeDeps, row: ProductRow, saved: SavedCutout) {
   const { products } = deps.db.schema;
-  const { result, crop, cutoutKey, maskKey, started, cutoutMs } = saved;
+  const { result, crop, hint, cutoutKey, maskKey, started, cutoutMs } = saved;
   const { cut, sourceBox, warnings } = result;
   const at = deps.clock.now();
   return deps.db.tx(async (tx) => {
@@ -61,7 +62,7 @@ async function saveCutout(deps: DekupeDeps, row: ProductRow, saved: SavedCutout)
     if (!current) return "gone" as const;
     if (current.originalKey !== row.originalKey) return "changed" as const;
     if (current.dekupeStatus !== "processing" || current.dekupeAttempts !== row.dekupeAttempts) return "stale" as const;
-    await recordAttempt(deps.db, tx, row, crop, { status: "ready", result, previewKey: cutoutKey, maskKey, method: cut.variant }, at);
+    await recordAttempt(deps.db, tx, row, crop, { status: "ready", result, previewKey: cutoutKey, maskKey, method: cut.variant, hint }, at);
     // A cut-out the account accepted stays in use; the new attempt waits in the list to be accepted instead.
     const use = (await hasAccepted(deps.db, tx, current))
       ? {}
@@ -94,23 +95,23 @@ async function saveCutout(deps: DekupeDeps, row: ProductRow, saved: SavedCutout)
 }
 
 /** One cut-out attempt for the product's current image; returns false when the image changed meanwhile. */
-async function attempt(deps: DekupeDeps, row: ProductRow, crop: DekupeCrop, signal: AbortSignal): Promise<boolean> {
+async function attempt(deps: DekupeDeps, row: ProductRow, crop: DekupeCrop, hint: DekupeHint | undefined, signal: AbortSignal): Promise<boolean> {
   const { storage } = deps;
   const started = deps.clock.now();
   const file = await storage.get(row.originalKey);
   if (!file) {
-    await markFailed(deps, row, crop, "The original image is missing from storage.", started);
+    await markFailed(deps, row, crop, "The original image is missing from storage.", started, hint);
     return true;
   }
   const source = new Uint8Array(await file.body.arrayBuffer());
   let result;
   const t0 = performance.now();
   try {
-    const removed = await deps.removal.remove({ image: source, attempt: row.dekupeAttempts, signal });
+    const removed = await deps.removal.remove({ image: source, attempt: row.dekupeAttempts, ...(hint ? { hint } : {}), signal });
     result = await finishCutout(source, removed, crop, row.originalWidth, row.originalHeight);
   } catch (e) {
     if (signal.aborted) throw e;
-    await markFailed(deps, row, crop, `Background removal failed: ${(e as Error).message}`, started);
+    await markFailed(deps, row, crop, `Background removal failed: ${(e as Error).message}`, started, hint);
     return true;
   }
   const { cut } = result;
@@ -120,7 +121,7 @@ async function attempt(deps: DekupeDeps, row: ProductRow, crop: DekupeCrop, sign
   const maskKey = `products/${row.id}/mask-${suffix}.png`;
   await storage.put(cutoutKey, cut.png, "image/png");
   await storage.put(maskKey, cut.mask, "image/png");
-  const outcome = await saveCutout(deps, row, { result, crop, cutoutKey, maskKey, started, cutoutMs });
+  const outcome = await saveCutout(deps, row, { result, crop, hint, cutoutKey, maskKey, started, cutoutMs });
   if (outcome !== "ready") {
     await removeFiles(deps, [cutoutKey, maskKey]);
     return outcome !== "changed";
@@ -135,10 +136,10 @@ export async function runDekupe(deps: DekupeDeps, payload: DekupeJobPayload, sig
   for (let i = 0; i < MAX_RESTARTS; i++) {
     const row = await loadProduct(deps, payload.productId);
     if (!row || row.dekupeStatus !== "processing") return;
-    if (await attempt(deps, row, payload.crop ?? "subject", signal)) return;
+    if (await attempt(deps, row, payload.crop ?? "subject", payload.hint, signal)) return;
   }
   const row = await loadProduct(deps, payload.productId);
-  if (row && row.dekupeStatus === "processing") await markFailed(deps, row, payload.crop ?? "subject", "The image kept changing while it was being cleaned.");
+  if (row && row.dekupeStatus === "processing") await markFailed(deps, row, payload.crop ?? "subject", "The image kept changing while it was being cleaned.", undefined, payload.hint);
 }
 
 /**

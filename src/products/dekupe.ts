@@ -4,6 +4,7 @@ import type { Orm } from "../db";
 import { acceptAttempt, listAttempts } from "./dekupe-attempts";
 import { previewDekupe, retryDekupe, revertDekupe } from "./dekupe-actions";
 import { dekupeDead, runDekupe } from "./dekupe-job";
+import type { DekupeHint } from "./dekupe-hint";
 import type { DekupeCrop } from "./dekupe-result";
 import type { DekupeDeps, DekupeJobPayload } from "./types";
 
@@ -19,7 +20,7 @@ export function createDekupe(deps: DekupeDeps) {
      */
     onDead: (tx: Orm, productId: string, error: string) => dekupeDead(deps, tx, productId, error),
     preview: (accountId: string, id: string) => previewDekupe(deps, accountId, id),
-    retry: (accountId: string, id: string, body?: { crop?: DekupeCrop }) => retryDekupe(deps, accountId, id, body?.crop),
+    retry: (accountId: string, id: string, body?: { crop?: DekupeCrop; hint?: DekupeHint }) => retryDekupe(deps, accountId, id, body?.crop, body?.hint),
     revert: (accountId: string, id: string) => revertDekupe(deps, accountId, id),
     attempts: (accountId: string, id: string) => listAttempts(deps, accountId, id),
     accept: (accountId: string, id: string, attemptId: string) => acceptAttempt(deps, accountId, id, attemptId),

@@ -4,6 +4,7 @@ import { and, eq } from "drizzle-orm";
 import type { Db, Orm } from "../db";
 import { newId, type Logger } from "../kernel";
 import type { StoragePlugin } from "../plugins";
+import type { DekupeHint } from "./dekupe-hint";
 import type { DekupeCrop } from "./dekupe-result";
 import { DEKUPE_JOB, type JobQueue, type ProductRow } from "./types";
 
@@ -39,6 +40,7 @@ export async function removeFiles(deps: { storage: StoragePlugin; logger: Logger
  * One pending dekupe job per product: the job cleans whatever image the product has when it runs, and
  * starts over if the image changed underneath it, so a second job would only repeat the work.
  */
-export async function enqueueDekupe(deps: { jobs: JobQueue }, tx: Orm, productId: string, crop?: DekupeCrop) {
-  await deps.jobs.enqueue(tx, DEKUPE_JOB, crop ? { productId, crop } : { productId }, { dedupeKey: `dekupe:${productId}` });
+export async function enqueueDekupe(deps: { jobs: JobQueue }, tx: Orm, productId: string, crop?: DekupeCrop, hint?: DekupeHint) {
+  const payload = { productId, ...(crop ? { crop } : {}), ...(hint ? { hint } : {}) };
+  await deps.jobs.enqueue(tx, DEKUPE_JOB, payload, { dedupeKey: `dekupe:${productId}` });
 }

@@ -3,6 +3,7 @@
 import type { Db, Orm, schema } from "../db";
 import type { Clock, Logger, MetadataInput } from "../kernel";
 import type { BackgroundRemovalPlugin, StoragePlugin } from "../plugins";
+import type { DekupeHint } from "./dekupe-hint";
 import type { DekupeCrop } from "./dekupe-result";
 import type { Webhooks } from "../webhooks";
 
@@ -55,5 +56,5 @@ export type DekupeDeps = {
   observe?: (outcome: "ready" | "failed", seconds: number) => void;
 };
 
-/** `crop` is the attempt's crop choice (absent: "subject"). */
-export type DekupeJobPayload = { productId: string; crop?: DekupeCrop };
+/** `crop` is the attempt's crop choice (absent: "subject"); `hint`, a retry's hint (checked against the photo). */
+export type DekupeJobPayload = { productId: string; crop?: DekupeCrop; hint?: DekupeHint };

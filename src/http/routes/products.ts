@@ -23,6 +23,23 @@ const dekupeCrop = t.Union([t.Literal("subject"), t.Literal("none")], {
   description: '"subject" (default): cropped tight around the product; "none": a transparent PNG of the photo\'s own size.',
 });
 
+const pixel = (what: string) => t.Number({ description: `${what}, in the photo's pixels (upright, as original_image_url shows it).` });
+const hintPoint = t.Object({ x: pixel("From the left edge"), y: pixel("From the top edge") }, { additionalProperties: false });
+/** Which object a retry cuts out: a point on it or a box round it, and points that must stay outside. */
+const dekupeHint = t.Object(
+  {
+    point: t.Optional(hintPoint),
+    box: t.Optional(
+      t.Object({ x: pixel("Left edge"), y: pixel("Top edge"), width: pixel("Width, positive"), height: pixel("Height, positive") }, { additionalProperties: false }),
+    ),
+    exclude: t.Optional(t.Array(hintPoint, { maxItems: 20, description: "Points that must stay outside the cut-out (at most 20)." })),
+  },
+  {
+    additionalProperties: false,
+    description: "Cut out the object under this point or inside this box, even if the model prefers another; all inside the photo (422 naming the field otherwise).",
+  },
+);
+
 export function productRoutes(guard: GuardDeps, products: Products, dekupe: Dekupe) {
   return new Elysia({ prefix: "/v1", normalize: false })
     .use(accountGuard(guard))
@@ -91,7 +108,7 @@ export function productRoutes(guard: GuardDeps, products: Products, dekupe: Deku
       },
       {
         params: idParams,
-        body: t.Optional(t.Object({ crop: t.Optional(dekupeCrop) }, { additionalProperties: false })),
+        body: t.Optional(t.Object({ crop: t.Optional(dekupeCrop), hint: t.Optional(dekupeHint) }, { additionalProperties: false })),
         parse: "json",
         headers: idempotencyHeaders, detail: operation({ tags: ["Products"], summary: "Try the background removal again (up to 3 retries)", ok: ok(202, s.dekupe, "Queued again"), errors: [400, 404, 409, 422] }),
       },

@@ -1,0 +1,69 @@
+// Hinted cut-outs with the real ISNet model on a composite photo of two objects whose alphas are known: without a hint
+// the model takes the salient cat disc along, with a point, a box or an excluded point the cut-out is the other object.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { createIsnetRemoval, installModel, type IsnetRemoval } from "../plugins/background-removal-isnet";
+import type { CutoutHint } from "../src/plugins";
+import { tempDir } from "./helpers";
+import { iou, placedAlpha, twoObjects, type HintScene } from "./support/hint-photos";
+
+const SLOW = 180_000;
+let root: string;
+let plugin: IsnetRemoval;
+let scene: HintScene;
+
+beforeAll(async () => {
+  root = tempDir("vitrin-dekupe-hint-");
+  const modelDir = join(root, "isnet");
+  await installModel(modelDir);
+  plugin = createIsnetRemoval({ modelDir, threads: 2, idleMs: 60_000 });
+  scene = await twoObjects();
+}, SLOW);
+
+afterAll(async () => {
+  await plugin?.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+/** IoU of the cut-out (put back in the photo) with each object's own alpha. */
+async function scores(hint?: CutoutHint) {
+  const cut = await plugin.remove({ image: scene.photo, attempt: 1, ...(hint ? { hint } : {}) });
+  const alpha = await placedAlpha(cut, scene.width, scene.height);
+  return { a: iou(alpha, await scene.alphaOf("a")), b: iou(alpha, await scene.alphaOf("b")), cut };
+}
+
+const centre = (s: { x: number; y: number; width: number; height: number }) => ({ x: Math.round(s.x + s.width / 2), y: Math.round(s.y + s.height / 2) });
+
+test("without a hint the model's cut-out is not the block on the right (it takes the cat disc along)", async () => {
+  const { b } = await scores();
+  expect(b).toBeLessThan(0.5);
+}, SLOW);
+
+test("a point on the block cuts out the block alone (IoU >= 0.8), and says how in its method", async () => {
+  const { a, b, cut } = await scores({ point: centre(scene.b) });
+  expect(b).toBeGreaterThanOrEqual(0.8);
+  expect(a).toBeLessThan(0.05);
+  expect(cut.variant).toContain("hint: point");
+  expect(cut.variant).toContain("GrabCut");
+  expect(cut.timings?.grabcut_ms).toBeGreaterThanOrEqual(0);
+}, SLOW);
+
+test("a box round the block cuts out the block alone (IoU >= 0.8)", async () => {
+  const { x, y, width, height } = scene.b;
+  const { a, b } = await scores({ box: { x: x - 15, y: y - 15, width: width + 30, height: height + 30 } });
+  expect(b).toBeGreaterThanOrEqual(0.8);
+  expect(a).toBeLessThan(0.05);
+}, SLOW);
+
+test("excluding a point on the cat disc leaves the block (IoU >= 0.8)", async () => {
+  const { a, b } = await scores({ exclude: [centre(scene.a)] });
+  expect(b).toBeGreaterThanOrEqual(0.8);
+  expect(a).toBeLessThan(0.05);
+}, SLOW);
+
+test("a point on the cat disc cuts out the disc alone (IoU >= 0.8)", async () => {
+  const { a, b } = await scores({ point: centre(scene.a) });
+  expect(a).toBeGreaterThanOrEqual(0.8);
+  expect(b).toBeLessThan(0.05);
+}, SLOW);
