@@ -4,9 +4,9 @@ import { useEffect, useId, useRef } from "preact/hooks";
 import { useT } from "../i18n";
 import { Button } from "./button";
 
-type Props = { open: boolean; title: string; onClose(): void; children: ComponentChildren; actions?: ComponentChildren };
+type Props = { open: boolean; title: string; onClose(): void; children: ComponentChildren; actions?: ComponentChildren; closeLabel?: string };
 
-export function Dialog({ open, title, onClose, children, actions }: Props) {
+export function Dialog({ open, title, onClose, children, actions, closeLabel }: Props) {
   const t = useT();
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
@@ -22,7 +22,7 @@ export function Dialog({ open, title, onClose, children, actions }: Props) {
       <div class="dialog-body">{children}</div>
       <div class="dialog-actions">
         {actions}
-        <Button onClick={onClose}>{t("common.close")}</Button>
+        <Button onClick={onClose}>{closeLabel ?? t("common.close")}</Button>
       </div>
     </dialog>
   );

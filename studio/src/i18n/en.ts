@@ -118,6 +118,7 @@ export const en = {
   "video.notFound": "This video does not exist.",
   "video.details": "Details",
   "video.cost": "Cost",
+  "video.filesDeleted": "Its files were deleted on {date}; the record stays.",
   "video.duration": "Duration",
   "page.balance": "Balance",
   "page.developers": "Developers",

@@ -120,6 +120,7 @@ export const tr: Record<MessageKey, string> = {
   "video.notFound": "Bu video yok.",
   "video.details": "Ayrıntılar",
   "video.cost": "Maliyet",
+  "video.filesDeleted": "Dosyaları {date} tarihinde silindi; kaydı duruyor.",
   "video.duration": "Süre",
   "page.balance": "Bakiye",
   "page.developers": "Geliştiriciler",

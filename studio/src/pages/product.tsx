@@ -13,6 +13,7 @@ import { useT } from "../i18n";
 import { Compare } from "./product-compare";
 import { Attempts } from "./product-attempts";
 import { Warnings } from "./product-warnings";
+import { DeleteProduct } from "./product-delete";
 
 async function loadProduct(id: string) {
   const { data, error, response } = await api.GET("/v1/products/{id}", { params: { path: { id } } });
@@ -70,9 +71,12 @@ export function ProductPage({ id }: { id: string }) {
       title={p.name}
       back={back}
       actions={
-        <LinkButton href={`/videos/new?product=${encodeURIComponent(p.id)}`} variant="secondary">
-          {t("videos.create")}
-        </LinkButton>
+        <>
+          <LinkButton href={`/videos/new?product=${encodeURIComponent(p.id)}`} variant="secondary">
+            {t("videos.create")}
+          </LinkButton>
+          <DeleteProduct id={p.id} name={p.name} />
+        </>
       }
     >
       {notice && <Alert tone={notice.tone}>{notice.text}</Alert>}

@@ -64,6 +64,7 @@ function Player({ video, title }: { video: Video; title: string }) {
 
 export function VideoPage({ id }: { id: string }) {
   const t = useT();
+  const { lang } = useLang();
   const loaded = useLoad(() => loadAll(id), [id]);
   const data = loaded.data;
   usePoll(Boolean(data && moving(data.video.status)), loaded.reload);
@@ -107,6 +108,7 @@ export function VideoPage({ id }: { id: string }) {
             </Alert>
           )}
           {video.status === "completed" && <Player video={video} title={title} />}
+          {video.files_deleted_at && <Alert tone="info">{t("video.filesDeleted", { date: formatDate(video.files_deleted_at, lang) })}</Alert>}
         </section>
         <Details video={video} templateName={template?.name ?? video.template_id} productName={data.productName} />
       </div>
