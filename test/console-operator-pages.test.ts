@@ -74,6 +74,29 @@ describeBrowser("Studio: the operator's pages in chromium", () => {
     expect(latest).toMatchObject({ amount: 15, type: "grant", description: "Welcome bonus" });
   }, SLOW);
 
+  test("`Save changes` on an account's page changes its name, language and premium flag", async () => {
+    const other = await server.newAccount({ name: "Rename me", language: "en" });
+    await page.goto(`/admin/accounts/${other.id}`);
+    await page.getByRole("heading", { level: 1, name: "Rename me" }).waitFor();
+    const form = page.locator("form", { has: page.getByRole("heading", { name: "Change account" }) });
+    await form.getByLabel(/^Name\b/).fill("Renamed shop");
+    await form.getByLabel(/^Account language\b/).fill("tr");
+    await form.getByLabel(/Premium account/).check();
+    await form.getByRole("button", { name: "Save changes" }).click();
+    await page.getByRole("heading", { level: 1, name: "Renamed shop" }).waitFor();
+    expect((await admin("GET", `/v1/admin/accounts/${other.id}`)).body).toMatchObject({ name: "Renamed shop", language: "tr", is_premium: true });
+  }, SLOW);
+
+  test("`Search accounts` narrows the list to the accounts whose name or id matches", async () => {
+    await page.goto("/admin/accounts");
+    await page.getByRole("link", { name: "Operator shop", exact: true }).waitFor();
+    await page.getByLabel(/^Search accounts\b/).fill("operator");
+    await waitFor(() => page.locator("tbody tr").count(), (n) => n === 1, 10_000);
+    await page.getByLabel(/^Search accounts\b/).fill(account.id);
+    await page.getByRole("link", { name: "Operator shop", exact: true }).waitFor();
+    expect(await page.locator("tbody tr").count()).toBe(1);
+  }, SLOW);
+
   test("`Login link` gives a URL that signs a fresh browser in as the account, once", async () => {
     await openAccount();
     await page.getByRole("button", { name: "Login link" }).click();

@@ -10,6 +10,7 @@ import { useLoad } from "../hooks";
 import { formatDate, formatNumber, useLang } from "../i18n";
 import { useAdminMessages } from "../i18n/admin";
 import { AccountTokens, GrantCredits, LoginLink } from "./admin-account-actions";
+import { EditAccount } from "./admin-account-edit";
 import "../console.css";
 
 type Account = Awaited<ReturnType<typeof loadAccount>>;
@@ -71,9 +72,12 @@ export function AdminAccountPage({ id = "" }: { id?: string }) {
   return (
     <Page title={a.name || a.id} back={back}>
       <Details account={a} />
-      <div class="two-col">
-        <GrantCredits accountId={a.id} onGranted={account.reload} />
-        <div class="form">
+      <div class="account-grid">
+        <div class="stack">
+          <GrantCredits accountId={a.id} onGranted={account.reload} />
+          <EditAccount account={a} onSaved={account.reload} />
+        </div>
+        <div class="stack">
           <LoginLink accountId={a.id} />
           <AccountTokens accountId={a.id} />
         </div>

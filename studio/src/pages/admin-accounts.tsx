@@ -76,6 +76,9 @@ export function AdminAccountsPage(_props: { id?: string }) {
   const { lang } = useLang();
   const accounts = useLoad(listAccounts);
   const [created, setCreated] = useState<Created | null>(null);
+  const [search, setSearch] = useState("");
+  const needle = search.trim().toLowerCase();
+  const shown = (accounts.data?.data ?? []).filter((a) => !needle || a.name.toLowerCase().includes(needle) || a.id.toLowerCase().includes(needle));
   const columns: Column<Account>[] = [
     { key: "name", label: m("name"), render: (a) => <a href={`/admin/accounts/${a.id}`}>{a.name || a.id}</a> },
     { key: "id", label: m("id"), render: (a) => <code class="nowrap">{a.id}</code> },
@@ -107,7 +110,12 @@ export function AdminAccountsPage(_props: { id?: string }) {
         ) : accounts.data.data.length === 0 ? (
           <Empty>{m("noAccounts")}</Empty>
         ) : (
-          <Table caption={m("accounts")} columns={columns} rows={accounts.data.data} rowKey={(a) => a.id} />
+          <>
+            <div class="filters">
+              <TextField label={m("search")} type="search" hint={m("searchHint")} value={search} onValue={setSearch} />
+            </div>
+            {shown.length === 0 ? <Empty>{m("noMatch")}</Empty> : <Table caption={m("accounts")} columns={columns} rows={shown} rowKey={(a) => a.id} />}
+          </>
         )}
       </section>
       <section class="section">

@@ -8,7 +8,7 @@ import { Button, LinkButton } from "../components/button";
 import { Page } from "../components/page";
 import { Loading } from "../components/spinner";
 import { useLoad, usePoll } from "../hooks";
-import { formatNumber, useLang } from "../i18n";
+import { formatNumber, useLang, useT, type MessageKey } from "../i18n";
 import { useAdminMessages, type AdminKey } from "../i18n/admin";
 import "../console.css";
 
@@ -57,6 +57,7 @@ function Checks({ checks }: { checks: Record<string, Check> }) {
 
 function Summary({ health }: { health: Health }) {
   const m = useAdminMessages();
+  const t = useT();
   const { lang } = useLang();
   const readyStatus = health.ready?.status ?? "not_ready";
   const readyText = m(`ready.${readyStatus}` as AdminKey);
@@ -78,7 +79,7 @@ function Summary({ health }: { health: Health }) {
       {WATCHED.map((status) => (
         <a class="card stat stat-link" href={`/admin/jobs?status=${status}`} key={status}>
           <span class="stat-label">
-            {m("jobsGlance")}: {status}
+            {m("jobsGlance")}: {t(`status.${status}` as MessageKey)}
           </span>
           <span class="stat-value">{count(health.jobs[status] ?? 0)}</span>
         </a>

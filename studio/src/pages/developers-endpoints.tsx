@@ -13,6 +13,7 @@ import { Loading } from "../components/spinner";
 import { Table, type Column } from "../components/table";
 import { useLoad } from "../hooks";
 import { useDevelopersMessages } from "../i18n/developers";
+import { useFocusOnMessage } from "../focus";
 
 type Endpoint = Awaited<ReturnType<typeof listEndpoints>>["data"][number];
 
@@ -67,6 +68,7 @@ export function EndpointsSection() {
   const endpoints = useLoad(listEndpoints);
   const [secret, setSecret] = useState<string | null>(null);
   const [notice, setNotice] = useState<{ tone: "success" | "error"; text: string } | null>(null);
+  const noticeRef = useFocusOnMessage<HTMLDivElement>(notice?.tone === "success" ? notice : null);
   const toggle = async (e: Endpoint) => {
     setNotice(null);
     try {
@@ -123,7 +125,9 @@ export function EndpointsSection() {
           <Button onClick={() => setSecret(null)}>{m("hideSecret")}</Button>
         </Alert>
       )}
-      {notice && <Alert tone={notice.tone}>{notice.text}</Alert>}
+      <div ref={noticeRef} tabIndex={-1}>
+        {notice && <Alert tone={notice.tone}>{notice.text}</Alert>}
+      </div>
       {endpoints.error ? (
         <Alert tone="error">{endpoints.error}</Alert>
       ) : !endpoints.data ? (

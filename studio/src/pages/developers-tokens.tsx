@@ -14,6 +14,7 @@ import { Table, type Column } from "../components/table";
 import { useLoad } from "../hooks";
 import { formatDate, useLang } from "../i18n";
 import { useDevelopersMessages } from "../i18n/developers";
+import { useFocusOnMessage } from "../focus";
 
 type Token = Awaited<ReturnType<typeof listTokens>>["data"][number];
 
@@ -71,6 +72,7 @@ export function TokensSection() {
   const tokens = useLoad(listTokens);
   const [made, setMade] = useState<{ name: string; token: string } | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
+  const noticeRef = useFocusOnMessage<HTMLDivElement>(notice);
   const label = (t: Token) => t.name || m("unnamed");
   const revoke = async (t: Token) => {
     await must(api.DELETE("/v1/tokens/{id}", { params: { path: { id: t.id } } }));
@@ -110,7 +112,9 @@ export function TokensSection() {
         }}
       />
       {made && <NewToken token={made} onDone={() => setMade(null)} />}
-      {notice && <Alert tone="success">{notice}</Alert>}
+      <div ref={noticeRef} tabIndex={-1}>
+        {notice && <Alert tone="success">{notice}</Alert>}
+      </div>
       {tokens.error ? (
         <Alert tone="error">
           <p>{tokens.error}</p>
