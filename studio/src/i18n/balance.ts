@@ -43,7 +43,7 @@ const tr: Record<keyof typeof en, string> = {
   premium: "Plan",
   premiumYes: "Premium",
   premiumNo: "Standart",
-  topUp: "Yükle",
+  topUp: "Kredi yükle",
   topUpIntro: "Krediyi ödeme sayfasında satın alın; ödeme onaylanır onaylanmaz bakiyenize eklenir.",
   amount: "Tutar",
   amountHint: "En az {min}.",
