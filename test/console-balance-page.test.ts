@@ -49,6 +49,18 @@ describeBrowser("Studio: the Balance page in chromium", () => {
     await waitFor(async () => (await page.getByTestId("credits").textContent())?.replace(/\D/g, ""), (shown) => shown === String(credits), 15_000);
   }, SLOW);
 
+  test("the payment page links back to Balance, which shows that top-up's status (in a tab that never started it)", async () => {
+    const top = await api("POST", "/v1/balance/top-up", { amount: 2000, currency: "eur" });
+    expect(top.status).toBe(201);
+    const other = await openContext(browser, server.base);
+    await signInWithToken(other.page, account.token);
+    await other.page.goto(new URL(top.body.payment_url).pathname);
+    await other.page.getByRole("link", { name: "Back to your balance in vitrin Studio" }).click();
+    await other.page.getByRole("heading", { level: 1, name: "Balance" }).waitFor();
+    await other.page.getByText(new RegExp(`Top-up ${top.body.id} of €20\\.00 \\(${top.body.credits} credits\\) is waiting`)).waitFor();
+    await other.context.close();
+  }, SLOW);
+
   test("an amount under the least top-up is refused in the form, and no payment page opens", async () => {
     await open("/balance", "Balance");
     await page.getByLabel(/^Amount\b/).fill("3");

@@ -32,6 +32,11 @@ function details(row: TopUpRow): string {
 </dl>`;
 }
 
+/** The way back to Studio's Balance page, which shows this top-up's status (same origin: the service serves both). */
+function backToStudio(row: TopUpRow): string {
+  return `<p><a href="/balance?top_up=${encodeURIComponent(row.id)}">Back to your balance in vitrin Studio</a></p>`;
+}
+
 export function manualPaymentPage(row: TopUpRow): Response {
   const next =
     row.status === "paid"
@@ -40,7 +45,7 @@ export function manualPaymentPage(row: TopUpRow): Response {
         ? `<p>This service takes payments by hand. Pay ${escape(money(row))} as agreed with the operator and quote the
 top-up id above; once they have received it, they confirm the top-up and the credits appear on your balance.</p>`
         : `<p>This top-up is ${escape(row.status)}; start a new one if you still want credits.</p>`;
-  return page("Top up your credits", details(row) + next);
+  return page("Top up your credits", details(row) + next + backToStudio(row));
 }
 
 export function returnPage(row: TopUpRow): Response {
@@ -50,11 +55,11 @@ export function returnPage(row: TopUpRow): Response {
       : row.status === "pending"
         ? "Thank you: the payment is being processed. The credits appear once the payment provider confirms it."
         : `The payment did not go through (${escape(row.status)}). You can start a new top-up.`;
-  return page(row.status === "paid" ? "Payment received" : "Payment status", details(row) + `<p>${text}</p>`);
+  return page(row.status === "paid" ? "Payment received" : "Payment status", details(row) + `<p>${text}</p>` + backToStudio(row));
 }
 
 export function cancelPage(row: TopUpRow): Response {
-  return page("Payment cancelled", details(row) + "<p>Nothing was charged. You can close this page or start again.</p>");
+  return page("Payment cancelled", details(row) + "<p>Nothing was charged. You can close this page or start again.</p>" + backToStudio(row));
 }
 
 export function notFoundPage(): Response {
