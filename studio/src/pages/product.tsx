@@ -4,12 +4,13 @@ import { useState } from "preact/hooks";
 import { api, asProblem } from "../api";
 import { Alert } from "../components/alert";
 import { Button, LinkButton } from "../components/button";
+import { SelectField } from "../components/field";
 import { BackIcon } from "../components/icons";
 import { Page } from "../components/page";
 import { Loading, Spinner } from "../components/spinner";
 import { StatusBadge } from "../components/status-badge";
 import { useLoad, usePoll } from "../hooks";
-import { useT } from "../i18n";
+import { defineMessages, useT } from "../i18n";
 import { Compare } from "./product-compare";
 import { Attempts } from "./product-attempts";
 import { Warnings } from "./product-warnings";
@@ -20,6 +21,53 @@ async function loadProduct(id: string) {
   if (response.status === 404) return null;
   if (error || !data) throw new Error(asProblem(error)?.message ?? `GET /v1/products/${id} failed`);
   return data;
+}
+
+type Crop = "subject" | "none";
+type Dekupe = NonNullable<Awaited<ReturnType<typeof loadProduct>>>["dekupe"];
+
+const useMessages = defineMessages({
+  en: { crop: "Next attempt's frame", subject: "Around the product", none: "The whole photo" },
+  tr: { crop: "Sonraki denemenin çerçevesi", subject: "Ürünün çevresi", none: "Fotoğrafın tamamı" },
+});
+
+/** The cut-out's state and what can be done about it: Retry (with the frame to cut), Revert, attempts left. */
+function CutoutPanel({ dekupe: d, busy, onRetry, onRevert }: { dekupe: Dekupe; busy: boolean; onRetry(crop: Crop): void; onRevert(): void }) {
+  const t = useT();
+  const m = useMessages();
+  const [crop, setCrop] = useState<Crop>("subject");
+  const left = Number(d.retries_left);
+  const processing = d.status === "processing";
+  return (
+    <section class="card product-side" aria-label={t("product.cutout")}>
+      <p class="meta">
+        <StatusBadge status={d.status} />
+      </p>
+      {processing && (
+        <p class="loading" role="status">
+          <Spinner label="" />{t("product.working")}
+        </p>
+      )}
+      {d.status === "failed" && <Alert tone="error">{t("product.failed", { reason: d.error ?? t("common.error") })}</Alert>}
+      <Warnings codes={d.warnings} />
+      <p>{t("product.attemptsLeft", { n: left })}</p>
+      <SelectField
+        label={m("crop")}
+        name="crop"
+        value={crop}
+        onValue={(v) => setCrop(v as Crop)}
+        options={[{ value: "subject", label: m("subject") }, { value: "none", label: m("none") }]}
+      />
+      <div class="row">
+        <Button variant="primary" onClick={() => onRetry(crop)} busy={busy} disabled={processing || left <= 0}>
+          {t("product.retry")}
+        </Button>
+        <Button onClick={onRevert} disabled={busy || processing || d.status === "off"}>
+          {t("product.revert")}
+        </Button>
+      </div>
+    </section>
+  );
 }
 
 type Notice = { tone: "success" | "error"; text: string } | null;
@@ -46,7 +94,7 @@ export function ProductPage({ id }: { id: string }) {
     }
   };
   const path = { params: { path: { id } } };
-  const retry = () => act(() => api.POST("/v1/products/{id}/dekupe/retry", { ...path, body: {} }), t("product.retried"));
+  const retry = (crop: Crop) => act(() => api.POST("/v1/products/{id}/dekupe/retry", { ...path, body: { crop } }), t("product.retried"));
   const revert = () => act(() => api.POST("/v1/products/{id}/dekupe/revert", { ...path, body: {} }), t("product.reverted"));
   const accept = (attempt_id: string) => act(() => api.POST("/v1/products/{id}/dekupe/accept", { ...path, body: { attempt_id } }), t("product.accepted"));
 
@@ -64,7 +112,6 @@ export function ProductPage({ id }: { id: string }) {
     );
   }
   const d = p.dekupe;
-  const left = Number(d.retries_left);
   const processing = d.status === "processing";
   return (
     <Page
@@ -89,27 +136,7 @@ export function ProductPage({ id }: { id: string }) {
             <img class="thumb checkerboard product-photo" src={p.image_url} alt={t("products.photo", { name: p.name })} />
           )}
         </section>
-        <section class="card product-side" aria-label={t("product.cutout")}>
-          <p class="meta">
-            <StatusBadge status={d.status} />
-          </p>
-          {processing && (
-            <p class="loading" role="status">
-              <Spinner label="" />{t("product.working")}
-            </p>
-          )}
-          {d.status === "failed" && <Alert tone="error">{t("product.failed", { reason: d.error ?? t("common.error") })}</Alert>}
-          <Warnings codes={d.warnings} />
-          <p>{t("product.attemptsLeft", { n: left })}</p>
-          <div class="row">
-            <Button variant="primary" onClick={retry} busy={busy} disabled={processing || left <= 0}>
-              {t("product.retry")}
-            </Button>
-            <Button onClick={revert} disabled={busy || processing || d.status === "off"}>
-              {t("product.revert")}
-            </Button>
-          </div>
-        </section>
+        <CutoutPanel dekupe={d} busy={busy} onRetry={retry} onRevert={revert} />
       </div>
       <Attempts productId={id} version={`${d.updated_at}-${d.status}`} busy={busy || processing} onAccept={accept} />
     </Page>
