@@ -22,7 +22,7 @@ beforeAll(async () => {
 }, SLOW);
 
 afterAll(async () => {
-  await plugin?.close();
+  await plugin?.close?.();
   rmSync(root, { recursive: true, force: true });
 });
 
@@ -66,4 +66,20 @@ test("a point on the cat disc cuts out the disc alone (IoU >= 0.8)", async () =>
   const { a, b } = await scores({ point: centre(scene.a) });
   expect(a).toBeGreaterThanOrEqual(0.8);
   expect(b).toBeLessThan(0.05);
+}, SLOW);
+
+test("a hinted cut-out of the photo the model saw last reuses its matte: no model run, the same cut-out", async () => {
+  const hint = { point: centre(scene.b) };
+  const fresh = createIsnetRemoval({ modelDir: join(root, "isnet"), threads: 2, idleMs: 60_000 });
+  try {
+    const first = await fresh.remove({ image: scene.photo, attempt: 1, hint });
+    expect(first.timings?.inference_ms).toBeGreaterThan(0);
+    const again = await fresh.remove({ image: scene.photo, attempt: 2, hint });
+    expect(again.timings).toMatchObject({ load_ms: 0, inference_ms: 0 });
+    // GrabCut seeds its colour models with k-means from OpenCV's running random state, so the two may differ by a few pixels.
+    const [x, y] = await Promise.all([placedAlpha(first, scene.width, scene.height), placedAlpha(again, scene.width, scene.height)]);
+    expect(iou(x, y)).toBeGreaterThan(0.98);
+  } finally {
+    await fresh.close?.();
+  }
 }, SLOW);

@@ -3,7 +3,8 @@
 import { definePlugin, type BackgroundRemovalPlugin, type Cutout, type CutoutHint, type CutoutRequest, type Logger, type ReadyReport } from "../../src/plugins";
 import { modelsInstall } from "./commands";
 import sharp from "../../src/plugins/sharp";
-import { decodeUpright, makeCutout, type Probability, type Upright } from "./cutout";
+import { createHash } from "node:crypto";
+import { decodeUpright, makeCutout, resizeRgb, type Probability, type Upright } from "./cutout";
 import { describeHint, hintedMatte, hintOnGrid } from "./hint";
 import { inspectModel, installModel } from "./model";
 import { clearIdle, ensureLoaded, exclusive, fileKey, newSession, scheduleIdle, unload, type ModelSession } from "./session";
@@ -36,6 +37,7 @@ const quietLogger: Logger = { debug: noop, info: noop, warn: noop, error: noop, 
 export function createIsnetRemoval(options: IsnetOptions): IsnetRemoval {
   const { modelDir, threads, idleMs, memoryArena = false } = options;
   const session = newSession({ modelDir, threads, idleMs, memoryArena, logger: options.logger ?? quietLogger });
+  const memo: MatteMemo = { last: null };
   return {
     slot: "background-removal",
     name: "isnet",
@@ -53,13 +55,14 @@ export function createIsnetRemoval(options: IsnetOptions): IsnetRemoval {
       request.signal?.throwIfAborted();
       clearIdle(session);
       try {
-        return await exclusive(session, request.signal, () => cutOut(session, request));
+        return await exclusive(session, request.signal, () => cutOut(session, memo, request));
       } finally {
         scheduleIdle(session);
       }
     },
     async close() {
       clearIdle(session);
+      memo.last = null;
       // Waits for a running cut-out to finish rather than freeing the session under it.
       await exclusive(session, undefined, () => unload(session, "close"));
     },
@@ -78,16 +81,37 @@ async function readiness(s: ModelSession): Promise<ReadyReport> {
   return { ok: true, detail: `${state.kind === "bundled" ? "ISNet" : "custom"} model installed in ${modelDir}; loads on first use` };
 }
 
-/** One cut-out, its turn come: decode upright, infer, make the cut-out, with the time each step took. */
-async function cutOut(s: ModelSession, { image, attempt, hint, signal }: CutoutRequest): Promise<Cutout> {
-  signal?.throwIfAborted();
-  const t0 = performance.now();
-  const upright = await decodeUpright(image);
-  const t1 = performance.now();
+/** The model's matte of the last photo it saw (about 4 MB), so a hinted retry of the same photo need not run it again. */
+type MatteMemo = { last: { key: string; data: Float32Array; width: number; height: number } | null };
+
+/**
+ * The model's probability map of `upright` (photo bytes hashed to `key`): a hinted cut-out of the photo the model
+ * saw last reuses that map (the model is deterministic), neither loading the model nor running it; every run is kept.
+ */
+async function matteOf(s: ModelSession, memo: MatteMemo, key: string, upright: Upright, hinted: boolean, signal?: AbortSignal) {
+  const last = memo.last;
+  if (hinted && last && last.key === key) {
+    const { data, width, height } = last;
+    const prob: Probability = { data, width, height, guide: () => resizeRgb(upright, width, height) };
+    return { prob, loadMs: 0, preprocessMs: 0, inferenceMs: 0 };
+  }
   const { model: m, loadMs } = await ensureLoaded(s);
   signal?.throwIfAborted();
   const { prob, preprocessMs, inferenceMs } = await m.infer(upright);
   // ONNX Runtime cannot be interrupted mid-run; an abort is honoured as soon as it returns.
+  signal?.throwIfAborted();
+  memo.last = { key, data: prob.data.slice(), width: prob.width, height: prob.height };
+  return { prob, loadMs, preprocessMs, inferenceMs };
+}
+
+/** One cut-out, its turn come: decode upright, infer, make the cut-out, with the time each step took. */
+async function cutOut(s: ModelSession, memo: MatteMemo, { image, attempt, hint, signal }: CutoutRequest): Promise<Cutout> {
+  signal?.throwIfAborted();
+  const t0 = performance.now();
+  const upright = await decodeUpright(image);
+  const t1 = performance.now();
+  const key = createHash("sha256").update(image).digest("hex");
+  const { prob, loadMs, preprocessMs, inferenceMs } = await matteOf(s, memo, key, upright, !!hint, signal);
   signal?.throwIfAborted();
   const t3 = performance.now();
   const cut = hint ? await hintedCutout(image, upright, prob, hint) : await makeCutout(upright, prob, attempt);
