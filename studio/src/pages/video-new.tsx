@@ -16,6 +16,7 @@ import { TemplateGallery } from "./video-gallery";
 import { buildPrompt, PromptFields, type Schema, type Values } from "./video-fields";
 import { loadMusic, loadTemplates } from "./videos-data";
 import { Estimate, useEstimate, type VideoRequest } from "./video-estimate";
+import { FramePreview } from "./video-preview";
 
 /** The formats every template composes; the API's default is the first. */
 const FORMATS = ["9:16", "4:5", "1:1", "16:9"] as const;
@@ -146,6 +147,7 @@ export function VideoNewPage() {
           <SelectField label={t("videoNew.format")} name="format" value={state.format} onValue={(v) => set.setFormat(v as Format)} error={fieldError(errors, "aspect_ratio")} options={FORMATS.map((f) => ({ value: f, label: `${f} · ${m(f)}` }))} />
           <SelectField label={t("videoNew.music")} name="music" value={state.music} onValue={set.setMusic} error={fieldError(errors, "music")} options={[{ value: "auto", label: t("videoNew.autoMusic") }, { value: "none", label: t("common.none") }, ...music.map((track) => ({ value: track.id, label: `${track.title} (${track.mood})` }))]} />
         </div>
+        <FramePreview request={form.request} />
         <Estimate state={estimate} />
         <div>
           <Button type="submit" variant="primary" busy={busy} disabled={!form.request}>
