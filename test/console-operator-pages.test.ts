@@ -140,10 +140,19 @@ describeBrowser("Studio: the operator's pages in chromium", () => {
     expect(job.body.status).toBe("succeeded");
   }, SLOW);
 
+  test("an account's page opened in the operator's session says so and keeps the session (no API call it would refuse)", async () => {
+    await page.goto("/balance");
+    await page.getByRole("heading", { level: 1, name: "Not available here" }).waitFor();
+    await page.getByRole("link", { name: "Go to the start page" }).click();
+    await page.getByRole("heading", { level: 1, name: "Health" }).waitFor();
+    expect(await page.getByRole("button", { name: "Sign out" }).count()).toBe(1);
+  }, SLOW);
+
   test("`Health` shows each readiness check by name and the dead jobs' count", async () => {
     await deadJob();
     const dead = (await admin("GET", "/v1/admin/jobs?status=dead")).body.data.length;
     const ready = (await server.api("GET", "/readyz")).body;
+    await page.goto("/admin/jobs");
     await page.getByRole("link", { name: "Health", exact: true }).click();
     await page.getByRole("heading", { level: 1, name: "Health" }).waitFor();
     for (const name of Object.keys(ready.checks)) await page.getByRole("heading", { level: 3, name: new RegExp(`^${name}`) }).waitFor();

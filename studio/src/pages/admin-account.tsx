@@ -11,6 +11,7 @@ import { formatDate, formatNumber, useLang } from "../i18n";
 import { useAdminMessages } from "../i18n/admin";
 import { AccountTokens, GrantCredits, LoginLink } from "./admin-account-actions";
 import { EditAccount } from "./admin-account-edit";
+import { ForKind } from "./for-kind";
 import "../console.css";
 
 type Account = Awaited<ReturnType<typeof loadAccount>>;
@@ -48,7 +49,7 @@ function Details({ account }: { account: Account }) {
   );
 }
 
-export function AdminAccountPage({ id = "" }: { id?: string }) {
+function AdminAccountContent({ id = "" }: { id?: string }) {
   const m = useAdminMessages();
   const account = useLoad(async () => {
     try {
@@ -83,5 +84,13 @@ export function AdminAccountPage({ id = "" }: { id?: string }) {
         </div>
       </div>
     </Page>
+  );
+}
+
+export function AdminAccountPage(props: { id?: string }) {
+  return (
+    <ForKind kind="admin">
+      <AdminAccountContent {...props} />
+    </ForKind>
   );
 }

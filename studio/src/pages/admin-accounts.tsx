@@ -14,6 +14,7 @@ import { Table, type Column } from "../components/table";
 import { useLoad } from "../hooks";
 import { formatDate, formatNumber, useLang } from "../i18n";
 import { useAdminMessages } from "../i18n/admin";
+import { ForKind } from "./for-kind";
 import "../console.css";
 
 type Account = Awaited<ReturnType<typeof listAccounts>>["data"][number];
@@ -71,7 +72,7 @@ function CreateAccount({ onCreated }: { onCreated(created: Created): void }) {
   );
 }
 
-export function AdminAccountsPage(_props: { id?: string }) {
+function AdminAccountsContent(_props: { id?: string }) {
   const m = useAdminMessages();
   const { lang } = useLang();
   const accounts = useLoad(listAccounts);
@@ -122,5 +123,13 @@ export function AdminAccountsPage(_props: { id?: string }) {
         <CreateAccount onCreated={made} />
       </section>
     </Page>
+  );
+}
+
+export function AdminAccountsPage(_props: { id?: string }) {
+  return (
+    <ForKind kind="admin">
+      <AdminAccountsContent />
+    </ForKind>
   );
 }

@@ -10,6 +10,7 @@ import { Loading } from "../components/spinner";
 import { useLoad, usePoll } from "../hooks";
 import { formatNumber, useLang, useT, type MessageKey } from "../i18n";
 import { useAdminMessages, type AdminKey } from "../i18n/admin";
+import { ForKind } from "./for-kind";
 import "../console.css";
 
 type Check = { ok: boolean; [detail: string]: unknown };
@@ -88,7 +89,7 @@ function Summary({ health }: { health: Health }) {
   );
 }
 
-export function AdminHomePage(_props: { id?: string }) {
+function AdminHomeContent(_props: { id?: string }) {
   const m = useAdminMessages();
   const { lang } = useLang();
   const health = useLoad(loadHealth);
@@ -122,5 +123,13 @@ export function AdminHomePage(_props: { id?: string }) {
         </>
       )}
     </Page>
+  );
+}
+
+export function AdminHomePage(_props: { id?: string }) {
+  return (
+    <ForKind kind="admin">
+      <AdminHomeContent />
+    </ForKind>
   );
 }

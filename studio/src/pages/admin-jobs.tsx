@@ -15,6 +15,7 @@ import { Table, type Column } from "../components/table";
 import { useLoad, usePoll } from "../hooks";
 import { formatDate, useLang, useT, type MessageKey } from "../i18n";
 import { useAdminMessages } from "../i18n/admin";
+import { ForKind } from "./for-kind";
 import "../console.css";
 
 type Job = Awaited<ReturnType<typeof listJobs>>["data"][number];
@@ -54,7 +55,7 @@ function Filters({ status, kind, onChange }: { status: string; kind: string; onC
   );
 }
 
-export function AdminJobsPage(_props: { id?: string }) {
+function AdminJobsContent(_props: { id?: string }) {
   const m = useAdminMessages();
   const { lang } = useLang();
   const { query, route, path } = useLocation();
@@ -123,5 +124,13 @@ export function AdminJobsPage(_props: { id?: string }) {
         </>
       )}
     </Page>
+  );
+}
+
+export function AdminJobsPage(_props: { id?: string }) {
+  return (
+    <ForKind kind="admin">
+      <AdminJobsContent />
+    </ForKind>
   );
 }

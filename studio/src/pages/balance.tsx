@@ -14,6 +14,7 @@ import { formatDate, formatNumber, useLang } from "../i18n";
 import { useBalanceMessages, type BalanceKey } from "../i18n/balance";
 import { useCursorList, type CursorList } from "../paging";
 import { TopUpForm, TopUpStatus } from "./balance-top-up";
+import { ForKind } from "./for-kind";
 import "../console.css";
 
 type Transaction = Awaited<ReturnType<typeof transactionsAfter>>["data"][number];
@@ -82,7 +83,7 @@ function Transactions({ list }: { list: CursorList<Transaction> }) {
   );
 }
 
-export function BalancePage(_props: { id?: string }) {
+function BalanceContent(_props: { id?: string }) {
   const m = useBalanceMessages();
   const balance = useLoad(() => must(api.GET("/v1/balance")));
   const list = useCursorList(transactionsAfter);
@@ -106,5 +107,13 @@ export function BalancePage(_props: { id?: string }) {
       <TopUpForm />
       <Transactions list={list} />
     </Page>
+  );
+}
+
+export function BalancePage(_props: { id?: string }) {
+  return (
+    <ForKind kind="account">
+      <BalanceContent />
+    </ForKind>
   );
 }

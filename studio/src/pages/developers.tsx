@@ -6,9 +6,10 @@ import { DeliveriesSection } from "./developers-deliveries";
 import { EndpointsSection } from "./developers-endpoints";
 import { TokensSection } from "./developers-tokens";
 import { AccountUrlCard, SecretCard } from "./developers-webhooks";
+import { ForKind } from "./for-kind";
 import "../console.css";
 
-export function DevelopersPage(_props: { id?: string }) {
+function DevelopersContent(_props: { id?: string }) {
   const m = useDevelopersMessages();
   return (
     <Page title={m("title")}>
@@ -26,5 +27,13 @@ export function DevelopersPage(_props: { id?: string }) {
       <EndpointsSection />
       <DeliveriesSection />
     </Page>
+  );
+}
+
+export function DevelopersPage(_props: { id?: string }) {
+  return (
+    <ForKind kind="account">
+      <DevelopersContent />
+    </ForKind>
   );
 }
