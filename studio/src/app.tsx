@@ -166,6 +166,22 @@ function Shell() {
   );
 }
 
+/** When even the session could not be read (the service is down or unreachable): say so, offer a reload. */
+function BootFailure({ message }: { message: string }) {
+  const t = useT();
+  return (
+    <main id="main" class="main">
+      <h1>{t("common.error")}</h1>
+      <p role="alert" class="alert alert-error">
+        {t("common.network")} ({message})
+      </p>
+      <button type="button" class="btn btn-primary" onClick={() => location.reload()}>
+        {t("common.retry")}
+      </button>
+    </main>
+  );
+}
+
 export function App() {
   const [lang, setLangState] = useState<Lang>(initialLang);
   const [session, setSession] = useState<Session | null>(null);
@@ -184,7 +200,7 @@ export function App() {
     <LangContext.Provider value={langState}>
       <SessionContext.Provider value={sessionState}>
         <LocationProvider scope={STUDIO_LINKS}>
-          {ready ? failure ? <p role="alert" class="alert alert-error boot-error">{failure}</p> : <Shell /> : <Loading />}
+          {ready ? failure ? <BootFailure message={failure} /> : <Shell /> : <Loading />}
         </LocationProvider>
       </SessionContext.Provider>
     </LangContext.Provider>
