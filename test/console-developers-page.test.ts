@@ -80,7 +80,7 @@ describeBrowser("Studio: the Developers page in chromium", () => {
     await waitFor(() => api("GET", `/v1/webhooks/deliveries/${ping.body.id}`), (r) => r.body.attempts.length > count, 30_000);
   }, SLOW);
 
-  test("`Add endpoint` shows the endpoint's secret once; `Disable` turns it off and `Delete` removes it", async () => {
+  test("`Add endpoint` shows the endpoint's secret once, `Rotate secret` a new one; `Disable` turns it off and `Delete` removes it", async () => {
     await openDevelopers();
     await page.getByLabel(/^Endpoint URL\b/).fill("http://127.0.0.1:9/endpoint");
     await page.getByLabel(/^Events\b/).fill("video.completed, video.failed");
@@ -89,6 +89,11 @@ describeBrowser("Studio: the Developers page in chromium", () => {
     const [endpoint] = (await api("GET", "/v1/webhook_endpoints")).body.data;
     expect(endpoint).toMatchObject({ url: "http://127.0.0.1:9/endpoint", events: ["video.completed", "video.failed"], enabled: true });
     expect(secret).toMatch(/^whsec_/);
+    await page.getByRole("button", { name: "Rotate secret of endpoint http://127.0.0.1:9/endpoint" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Rotate secret" }).click();
+    const rotated = await page.getByLabel("New secret of http://127.0.0.1:9/endpoint").inputValue();
+    expect(rotated).toMatch(/^whsec_/);
+    expect(rotated).not.toBe(secret);
     await page.getByRole("button", { name: "Disable endpoint http://127.0.0.1:9/endpoint" }).click();
     await waitFor(() => api("GET", `/v1/webhook_endpoints/${endpoint.id}`), (r) => r.body.enabled === false, 10_000);
     await page.getByRole("button", { name: "Delete endpoint http://127.0.0.1:9/endpoint" }).click();

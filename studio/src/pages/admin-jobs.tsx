@@ -89,7 +89,18 @@ function AdminJobsContent(_props: { id?: string }) {
   };
   const columns: Column<Job>[] = [
     { key: "id", label: m("id"), render: (j) => <code class="nowrap">{j.id}</code> },
-    { key: "kind", label: m("kind"), render: (j) => <code class="nowrap">{j.kind}</code> },
+    {
+      key: "kind",
+      label: m("kind"),
+      render: (j) => (
+        <details>
+          <summary>
+            <code class="nowrap">{j.kind}</code>
+          </summary>
+          <pre class="payload">{JSON.stringify(j.payload, null, 2)}</pre>
+        </details>
+      ),
+    },
     { key: "status", label: m("status"), render: (j) => <StatusBadge status={j.status} /> },
     { key: "attempts", label: m("attempts"), numeric: true, render: (j) => `${j.attempts}/${j.max_attempts}` },
     { key: "error", label: m("lastError"), render: (j) => (j.last_error ? <span class="error-text">{j.last_error}</span> : "") },

@@ -66,7 +66,7 @@ function AddEndpoint({ onAdded }: { onAdded(endpoint: Endpoint): void }) {
 export function EndpointsSection() {
   const m = useDevelopersMessages();
   const endpoints = useLoad(listEndpoints);
-  const [secret, setSecret] = useState<string | null>(null);
+  const [secret, setSecret] = useState<{ label: string; value: string } | null>(null);
   const [notice, setNotice] = useState<{ tone: "success" | "error"; text: string } | null>(null);
   const noticeRef = useFocusOnMessage<HTMLDivElement>(notice?.tone === "success" ? notice : null);
   const toggle = async (e: Endpoint) => {
@@ -77,6 +77,11 @@ export function EndpointsSection() {
     } catch (err) {
       setNotice({ tone: "error", text: messageOf(err, m("network")) });
     }
+  };
+  const rotate = async (e: Endpoint) => {
+    const out = await must(api.POST("/v1/webhook_endpoints/{id}/rotate_secret", { params: { path: { id: e.id } }, body: {} }));
+    setNotice(null);
+    setSecret(out.secret ? { label: m("endpointRotated", { url: e.url }), value: out.secret } : null);
   };
   const remove = async (e: Endpoint) => {
     await must(api.DELETE("/v1/webhook_endpoints/{id}", { params: { path: { id: e.id } } }));
@@ -97,6 +102,16 @@ export function EndpointsSection() {
             {e.enabled ? m("disable") : m("enable")}
           </Button>
           <ConfirmButton
+            label={m("rotateEndpoint")}
+            variant="secondary"
+            ariaLabel={m("rotateEndpointLabel", { url: e.url })}
+            title={m("rotateEndpoint")}
+            onConfirm={() => rotate(e)}
+            describe={(err) => messageOf(err, m("network"))}
+          >
+            <p>{m("rotateEndpointText", { url: e.url })}</p>
+          </ConfirmButton>
+          <ConfirmButton
             label={m("deleteEndpoint")}
             ariaLabel={m("deleteLabel", { url: e.url })}
             title={m("deleteTitle")}
@@ -110,7 +125,7 @@ export function EndpointsSection() {
     },
   ];
   const added = (e: Endpoint) => {
-    setSecret(e.secret ?? null);
+    setSecret(e.secret ? { label: m("endpointSecret"), value: e.secret } : null);
     setNotice(null);
     void endpoints.reload();
   };
@@ -121,7 +136,7 @@ export function EndpointsSection() {
       {secret && (
         <Alert tone="warning">
           <p>{m("endpointSecretWarning")}</p>
-          <CopyField label={m("endpointSecret")} value={secret} />
+          <CopyField label={secret.label} value={secret.value} />
           <Button onClick={() => setSecret(null)}>{m("hideSecret")}</Button>
         </Alert>
       )}
