@@ -35,7 +35,7 @@ export function useEstimate(request: VideoRequest | null): EstimateState {
     setState((s) => ({ ...s, loading: true }));
     const timer = setTimeout(async () => {
       try {
-        const { data, error } = await api.POST("/v1/videos/estimate", { body: request as never });
+        const { data, error } = await api.POST("/v1/videos/estimate", { body: request });
         // A slower answer to an older form must not overwrite the newer one.
         if (ticket !== latest.current) return;
         if (error || !data) setState({ loading: false, credits: null, available: null, sufficient: true, problem: asProblem(error) });

@@ -101,7 +101,7 @@ export function VideoNewPage() {
     setBusy(true);
     setProblem(null);
     try {
-      const { data, error } = await api.POST("/v1/videos", { body: form.request as never });
+      const { data, error } = await api.POST("/v1/videos", { body: form.request });
       if (error || !data) return setProblem(asProblem(error) ?? { error: "Error", code: "unknown", message: t("common.error") });
       route(`/videos/${data.id}`);
     } catch {
@@ -117,7 +117,13 @@ export function VideoNewPage() {
     </a>
   );
   if (choices.loading && !choices.data) return <Loading />;
-  if (choices.error || !choices.data) return <Page title={t("videoNew.title")} back={back}><Alert tone="error">{choices.error ?? t("common.error")}</Alert></Page>;
+  if (choices.error || !choices.data) {
+    return (
+      <Page title={t("videoNew.title")} back={back}>
+        <Alert tone="error">{choices.error ?? t("common.error")}</Alert>
+      </Page>
+    );
+  }
   if (choices.data.products.length === 0) {
     return (
       <Page title={t("videoNew.title")} back={back}>
@@ -128,11 +134,22 @@ export function VideoNewPage() {
   }
   const { products, templates, music } = choices.data;
   const other = problem ? unplacedErrors(errors, shownFields(form.schema)) : [];
+  const productOptions = products.map((p) => ({ value: p.id, label: p.name }));
+  const languageOptions = [
+    { value: "", label: t("videoNew.accountLanguage") },
+    ...(form.template?.languages ?? []).map((l) => ({ value: l, label: languageName(l, lang) })),
+  ];
+  const formatOptions = FORMATS.map((f) => ({ value: f, label: `${f} · ${m(f)}` }));
+  const musicOptions = [
+    { value: "auto", label: t("videoNew.autoMusic") },
+    { value: "none", label: t("common.none") },
+    ...music.map((track) => ({ value: track.id, label: `${track.title} (${track.mood})` })),
+  ];
   return (
     <Page title={t("videoNew.title")} back={back}>
       <form ref={formRef} class="form video-form" onSubmit={submit} noValidate>
         {problem && (problem.details?.length ? <AlertList title={t("videoNew.fixErrors")} items={other} /> : <Alert tone="error">{problem.message}</Alert>)}
-        <SelectField label={t("videoNew.product")} name="product" value={state.productId} onValue={set.setProductId} error={fieldError(errors, "product_id")} options={products.map((p) => ({ value: p.id, label: p.name }))} />
+        <SelectField label={t("videoNew.product")} name="product" value={state.productId} onValue={set.setProductId} error={fieldError(errors, "product_id")} options={productOptions} />
         <TemplateGallery templates={templates} value={state.templateId} onChange={set.setTemplateId} error={fieldError(errors, "template_id")} />
         {form.schema?.properties && Object.keys(form.schema.properties).length > 0 && (
           <fieldset>
@@ -143,9 +160,9 @@ export function VideoNewPage() {
           </fieldset>
         )}
         <div class="form-row">
-          <SelectField label={t("videoNew.language")} name="language" value={state.language} onValue={set.setLanguage} error={fieldError(errors, "language")} options={[{ value: "", label: t("videoNew.accountLanguage") }, ...(form.template?.languages ?? []).map((l) => ({ value: l, label: languageName(l, lang) }))]} />
-          <SelectField label={t("videoNew.format")} name="format" value={state.format} onValue={(v) => set.setFormat(v as Format)} error={fieldError(errors, "aspect_ratio")} options={FORMATS.map((f) => ({ value: f, label: `${f} · ${m(f)}` }))} />
-          <SelectField label={t("videoNew.music")} name="music" value={state.music} onValue={set.setMusic} error={fieldError(errors, "music")} options={[{ value: "auto", label: t("videoNew.autoMusic") }, { value: "none", label: t("common.none") }, ...music.map((track) => ({ value: track.id, label: `${track.title} (${track.mood})` }))]} />
+          <SelectField label={t("videoNew.language")} name="language" value={state.language} onValue={set.setLanguage} error={fieldError(errors, "language")} options={languageOptions} />
+          <SelectField label={t("videoNew.format")} name="format" value={state.format} onValue={(v) => set.setFormat(v as Format)} error={fieldError(errors, "aspect_ratio")} options={formatOptions} />
+          <SelectField label={t("videoNew.music")} name="music" value={state.music} onValue={set.setMusic} error={fieldError(errors, "music")} options={musicOptions} />
         </div>
         <FramePreview request={form.request} />
         <Estimate state={estimate} />
