@@ -10,15 +10,20 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[] = []): Loaded
   const [loading, setLoading] = useState(true);
   const latest = useRef(load);
   latest.current = load;
+  // Each run takes a ticket; only the newest run's answer is kept, so a slow older page never replaces a newer one.
+  const ticket = useRef(0);
   const reload = useCallback(async () => {
+    const mine = ++ticket.current;
     setLoading(true);
     try {
-      setData(await latest.current());
+      const value = await latest.current();
+      if (mine !== ticket.current) return;
+      setData(value);
       setError(null);
     } catch (e) {
-      setError(e instanceof Error ? e.message : String(e));
+      if (mine === ticket.current) setError(e instanceof Error ? e.message : String(e));
     } finally {
-      setLoading(false);
+      if (mine === ticket.current) setLoading(false);
     }
   }, []);
   useEffect(() => {
