@@ -97,6 +97,17 @@ describeBrowser("Studio: the operator's pages in chromium", () => {
     expect(await page.locator("tbody tr").count()).toBe(1);
   }, SLOW);
 
+  test("`Confirm payment` of a manual top-up by its id books its credits on the account", async () => {
+    const top = await server.api("POST", "/v1/balance/top-up", { token: account.token, body: { amount: 1000, currency: "usd" } });
+    const before = (await server.api("GET", "/v1/balance", { token: account.token })).body.credits;
+    await page.goto("/admin/accounts");
+    await page.getByLabel(/^Top-up id\b/).fill(top.body.id);
+    await page.getByRole("button", { name: "Confirm payment" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Confirm payment" }).click();
+    await page.getByText(`Top-up ${top.body.id} is paid: ${top.body.credits} credits booked.`).waitFor();
+    expect((await server.api("GET", "/v1/balance", { token: account.token })).body.credits).toBe(before + top.body.credits);
+  }, SLOW);
+
   test("`Login link` gives a URL that signs a fresh browser in as the account, once", async () => {
     await openAccount();
     await page.getByRole("button", { name: "Login link" }).click();

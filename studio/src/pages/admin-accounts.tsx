@@ -15,6 +15,7 @@ import { useLoad } from "../hooks";
 import { formatDate, formatNumber, useLang } from "../i18n";
 import { useAdminMessages } from "../i18n/admin";
 import { ForKind } from "./for-kind";
+import { ConfirmTopUp } from "./admin-top-up";
 import "../console.css";
 
 type Account = Awaited<ReturnType<typeof listAccounts>>["data"][number];
@@ -119,8 +120,9 @@ function AdminAccountsContent(_props: { id?: string }) {
           </>
         )}
       </section>
-      <section class="section">
+      <section class="section account-grid">
         <CreateAccount onCreated={made} />
+        <ConfirmTopUp onConfirmed={accounts.reload} />
       </section>
     </Page>
   );
