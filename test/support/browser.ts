@@ -36,9 +36,21 @@ const FLAGS = [
   "--disable-quic",
 ];
 
+/**
+ * The environment chromium starts with. Once this process has rendered a video, the ffmpeg renderer has pointed
+ * FONTCONFIG_FILE at a configuration with no font folders (plugins/renderer-ffmpeg/fonts.ts); chromium inheriting it
+ * finds no fonts at all and aborts in its font manager, so the browser gets the host's fontconfig back.
+ */
+function browserEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
+  if (env.FONTCONFIG_FILE?.includes("vitrin-fontconfig")) delete env.FONTCONFIG_FILE;
+  return env;
+}
+
 /** Launches chromium. Playwright gives each launch a fresh, empty user-data-dir (a temporary profile it deletes). */
 export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS, timeout: 60_000 });
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS, env: browserEnv(), timeout: 60_000 });
 }
 
 export type StudioServer = {
