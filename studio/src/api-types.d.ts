@@ -2642,6 +2642,32 @@ export interface operations {
                 "application/json": {
                     /** @enum {string} */
                     crop?: "subject" | "none";
+                    /** @description Cut out the object under this point or inside this box, even if the model prefers another; all inside the photo (422 naming the field otherwise). */
+                    hint?: {
+                        point?: {
+                            /** @description From the left edge, in the photo's pixels (upright, as original_image_url shows it). */
+                            x: number;
+                            /** @description From the top edge, in the photo's pixels (upright, as original_image_url shows it). */
+                            y: number;
+                        };
+                        box?: {
+                            /** @description Left edge, in the photo's pixels (upright, as original_image_url shows it). */
+                            x: number;
+                            /** @description Top edge, in the photo's pixels (upright, as original_image_url shows it). */
+                            y: number;
+                            /** @description Width, positive, in the photo's pixels (upright, as original_image_url shows it). */
+                            width: number;
+                            /** @description Height, positive, in the photo's pixels (upright, as original_image_url shows it). */
+                            height: number;
+                        };
+                        /** @description Points that must stay outside the cut-out (at most 20). */
+                        exclude?: {
+                            /** @description From the left edge, in the photo's pixels (upright, as original_image_url shows it). */
+                            x: number;
+                            /** @description From the top edge, in the photo's pixels (upright, as original_image_url shows it). */
+                            y: number;
+                        }[];
+                    };
                 };
             };
         };
@@ -2867,6 +2893,8 @@ export interface operations {
                             box: unknown;
                             /** @description The cut-out's place in the photo, or null. */
                             source_box: unknown;
+                            /** @description The retry's hint ({point}, {box}, exclude), or null. */
+                            hint: unknown;
                             preview_url: string | null;
                             mask_url: string | null;
                             error: string | null;
