@@ -15,6 +15,7 @@ import { Compare } from "./product-compare";
 import { Attempts } from "./product-attempts";
 import { Warnings } from "./product-warnings";
 import { DeleteProduct } from "./product-delete";
+import { HintPicker, hintOf, type Mark } from "./product-hint";
 
 async function loadProduct(id: string) {
   const { data, error, response } = await api.GET("/v1/products/{id}", { params: { path: { id } } });
@@ -77,6 +78,7 @@ export function ProductPage({ id }: { id: string }) {
   const product = useLoad(() => loadProduct(id), [id]);
   const [busy, setBusy] = useState(false);
   const [notice, setNotice] = useState<Notice>(null);
+  const [marks, setMarks] = useState<Mark[]>([]);
   const p = product.data;
   usePoll(p?.dekupe.status === "processing", product.reload);
 
@@ -94,7 +96,13 @@ export function ProductPage({ id }: { id: string }) {
     }
   };
   const path = { params: { path: { id } } };
-  const retry = (crop: Crop) => act(() => api.POST("/v1/products/{id}/dekupe/retry", { ...path, body: { crop } }), t("product.retried"));
+  const retry = (crop: Crop) =>
+    act(async () => {
+      const answer = await api.POST("/v1/products/{id}/dekupe/retry", { ...path, body: { crop, hint: hintOf(marks) } });
+      // The marks were for this attempt; the next one starts from a clean photo.
+      if (!answer.error) setMarks([]);
+      return answer;
+    }, t("product.retried"));
   const revert = () => act(() => api.POST("/v1/products/{id}/dekupe/revert", { ...path, body: {} }), t("product.reverted"));
   const accept = (attempt_id: string) => act(() => api.POST("/v1/products/{id}/dekupe/accept", { ...path, body: { attempt_id } }), t("product.accepted"));
 
@@ -138,6 +146,7 @@ export function ProductPage({ id }: { id: string }) {
         </section>
         <CutoutPanel dekupe={d} busy={busy} onRetry={retry} onRevert={revert} />
       </div>
+      {d.enabled && <HintPicker photo={p.original_image_url} marks={marks} onChange={setMarks} />}
       <Attempts productId={id} version={`${d.updated_at}-${d.status}`} busy={busy || processing} onAccept={accept} />
     </Page>
   );
