@@ -6,6 +6,7 @@ import { tr } from "../studio/src/i18n/tr";
 import { format, formatNumber } from "../studio/src/i18n/format";
 import { fieldError, fieldErrors, unplacedErrors, asProblem } from "../studio/src/problems";
 import { buildPrompt, fieldDescription, kindOf, type Schema } from "../studio/src/pages/video-prompt";
+import { hintOf } from "../studio/src/pages/product-hint-marks";
 import { productPhoto, startService, type TestService } from "./helpers";
 
 describe("studio strings", () => {
@@ -124,5 +125,42 @@ describe("studio template form", () => {
     });
     expect(estimate.status).toBe(200);
     expect(estimate.body.credits).toBeGreaterThan(0);
+  });
+});
+
+describe("studio cut-out hint", () => {
+  let t: TestService;
+  afterAll(() => t?.close());
+
+  test("marks on the photo make a retry hint the API takes: the product point and the points to leave out", async () => {
+    expect(hintOf([])).toBeUndefined();
+    const marks = [
+      { x: 10, y: 12, keep: false },
+      { x: 320, y: 240, keep: true },
+      ...Array.from({ length: 22 }, (_, i) => ({ x: i, y: 5, keep: false })),
+    ];
+    const hint = hintOf(marks)!;
+    expect(hint.point).toEqual({ x: 320, y: 240 });
+    expect(hint.exclude).toHaveLength(20);
+    expect(hint.exclude![19]).toEqual({ x: 21, y: 5 });
+
+    t = await startService();
+    const account = await t.newAccount({ credits: 1 });
+    const form = new FormData();
+    form.set("name", "Disc");
+    form.set("image", new Blob([(await productPhoto()) as Uint8Array<ArrayBuffer>], { type: "image/jpeg" }), "disc.jpg");
+    const created = await t.service.handle(
+      new Request("http://vitrin.test/v1/products", { method: "POST", headers: { authorization: `Bearer ${account.token}` }, body: form }),
+    );
+    const product = (await created.json()) as { id: string };
+    await t.runJobs();
+    const retry = await t.json("POST", `/v1/products/${product.id}/dekupe/retry`, { token: account.token, body: { crop: "subject", hint } });
+    expect(retry.status).toBe(202);
+    await t.runJobs();
+    const leaveOutOnly = await t.json("POST", `/v1/products/${product.id}/dekupe/retry`, {
+      token: account.token,
+      body: { hint: hintOf([{ x: 5, y: 5, keep: false }]) },
+    });
+    expect(leaveOutOnly.status).toBe(202);
   });
 });

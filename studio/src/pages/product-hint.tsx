@@ -4,9 +4,9 @@ import type { TargetedKeyboardEvent, TargetedMouseEvent } from "preact";
 import { useState } from "preact/hooks";
 import { Button } from "../components/button";
 import { defineMessages } from "../i18n";
+import type { Mark } from "./product-hint-marks";
 
-export type Mark = { x: number; y: number; keep: boolean };
-export type Hint = { point?: { x: number; y: number }; exclude?: { x: number; y: number }[] };
+export { hintOf, type Hint, type Mark } from "./product-hint-marks";
 
 const useMessages = defineMessages({
   en: {
@@ -35,17 +35,6 @@ const useMessages = defineMessages({
   },
 });
 
-/** The marks as the API's hint: the last product mark as the point, the others to exclude (at most 20). */
-export function hintOf(marks: Mark[]): Hint | undefined {
-  const keep = marks.filter((m) => m.keep);
-  const exclude = marks.filter((m) => !m.keep).slice(-20).map(({ x, y }) => ({ x, y }));
-  if (keep.length === 0 && exclude.length === 0) return undefined;
-  const hint: Hint = {};
-  if (keep.length > 0) hint.point = { x: keep[keep.length - 1]!.x, y: keep[keep.length - 1]!.y };
-  if (exclude.length > 0) hint.exclude = exclude;
-  return hint;
-}
-
 type Props = { photo: string; marks: Mark[]; onChange(marks: Mark[]): void };
 
 export function HintPicker({ photo, marks, onChange }: Props) {
@@ -58,7 +47,8 @@ export function HintPicker({ photo, marks, onChange }: Props) {
     if (!size) return;
     const x = Math.min(size.w - 1, Math.max(0, Math.round(fx * size.w)));
     const y = Math.min(size.h - 1, Math.max(0, Math.round(fy * size.h)));
-    onChange([...marks, { x, y, keep }]);
+    // The API takes one point on the product: a new one moves it; leave-out marks add up.
+    onChange([...marks.filter((mk) => !(keep && mk.keep)), { x, y, keep }]);
   };
   const click = (e: TargetedMouseEvent<HTMLDivElement>) => {
     const box = e.currentTarget.getBoundingClientRect();
