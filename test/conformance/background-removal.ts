@@ -1,6 +1,6 @@
 // The background-removal slot's conformance kit: the bun:test cases every background-removal plugin must pass (a PNG
 // cut-out with alpha, at most 1024 px, a same-size greyscale mask the alpha follows, a tight box, EXIF orientation, each
-// input format, attempts, abort, undecodable input). One plugin instance serves the whole suite, as in the service,
+// input format, attempts, hints, abort, undecodable input). One plugin instance serves the whole suite, as in the service,
 // so a slow model loads once. Run it from a test file: `backgroundRemovalConformance("mine", async () => plugin)`.
 import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
@@ -114,6 +114,13 @@ export function backgroundRemovalConformance(name: string, make: () => Promise<B
       const second = await (await plugin()).remove({ image: photo, attempt: 2 });
       expectValidCutout(second);
       if (options.variesByAttempt) expect(second.variant).not.toBe(first.variant);
+    }, timeout);
+
+    test("a hint (a point, a box, points to leave out) still gives a valid cut-out; a plugin may ignore it", async () => {
+      await cutPhoto();
+      const p = await plugin();
+      expectValidCutout(await p.remove({ image: photo, attempt: 2, hint: { point: { x: 1000, y: 750 } } }));
+      expectValidCutout(await p.remove({ image: photo, attempt: 3, hint: { box: { x: 400, y: 300, width: 1200, height: 900 }, exclude: [{ x: 5, y: 5 }] } }));
     }, timeout);
 
     test("an already aborted signal rejects, and the plugin works on afterwards", async () => {
