@@ -11,6 +11,7 @@ import {
   AuthGate,
   AuthThrottle,
   adminRoutes,
+  adminTokenRoutes,
   balanceRoutes,
   brandRoutes,
   createHttpApp,
@@ -231,6 +232,7 @@ async function buildHttp(f: Foundation, domain: ReturnType<typeof buildDomain>, 
     .use(videoRoutes(guard, videos, templates, config.publicUrl, { cacheBytes: config.previewCacheBytes, renderer: plugins.renderer, limiter: previewLimiter }))
     .use(paymentRoutes(guard, billing, plugins.payment))
     .use(adminRoutes(guard, accounts))
+    .use(adminTokenRoutes(guard, accounts))
     .use(loginLinkRoutes(guard, config.publicUrl))
     .use(jobRoutes(guard, jobs))
     .use(tokenRoutes(guard))

@@ -41,6 +41,7 @@ export { musicRoutes } from "./routes/music";
 export { studioSessionRoutes } from "./routes/studio-session";
 export { tokenRoutes } from "./routes/tokens";
 export { loginLinkRoutes } from "./routes/login-links";
+export { adminTokenRoutes } from "./routes/admin-tokens";
 
 export type HttpContext = {
   config: Config;

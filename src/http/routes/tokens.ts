@@ -8,7 +8,7 @@ import * as s from "../openapi-schemas";
 import { pageOf } from "../openapi-schemas";
 import { idParams } from "../schema";
 
-const listedToken = t.Object({
+export const listedToken = t.Object({
   id: t.String(),
   object: t.Literal("token"),
   name: t.String(),
