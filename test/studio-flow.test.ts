@@ -70,6 +70,15 @@ async function choose(label: string, option: string) {
   await group.first().getByRole("radio", { name: new RegExp(option) }).first().check();
 }
 
+/** Presses Tab (at most 60 times) until the expression about document.activeElement holds. */
+async function tabUntil(focused: string) {
+  for (let i = 0; i < 60; i++) {
+    await page.keyboard.press("Tab");
+    if (await page.evaluate(`(() => { try { return !!(${focused}); } catch { return false; } })()`)) return;
+  }
+  throw new Error(`Tab never reached: ${focused}`);
+}
+
 /** Sets a marker on the window: still there later means the page was never reloaded in between. */
 const mark = () => page.evaluate(`window.__studioNoReload = true`);
 const marked = async () => (await page.evaluate(`window.__studioNoReload === true`)) === true;
@@ -181,6 +190,28 @@ suite("Studio: a shop owner's journey in chromium", () => {
     await page.getByRole("link", { name: "Balance", exact: true }).click();
     await page.getByRole("heading", { level: 1, name: "Balance" }).waitFor();
     await waitFor(async () => (await page.getByTestId("credits").textContent())?.trim(), (shown) => shown === String(balance), 30_000);
+  }, SLOW);
+
+  test("by keyboard alone: Tab and Enter to `Create video`, the next template with an arrow key, Enter on the form's button", async () => {
+    await tabUntil(`document.activeElement.textContent.trim() === "Videos"`);
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { level: 1, name: "Videos" }).waitFor();
+    await tabUntil(`document.activeElement.textContent.trim() === "Create video"`);
+    await page.keyboard.press("Enter");
+    await page.waitForURL("**/videos/new");
+    await page.locator('input[type="radio"]:checked').waitFor();
+    await tabUntil(`document.activeElement.type === "radio"`);
+    const first = await page.evaluate(`document.activeElement.value`);
+    await page.keyboard.press("ArrowRight");
+    const chosen = String(await page.evaluate(`document.querySelector('input[type="radio"]:checked').value`));
+    expect(chosen).not.toBe(first);
+    const cost = (await api(`/v1/templates/${chosen}`)).body.credits;
+    await page.locator("main [aria-live]").filter({ hasText: new RegExp(`(^|\\D)${cost}\\s+credits?\\b`) }).first().waitFor();
+    await tabUntil(`document.activeElement.tagName === "BUTTON" && document.activeElement.textContent.trim() === "Create video"`);
+    await page.keyboard.press("Enter");
+    await page.waitForURL((url) => /^\/videos\/vid_/.test(url.pathname));
+    const id = new URL(page.url()).pathname.split("/").pop()!;
+    expect((await api(`/v1/videos/${id}`)).body.template_id).toBe(chosen);
   }, SLOW);
 
   test("every request of the journey went to the service itself, and the CSP refused nothing", () => {
