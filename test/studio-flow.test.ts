@@ -4,7 +4,7 @@
 // order on one signed-in page, each its own test.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { onPostgres, onS3 } from "./helpers";
+import { onPostgres } from "./helpers";
 import {
   cspViolations,
   describeBrowser,
@@ -19,9 +19,10 @@ import {
 } from "./support/browser";
 import { waitFor } from "./support/studio-demo";
 
-// One browser and one service for the whole journey. Not on the PostgreSQL + S3 pass: it takes minutes of ISNet and
-// ffmpeg for what the API suites already check on PostgreSQL, and on S3 stored files come from the bucket's origin.
-const suite = onPostgres || onS3 ? describe.skip : describeBrowser;
+// One browser and one service for the whole journey. Not on the PostgreSQL passes (test:postgres, test:scale): a minute
+// of ISNet and ffmpeg for what the API suites already check on PostgreSQL, while studio-auth.test.ts covers Studio's
+// own tables there. (The harness keeps files on local disk on every pass: Studio's CSP loads only from its origin.)
+const suite = onPostgres ? describe.skip : describeBrowser;
 const SLOW = 240_000;
 const CREDITS = 25;
 
