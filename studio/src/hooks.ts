@@ -3,9 +3,12 @@ import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 
 export type Loaded<T> = { data: T | null; error: string | null; loading: boolean; reload(): Promise<void> };
 
-/** Runs `load` on mount and whenever `deps` change; `reload` runs it again (keeping the old data while it runs). */
-export function useLoad<T>(load: () => Promise<T>, deps: unknown[] = []): Loaded<T> {
-  const [data, setData] = useState<T | null>(null);
+/**
+ * Runs `load` on mount and whenever `deps` change; `reload` runs it again (keeping the old data while it runs).
+ * `initial` (say, what an earlier page already loaded) shows at once while the fresh answer is on its way.
+ */
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[] = [], initial: T | null = null): Loaded<T> {
+  const [data, setData] = useState<T | null>(initial);
   const [error, setError] = useState<string | null>(null);
   const [loading, setLoading] = useState(true);
   const latest = useRef(load);

@@ -13,11 +13,19 @@ import { CreateProductForm } from "./products-create";
 
 export type Product = NonNullable<Awaited<ReturnType<typeof loadProducts>>>[number];
 
+let lastProducts: Product[] | null = null;
+
 /** The account's products (at most five, so one page holds them all). */
 export async function loadProducts() {
   const { data, error } = await api.GET("/v1/products", { params: { query: { limit: "100" } } });
   if (error || !data) throw new Error((error as { message?: string } | undefined)?.message ?? "GET /v1/products failed");
+  lastProducts = data.data;
   return data.data;
+}
+
+/** The products as last loaded in this visit (another page can show them at once while it asks again), or null. */
+export function productsSeen(): Product[] | null {
+  return lastProducts;
 }
 
 

@@ -11,10 +11,10 @@ import { Page } from "../components/page";
 import { Loading } from "../components/spinner";
 import { useFocusFirstInvalid, useLoad } from "../hooks";
 import { defineMessages, useLang, useT } from "../i18n";
-import { loadProducts } from "./products";
+import { loadProducts, productsSeen } from "./products";
 import { TemplateGallery } from "./video-gallery";
 import { buildPrompt, PromptFields, type Schema, type Values } from "./video-fields";
-import { loadMusic, loadTemplates } from "./videos-data";
+import { choicesSeen, loadMusic, loadTemplates } from "./videos-data";
 import { Estimate, useEstimate, type VideoRequest } from "./video-estimate";
 import { FramePreview } from "./video-preview";
 
@@ -34,6 +34,13 @@ async function loadChoices() {
 }
 
 type Choices = Awaited<ReturnType<typeof loadChoices>>;
+
+/** What earlier pages of this visit loaded already: the form shows at once with it, then refreshes. */
+function seenChoices(): Choices | null {
+  const products = productsSeen();
+  const seen = choicesSeen();
+  return products && seen ? { products, ...seen } : null;
+}
 
 /** The form's state and the request it makes. */
 function useVideoForm(choices: Choices | null, initialProduct: string) {
@@ -84,7 +91,7 @@ export function VideoNewPage() {
   const m = useFormatNames();
   const { lang } = useLang();
   const { query, route } = useLocation();
-  const choices = useLoad(loadChoices);
+  const choices = useLoad(loadChoices, [], seenChoices());
   const form = useVideoForm(choices.data, query.product ?? "");
   const estimate = useEstimate(form.request);
   const [problem, setProblem] = useState<ApiProblem | null>(null);

@@ -5,10 +5,13 @@ import { api, asProblem } from "../api";
 export type Template = NonNullable<Awaited<ReturnType<typeof loadTemplates>>>[number];
 
 let templates: Promise<Template[]> | null = null;
+let templatesSeen: Template[] | null = null;
+let musicSeen: Track[] | null = null;
 
 async function fetchTemplates() {
   const { data, error } = await api.GET("/v1/templates");
   if (error || !data) throw new Error(asProblem(error)?.message ?? "GET /v1/templates failed");
+  templatesSeen = data.data;
   return data.data;
 }
 
@@ -21,9 +24,21 @@ export function loadTemplates(): Promise<Awaited<ReturnType<typeof fetchTemplate
   return templates;
 }
 
-export async function loadMusic() {
+export type Track = NonNullable<Awaited<ReturnType<typeof fetchMusic>>>[number];
+
+async function fetchMusic() {
   const { data } = await api.GET("/v1/music");
   return data?.data ?? [];
+}
+
+export async function loadMusic() {
+  musicSeen = await fetchMusic();
+  return musicSeen;
+}
+
+/** Templates and music as already loaded in this visit (for a form that can show at once), or null. */
+export function choicesSeen(): { templates: Template[]; music: Track[] } | null {
+  return templatesSeen ? { templates: templatesSeen, music: musicSeen ?? [] } : null;
 }
 
 export type Video = NonNullable<Awaited<ReturnType<typeof loadVideo>>>;
