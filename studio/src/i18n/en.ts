@@ -114,6 +114,7 @@ export const en = {
   "video.thumbnail": "Thumbnail",
   "video.failed": "The video failed: {reason}",
   "video.refunded": "Its {n} {n|credit was|credits were} returned to your balance.",
+  "video.refundedAny": "Its credits were returned to your balance.",
   "video.waiting": "The video is being made. This page updates by itself.",
   "video.notFound": "This video does not exist.",
   "video.details": "Details",

@@ -116,6 +116,7 @@ export const tr: Record<MessageKey, string> = {
   "video.thumbnail": "Küçük resim",
   "video.failed": "Video başarısız oldu: {reason}",
   "video.refunded": "{n} kredisi bakiyenize iade edildi.",
+  "video.refundedAny": "Kredileri bakiyenize iade edildi.",
   "video.waiting": "Video hazırlanıyor. Bu sayfa kendiliğinden güncellenir.",
   "video.notFound": "Bu video yok.",
   "video.details": "Ayrıntılar",

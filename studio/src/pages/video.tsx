@@ -104,7 +104,7 @@ export function VideoPage({ id }: { id: string }) {
           {video.status === "failed" && (
             <Alert tone="error">
               <p>{t("video.failed", { reason: video.error?.message ?? video.error?.code ?? t("common.error") })}</p>
-              <p>{t("video.refunded", { n: template?.credits ?? 0 })}</p>
+              <p>{template ? t("video.refunded", { n: template.credits }) : t("video.refundedAny")}</p>
             </Alert>
           )}
           {video.status === "completed" && <Player video={video} title={title} />}
