@@ -73,6 +73,8 @@ export type StudioServerOptions = {
   backgroundRemoval?: "isnet" | "none";
   /** Render videos smaller than their templates' size: the production code path, a fraction of the pixels. */
   renderScale?: number;
+  /** Run the job worker in the server (default true); false leaves the jobs to the test (service.jobs.tick()). */
+  worker?: boolean;
   env?: Record<string, string>;
 };
 
@@ -104,7 +106,7 @@ export async function startStudioServer(opts: StudioServerOptions = {}): Promise
   });
   let service: Service;
   try {
-    service = await createService(config, { worker: true, env: {}, renderScale: opts.renderScale ?? 0.25 });
+    service = await createService(config, { worker: opts.worker ?? true, env: {}, renderScale: opts.renderScale ?? 0.25 });
   } catch (e) {
     await pg?.drop();
     rmSync(dir, { recursive: true, force: true });
