@@ -1,9 +1,20 @@
 // Studio's operator pages in chromium against a real vitrin (issue #22 point 7), signed in with the admin token:
 // Create account with its first token shown once, Grant credits, a Login link that signs a fresh browser in once,
-// tokens issued and revoked, dead jobs filtered and retried, and the Health page's checks and counts.
+// tokens listed, issued and revoked from a table, dead jobs filtered and retried, the Jobs summary by kind and the
+// table's fit at 1280 and 375 px, and the Health page's checks and counts.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
-import { describeBrowser, launchChromium, openContext, signInWithToken, startStudioServer, STUDIO_ADMIN_TOKEN, type StudioServer } from "./support/browser";
+import {
+  axeViolations,
+  describeBrowser,
+  launchChromium,
+  openContext,
+  scrollWidth,
+  signInWithToken,
+  startStudioServer,
+  STUDIO_ADMIN_TOKEN,
+  type StudioServer,
+} from "./support/browser";
 import { waitFor } from "./support/studio-demo";
 
 const SLOW = 120_000;
@@ -122,19 +133,25 @@ describeBrowser("Studio: the operator's pages in chromium", () => {
     await Promise.all([first.context.close(), second.context.close()]);
   }, SLOW);
 
-  test("`Create token` issues a working token for the account; `Revoke` by its id refuses it", async () => {
+  test("`Create token` shows the token once and adds it to the account's token table; its `Revoke` refuses it", async () => {
     await openAccount();
+    const table = page.getByRole("region", { name: "API tokens" });
+    await table.getByRole("row").filter({ hasText: "default" }).waitFor();
     await page.getByLabel(/^Token name\b/).fill("till");
     await page.getByRole("button", { name: "Create token" }).click();
-    const field = page.getByLabel(/^New API token \(id tok_/);
-    const token = await field.inputValue();
+    const token = await page.getByLabel(/^New API token \(id tok_/).inputValue();
     expect(await statusWith(token)).toBe(200);
-    const id = (await page.locator("label", { hasText: "New API token (id" }).textContent())!.match(/\(id (tok_\w+)\)/)![1];
-    await page.getByLabel(/^Token id\b/).fill(id);
-    await page.getByRole("button", { name: "Revoke", exact: true }).click();
+    const listed = (await admin("GET", `/v1/admin/accounts/${account.id}/tokens`)).body.data.find((t: { name: string }) => t.name === "till");
+    const row = table.getByRole("row").filter({ hasText: listed.id });
+    await row.getByText(listed.hint, { exact: true }).waitFor();
+    expect(await table.textContent()).not.toContain(token);
+    await row.getByRole("button", { name: `Revoke token till (${listed.hint})` }).click();
     await page.getByRole("dialog").getByRole("button", { name: "Revoke" }).click();
-    await page.getByText(`Token ${id} was revoked.`).waitFor();
+    await page.getByText("Token till was revoked.").waitFor();
+    await row.waitFor({ state: "detached" });
     expect(await statusWith(token)).toBe(401);
+    expect(await statusWith(account.token)).toBe(200);
+    expect(await axeViolations(page)).toEqual([]);
   }, SLOW);
 
   test("Jobs filtered by `dead` list the dead job with its error; `Retry job` queues it again and it runs", async () => {
@@ -149,6 +166,30 @@ describeBrowser("Studio: the operator's pages in chromium", () => {
     await page.getByText(`Job ${id} is queued again.`).waitFor();
     const job = await waitFor(() => admin("GET", `/v1/admin/jobs/${id}`), (r) => r.body.status !== "queued" && r.body.status !== "running", 30_000);
     expect(job.body.status).toBe("succeeded");
+  }, SLOW);
+
+  test("the Jobs summary counts dead jobs by kind and links to them; the table fits 1280 px and scrolls in its box at 375", async () => {
+    await deadJob();
+    const dead = (await admin("GET", `/v1/admin/jobs?status=dead&kind=${FAILING_KIND}`)).body.data.length;
+    await page.goto("/admin/jobs");
+    const summary = page.getByRole("region", { name: "Queued, running and dead by kind" });
+    const link = summary.getByRole("row").filter({ hasText: FAILING_KIND }).getByRole("link", { name: new RegExp(`dead jobs of kind ${FAILING_KIND}`, "i") });
+    await waitFor(async () => (await link.textContent())?.trim(), (shown) => shown === String(dead), 15_000);
+    const retry = page.getByRole("button", { name: /^Retry job/ }).first();
+    const [button, box] = await Promise.all([retry.boundingBox(), page.locator(".jobs-table .table-scroll").boundingBox()]);
+    expect(button!.x + button!.width).toBeLessThanOrEqual(box!.x + box!.width);
+    expect(await axeViolations(page)).toEqual([]);
+    await link.click();
+    await page.waitForURL((url) => url.searchParams.get("status") === "dead" && url.searchParams.get("kind") === FAILING_KIND);
+    await waitFor(() => page.locator(".jobs-table tbody tr").count(), (n) => n === dead, 10_000);
+    const narrow = await openContext(browser, server.base, { viewport: { width: 375, height: 800 } });
+    await signInWithToken(narrow.page, STUDIO_ADMIN_TOKEN);
+    await narrow.page.goto("/admin/jobs");
+    const scroller = narrow.page.locator(".jobs-table .table-scroll");
+    await scroller.waitFor();
+    expect(await scrollWidth(narrow.page)).toBeLessThanOrEqual(375);
+    expect(await scroller.evaluate((el) => el.scrollWidth > el.clientWidth)).toBe(true);
+    await narrow.context.close();
   }, SLOW);
 
   test("an account's page opened in the operator's session says so and keeps the session (no API call it would refuse)", async () => {

@@ -1,11 +1,10 @@
-// The operator's actions on one account: `Grant credits` (amount, description), `Login link` (a one-time URL with a
-// copy button and its expiry) and API tokens (issue one, shown once; revoke one by id after confirming).
+// The operator's actions on one account: `Grant credits` (amount, description) and `Login link` (a one-time URL with
+// a copy button and its expiry); its API tokens are admin-account-tokens.tsx.
 import { useState } from "preact/hooks";
 import { api, fieldError } from "../api";
 import { fieldsOf, formMessageOf, messageOf, must } from "../call";
 import { Alert } from "../components/alert";
 import { Button } from "../components/button";
-import { ConfirmButton } from "../components/confirm-button";
 import { CopyField } from "../components/copy-field";
 import { TextField } from "../components/field";
 import { formatDate, formatNumber, useLang } from "../i18n";
@@ -85,75 +84,6 @@ export function LoginLink({ accountId }: { accountId: string }) {
           {m("loginLink")}
         </Button>
       </div>
-    </div>
-  );
-}
-
-function RevokeToken() {
-  const m = useAdminMessages();
-  const [id, setId] = useState("");
-  const [notice, setNotice] = useState<string | null>(null);
-  const revoke = async () => {
-    const out = await must(api.DELETE("/v1/admin/tokens/{id}", { params: { path: { id: id.trim() } } }));
-    setNotice(m("revoked", { id: out.id }));
-    setId("");
-  };
-  return (
-    <>
-      <div class="inline-form">
-        <TextField label={m("tokenId")} value={id} onValue={(v) => (setId(v), setNotice(null))} placeholder="tok_…" spellcheck={false} />
-        <ConfirmButton
-          label={m("revoke")}
-          title={m("revokeTitle", { id: id.trim() })}
-          onConfirm={revoke}
-          describe={(e) => messageOf(e, m("network"))}
-        >
-          <p>{m("revokeText")}</p>
-        </ConfirmButton>
-      </div>
-      {notice && <Alert tone="success">{notice}</Alert>}
-    </>
-  );
-}
-
-export function AccountTokens({ accountId }: { accountId: string }) {
-  const m = useAdminMessages();
-  const [name, setName] = useState("");
-  const [made, setMade] = useState<{ id: string; token: string } | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const create = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      const body = name.trim() ? { name: name.trim() } : {};
-      setMade(await must(api.POST("/v1/admin/accounts/{id}/tokens", { params: { path: { id: accountId } }, body })));
-      setName("");
-    } catch (err) {
-      setError(formMessageOf(err, m("network")));
-    } finally {
-      setBusy(false);
-    }
-  };
-  return (
-    <div class="card form">
-      <h2>{m("tokens")}</h2>
-      <p class="hint">{m("tokensIntro")}</p>
-      <form class="inline-form" onSubmit={create}>
-        <TextField label={m("tokenName")} maxLength={100} value={name} onValue={setName} />
-        <Button type="submit" busy={busy}>
-          {m("createToken")}
-        </Button>
-      </form>
-      {error && <Alert tone="error">{error}</Alert>}
-      {made && (
-        <Alert tone="warning">
-          <p>{m("tokenWarning")}</p>
-          <CopyField label={m("newToken", { id: made.id })} value={made.token} />
-        </Alert>
-      )}
-      <RevokeToken />
     </div>
   );
 }

@@ -1,5 +1,5 @@
 // The operator's page of one account (issue #22 point 7): its details, and grant credits, a login link and its
-// API tokens (admin-account-actions.tsx).
+// API tokens (admin-account-actions.tsx, admin-account-tokens.tsx).
 import { BackIcon } from "../components/icons";
 import { api } from "../api";
 import { ApiError, must } from "../call";
@@ -9,7 +9,8 @@ import { Loading } from "../components/spinner";
 import { useLoad } from "../hooks";
 import { formatDate, formatNumber, useLang } from "../i18n";
 import { useAdminMessages } from "../i18n/admin";
-import { AccountTokens, GrantCredits, LoginLink } from "./admin-account-actions";
+import { GrantCredits, LoginLink } from "./admin-account-actions";
+import { AccountTokens } from "./admin-account-tokens";
 import { EditAccount } from "./admin-account-edit";
 import { ForKind } from "./for-kind";
 import "../console.css";
@@ -80,9 +81,9 @@ function AdminAccountContent({ id = "" }: { id?: string }) {
         </div>
         <div class="stack">
           <LoginLink accountId={a.id} />
-          <AccountTokens accountId={a.id} />
         </div>
       </div>
+      <AccountTokens accountId={a.id} />
     </Page>
   );
 }

@@ -13,9 +13,10 @@ import { Loading } from "../components/spinner";
 import { StatusBadge } from "../components/status-badge";
 import { Table, type Column } from "../components/table";
 import { useLoad, usePoll } from "../hooks";
-import { formatDate, useLang, useT, type MessageKey } from "../i18n";
+import { formatDate, useLang, useT, type Lang, type MessageKey } from "../i18n";
 import { useAdminMessages } from "../i18n/admin";
 import { ForKind } from "./for-kind";
+import { JobsSummary } from "./admin-jobs-summary";
 import "../console.css";
 
 type Job = Awaited<ReturnType<typeof listJobs>>["data"][number];
@@ -55,6 +56,50 @@ function Filters({ status, kind, onChange }: { status: string; kind: string; onC
   );
 }
 
+/** The table's columns. Kind and id share a cell, and so do the two times: eight columns did not fit 1280 px. */
+function jobColumns(m: ReturnType<typeof useAdminMessages>, lang: Lang, busy: string | null, retry: (job: Job) => void): Column<Job>[] {
+  return [
+    {
+      key: "job",
+      label: m("job"),
+      render: (j) => (
+        <details>
+          <summary>
+            <code class="nowrap">{j.kind}</code>
+            <code class="job-id">{j.id}</code>
+          </summary>
+          <pre class="payload">{JSON.stringify(j.payload, null, 2)}</pre>
+        </details>
+      ),
+    },
+    { key: "status", label: m("status"), render: (j) => <StatusBadge status={j.status} /> },
+    { key: "attempts", label: m("attempts"), numeric: true, render: (j) => `${j.attempts}/${j.max_attempts}` },
+    { key: "error", label: m("lastError"), render: (j) => (j.last_error ? <span class="error-text">{j.last_error}</span> : "") },
+    {
+      key: "when",
+      label: m("when"),
+      render: (j) => (
+        <dl class="times">
+          <dt>{m("created")}</dt>
+          <dd>{formatDate(j.created_at, lang)}</dd>
+          <dt>{m("runAt")}</dt>
+          <dd>{formatDate(j.run_at, lang)}</dd>
+        </dl>
+      ),
+    },
+    {
+      key: "actions",
+      label: m("actions"),
+      render: (j) =>
+        j.status === "dead" ? (
+          <Button busy={busy === j.id} aria-label={m("retryJobLabel", { id: j.id, kind: j.kind })} onClick={() => retry(j)}>
+            {m("retryJob")}
+          </Button>
+        ) : null,
+    },
+  ];
+}
+
 function AdminJobsContent(_props: { id?: string }) {
   const m = useAdminMessages();
   const { lang } = useLang();
@@ -87,39 +132,11 @@ function AdminJobsContent(_props: { id?: string }) {
       setBusy(null);
     }
   };
-  const columns: Column<Job>[] = [
-    { key: "id", label: m("id"), render: (j) => <code class="nowrap">{j.id}</code> },
-    {
-      key: "kind",
-      label: m("kind"),
-      render: (j) => (
-        <details>
-          <summary>
-            <code class="nowrap">{j.kind}</code>
-          </summary>
-          <pre class="payload">{JSON.stringify(j.payload, null, 2)}</pre>
-        </details>
-      ),
-    },
-    { key: "status", label: m("status"), render: (j) => <StatusBadge status={j.status} /> },
-    { key: "attempts", label: m("attempts"), numeric: true, render: (j) => `${j.attempts}/${j.max_attempts}` },
-    { key: "error", label: m("lastError"), render: (j) => (j.last_error ? <span class="error-text">{j.last_error}</span> : "") },
-    { key: "created", label: m("created"), render: (j) => <span class="nowrap">{formatDate(j.created_at, lang)}</span> },
-    { key: "run", label: m("runAt"), render: (j) => <span class="nowrap">{formatDate(j.run_at, lang)}</span> },
-    {
-      key: "actions",
-      label: m("actions"),
-      render: (j) =>
-        j.status === "dead" ? (
-          <Button busy={busy === j.id} aria-label={m("retryJobLabel", { id: j.id, kind: j.kind })} onClick={() => retry(j)}>
-            {m("retryJob")}
-          </Button>
-        ) : null,
-    },
-  ];
+  const columns = jobColumns(m, lang, busy, retry);
   return (
     <Page title={m("jobs")} actions={<Button onClick={jobs.reload} busy={jobs.loading && jobs.data !== null}>{m("refresh")}</Button>}>
       <p>{m("jobsIntro")}</p>
+      <JobsSummary stamp={jobs.data} />
       <Filters status={status ?? ""} kind={kind ?? ""} onChange={filter} />
       {notice && <Alert tone={notice.tone}>{notice.text}</Alert>}
       {jobs.error ? (
@@ -130,7 +147,9 @@ function AdminJobsContent(_props: { id?: string }) {
         <Empty>{m("noJobs")}</Empty>
       ) : (
         <>
-          <Table caption={m("jobs")} columns={columns} rows={rows} rowKey={(j) => j.id} />
+          <div class="jobs-table">
+            <Table caption={m("jobs")} columns={columns} rows={rows} rowKey={(j) => j.id} />
+          </div>
           {rows.length >= LIMIT && <p class="hint">{m("shown", { n: LIMIT })}</p>}
         </>
       )}
