@@ -14,12 +14,14 @@ import {
   openContext,
   scrollWidth,
   signInWithToken,
+  startSession,
   startStudioServer,
   STUDIO_ADMIN_TOKEN,
   type NetworkLog,
   type StudioServer,
 } from "./support/browser";
 import { seedDemo, type Demo } from "./support/studio-demo";
+import { englishLeft, pageTexts, watchApiData } from "./support/studio-text";
 
 // One browser and one service for every page. Not on the PostgreSQL passes (test:postgres, test:scale): the pages read
 // nothing there the API suites do not check on PostgreSQL, and the demo data costs ISNet and ffmpeg time. (The harness
@@ -48,6 +50,8 @@ let server: StudioServer;
 let browser: Browser;
 let demo: Demo;
 const pages = new Map<Who, { context: BrowserContext; page: Page; log: NetworkLog }>();
+/** The same visitors with a browser set to Turkish, and the API data each one's page was given. */
+const turkish = new Map<Who, { page: Page; log: NetworkLog; data: Set<string> }>();
 
 /** Opens a page as `who` at `width` px and waits for its one <h1>. */
 async function visit(who: Who, path: string, heading: RegExp, width = 1280): Promise<Page> {
@@ -68,6 +72,9 @@ suite("Studio: every page in chromium", () => {
       const opened = await openContext(browser, server.base);
       pages.set(who, opened);
       if (who !== "guest") await signInWithToken(opened.page, who === "admin" ? STUDIO_ADMIN_TOKEN : demo.account.token);
+      const tr = await openContext(browser, server.base, { locale: "tr-TR" });
+      turkish.set(who, { ...tr, data: watchApiData(tr.page) });
+      if (who !== "guest") await startSession(tr.context, server.base, who === "admin" ? STUDIO_ADMIN_TOKEN : demo.account.token);
     }
   }, SLOW);
 
@@ -104,6 +111,18 @@ suite("Studio: every page in chromium", () => {
     }, SLOW);
   }
 
+  for (const p of PAGES) {
+    test(`${p.name}: in Turkish (a tr-TR browser), <html lang="tr"> and nothing left in English but the API's data`, async () => {
+      const english = await pageTexts(await visit(p.who, p.path(demo), p.heading));
+      const { page, data } = turkish.get(p.who)!;
+      await page.goto(p.path(demo));
+      await page.getByRole("heading", { level: 1 }).waitFor();
+      await page.waitForLoadState("networkidle");
+      expect(await page.evaluate(`document.documentElement.lang`)).toStartWith("tr");
+      expect(englishLeft(english, await pageTexts(page), data)).toEqual([]);
+    }, SLOW);
+  }
+
   test("the operator's pages are not an account's: an account session opening /admin/jobs sees no jobs list", async () => {
     const { page } = pages.get("account")!;
     await page.goto("/admin/jobs");
@@ -112,7 +131,7 @@ suite("Studio: every page in chromium", () => {
   }, SLOW);
 
   test("no page made a request off the service, and the CSP refused nothing", () => {
-    const logs = [...pages.values()].map((p) => p.log);
+    const logs = [...pages.values(), ...turkish.values()].map((p) => p.log);
     expect(logs.flatMap((log) => log.requests).length).toBeGreaterThan(PAGES.length);
     expect(logs.flatMap((log) => foreignRequests(log, server.base))).toEqual([]);
     expect(logs.flatMap(cspViolations)).toEqual([]);

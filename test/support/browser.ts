@@ -234,6 +234,12 @@ export async function signInWithToken(page: Page, token: string): Promise<void> 
   await page.waitForURL((url) => url.pathname !== "/sign-in");
 }
 
+/** Signs the context in without the sign-in page (POST /studio/session), e.g. for a browser in another language. */
+export async function startSession(context: BrowserContext, base: string, token: string): Promise<void> {
+  const res = await context.request.post(`${base}/studio/session`, { data: { token } });
+  if (res.status() !== 200) throw new Error(`POST /studio/session answered ${res.status()}: ${await res.text()}`);
+}
+
 /** The session cookie the context holds for the service, as a Cookie header value (throws when there is none). */
 export async function sessionCookie(context: BrowserContext): Promise<string> {
   const cookie = (await context.cookies()).find((c) => c.name === "vitrin_session");
