@@ -5,6 +5,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import {
+  cspViolations,
   describeBrowser,
   fixturePhoto,
   foreignRequests,
@@ -90,6 +91,10 @@ describeBrowser("Studio: lists that follow work without a reload, in chromium", 
       { timeout: 30_000 },
     );
     expect(await marked()).toBe(true);
-    expect(foreignRequests(log, server.base)).toEqual([]);
   }, SLOW);
+
+  test("every request went to the service itself, and the CSP refused nothing", () => {
+    expect(foreignRequests(log, server.base)).toEqual([]);
+    expect(cspViolations(log)).toEqual([]);
+  });
 });
