@@ -155,6 +155,23 @@ suite("Studio: signing in and out in chromium", () => {
     await context.close();
   });
 
+  test("a first visit loads at most 150 KB of JavaScript and CSS as sent (compressed), measured by the browser", async () => {
+    const { context, page } = await fresh();
+    await page.goto("/");
+    await page.getByLabel("API token").waitFor();
+    await page.waitForLoadState("networkidle");
+    const sizes = (await page.evaluate(
+      `performance.getEntriesByType("resource").filter(e => /\\.(js|css)(\\?|$)/.test(e.name)).map(e => [e.name, e.encodedBodySize, e.decodedBodySize])`,
+    )) as [string, number, number][];
+    expect(sizes.length).toBeGreaterThan(0);
+    const sent = sizes.reduce((sum, [, encoded]) => sum + encoded, 0);
+    const unpacked = sizes.reduce((sum, [, , decoded]) => sum + decoded, 0);
+    expect(sent).toBeLessThanOrEqual(150 * 1024);
+    // Compression really happened: the bytes sent are well under the bytes the browser unpacked.
+    expect(sent).toBeLessThan(unpacked * 0.6);
+    await context.close();
+  });
+
   test("every request the pages above made went to the service itself, and the CSP refused nothing", () => {
     const all = logs.flatMap((log) => log.requests);
     expect(all.length).toBeGreaterThan(20);
