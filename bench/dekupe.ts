@@ -14,7 +14,8 @@
 // job (its inference_ms) is printed beside it.
 // Knobs: DEKUPE_BENCH_ROUNDS (passes over the image set, default 2), DEKUPE_BENCH_SIZES (longest sides, default
 // 800,1600,2400,4000), VITRIN_DEKUPE_THREADS (intra-op threads, default: cores), VITRIN_DEKUPE_MEMORY_ARENA (default false),
-// DEKUPE_BENCH_EDGES=false (skips the edge-quality section, bench/edges.ts).
+// DEKUPE_BENCH_EDGES=false (skips the edge-quality section, bench/edges.ts), DEKUPE_BENCH_HINTS=false (skips the
+// hinted retries, bench/hint.ts).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -30,6 +31,7 @@ import { loadConfig } from "../src/config";
 import { createLogger } from "../src/kernel";
 import { createService } from "../src/service";
 import { edgeSection } from "./edges";
+import { hintSection } from "./hint";
 
 const ROUNDS = Number(process.env.DEKUPE_BENCH_ROUNDS ?? 2);
 const SIZES = (process.env.DEKUPE_BENCH_SIZES ?? "800,1600,2400,4000").split(",").map(Number);
@@ -170,6 +172,8 @@ for (let round = 0; round < ROUNDS; round++) {
     else (await runJob(), await runBare());
   }
 }
+// Hinted retries (bench/hint.ts) after the timed passes, on the same service.
+const hintLines = process.env.DEKUPE_BENCH_HINTS === "false" ? [] : await hintSection(service, token);
 await service.stop();
 host.stop(true);
 await session.release();
@@ -199,4 +203,5 @@ console.log(`| overhead (1 − bare p50 / job p50) | ${(overhead * 100).toFixed(
 console.log(`| model load (first call) | ${secs(loadMs)} | |`);
 console.log(`| model assembly (installModel) | ${secs(assemblyMs)} | |`);
 console.log(`| peak RSS (service: load + one pass) | ${(peakRss / 1e9).toFixed(2)} GB (${(rssBefore / 1e6).toFixed(0)} MB before) | ≤ 1.2 GB ${ok(peakRss <= 1.2e9)} |`);
+if (hintLines.length) console.log(hintLines.join("\n"));
 if (edgeLines.length) console.log(edgeLines.join("\n"));
