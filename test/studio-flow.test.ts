@@ -58,16 +58,15 @@ async function choose(label: string, option: string) {
   // Labels may carry a marker after the name, such as "Product (required)".
   const name = new RegExp(`^${label}\\b`);
   const select = page.getByRole("combobox", { name });
+  const group = page.getByRole("radiogroup", { name }).or(page.getByRole("group", { name }));
+  // The form fills in after its data arrives: wait for either kind of control before asking which one it is.
+  await select.or(group).first().waitFor();
   if ((await select.count()) > 0) {
-    const value = await select.evaluate(
-      (el: any, wanted: string) => [...el.options].find((o: any) => o.textContent.includes(wanted))?.value ?? null,
-      option,
-    );
-    if (value === null) throw new Error(`no option "${option}" in ${label}`);
-    await select.selectOption(value);
+    const wanted = select.locator("option", { hasText: option }).first();
+    await wanted.waitFor({ state: "attached" });
+    await select.selectOption((await wanted.getAttribute("value"))!);
     return;
   }
-  const group = page.getByRole("radiogroup", { name }).or(page.getByRole("group", { name }));
   await group.first().getByRole("radio", { name: new RegExp(option) }).first().check();
 }
 
