@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { createIsnetRemoval, installModel, type IsnetRemoval } from "../plugins/background-removal-isnet";
 import type { CutoutHint } from "../src/plugins";
 import { tempDir } from "./helpers";
-import { iou, placedAlpha, twoObjects, type HintScene } from "./support/hint-photos";
+import { faintObject, iou, placedAlpha, twoObjects, type HintScene } from "./support/hint-photos";
 
 const SLOW = 180_000;
 let root: string;
@@ -82,4 +82,14 @@ test("a hinted cut-out of the photo the model saw last reuses its matte: no mode
   } finally {
     await fresh.close?.();
   }
+}, SLOW);
+
+test("a plain card the model only half takes: a point on it gives the card alone (IoU >= 0.8)", async () => {
+  const faint = await faintObject();
+  const alone = await placedAlpha(await plugin.remove({ image: faint.photo, attempt: 1 }), faint.width, faint.height);
+  expect(iou(alone, await faint.alphaOf("b"))).toBeLessThan(0.5);
+  const cut = await plugin.remove({ image: faint.photo, attempt: 2, hint: { point: centre(faint.b) } });
+  const alpha = await placedAlpha(cut, faint.width, faint.height);
+  expect(iou(alpha, await faint.alphaOf("b"))).toBeGreaterThanOrEqual(0.8);
+  expect(iou(alpha, await faint.alphaOf("a"))).toBeLessThan(0.05);
 }, SLOW);

@@ -68,6 +68,28 @@ export async function twoObjects(options: { width?: number; height?: number } = 
   };
 }
 
+/**
+ * The same cat disc, and beside it a plain card only a little darker than the backdrop: the model takes the disc and
+ * part of the card, so a point on the card is what names it.
+ */
+export async function faintObject(): Promise<HintScene> {
+  const width = 900, height = 600;
+  const a: Shape = { kind: "ellipse", x: 120, y: 110, width: 400, height: 380 };
+  const b: Shape = { kind: "rect", x: 600, y: 170, width: 230, height: 280 };
+  const base = await sharp({ create: { width, height, channels: 3, background: "#d9d3c7", noise: { type: "gaussian", mean: 200, sigma: 8 } } })
+    .removeAlpha()
+    .raw()
+    .toBuffer();
+  for (let i = 0; i < base.length; i += 3) base[i + 2] = Math.max(0, base[i + 2] - 14);
+  const [alphaA, alphaB] = await Promise.all([shapeAlpha(a, width, height), shapeAlpha(b, width, height)]);
+  paste(base, await texture("chelsea.jpg", width, height), alphaA);
+  const card = Buffer.alloc(width * height * 3);
+  for (let i = 0; i < card.length; i += 3) (card[i] = 168), (card[i + 1] = 158), (card[i + 2] = 140);
+  paste(base, card, alphaB);
+  const photo = await sharp(base, { raw: { width, height, channels: 3 } }).jpeg({ quality: 92 }).toBuffer();
+  return { photo: new Uint8Array(photo), width, height, a, b, alphaOf: async (name) => new Uint8Array(name === "a" ? alphaA : alphaB) };
+}
+
 /** Intersection over union of two alphas (a pixel counts at alpha ≥ 128). */
 export function iou(x: Uint8Array, y: Uint8Array): number {
   if (x.length !== y.length) throw new Error(`alpha sizes differ: ${x.length} vs ${y.length}`);
