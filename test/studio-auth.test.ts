@@ -54,6 +54,7 @@ suite("Studio: signing in and out in chromium", () => {
     await expect(page.getByRole("heading", { level: 1, name: "Products" }).isVisible()).resolves.toBe(true);
     const cookie = (await context.cookies()).find((c) => c.name === "vitrin_session")!;
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Strict", path: "/" });
+    expect(cookie.value).not.toContain(account.token);
     const stored = await page.evaluate(`JSON.stringify([Object.entries(localStorage), Object.entries(sessionStorage)])`);
     expect(String(stored)).not.toContain(account.token);
     await context.close();
