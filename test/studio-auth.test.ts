@@ -156,6 +156,22 @@ suite("Studio: signing in and out in chromium", () => {
     await context.close();
   });
 
+  test("the CSP holds in the browser: an inline script put into the page does not run, and the refusal is reported", async () => {
+    // Outside the file's network log: this test makes the one CSP refusal the last test must not find.
+    const { context, page } = await openContext(browser, server.base);
+    await page.goto("/sign-in");
+    await page.getByLabel("API token").waitFor();
+    const outcome = await page.evaluate(`new Promise((resolve) => {
+      document.addEventListener("securitypolicyviolation", (e) => resolve({ ran: window.__inlineRan === true, directive: e.effectiveDirective }), { once: true });
+      const script = document.createElement("script");
+      script.textContent = "window.__inlineRan = true";
+      document.body.append(script);
+      setTimeout(() => resolve({ ran: window.__inlineRan === true, directive: null }), 2000);
+    })`);
+    expect(outcome).toEqual({ ran: false, directive: "script-src-elem" });
+    await context.close();
+  });
+
   test("a first visit loads at most 150 KB of JavaScript and CSS as sent (compressed), measured by the browser", async () => {
     const { context, page } = await fresh();
     await page.goto("/");
