@@ -231,6 +231,24 @@ describe("the compiled binary", () => {
     expect(new TextDecoder().decode(mp4.slice(4, 8))).toBe("ftyp");
   }, 180_000);
 
+  test("steers a cut-out with a hint: OpenCV's wasm, inline in the bundle, loads in the binary", async () => {
+    const [product] = (await api("GET", "/v1/products", token)).body.data;
+    expect((await api("POST", `/v1/products/${product.id}/dekupe/retry`, token, { hint: { point: { x: 400, y: 300 } } })).status).toBe(202);
+    const settled = await until(
+      "the hinted retry",
+      async () => {
+        const d = (await api("GET", `/v1/products/${product.id}/dekupe`, token)).body;
+        return d.status === "ready" || d.status === "failed" ? d : null;
+      },
+      120_000,
+    );
+    expect(settled.error).toBeNull();
+    const attempts = (await api("GET", `/v1/products/${product.id}/dekupe/attempts`, token)).body.data;
+    expect(attempts.at(-1)).toMatchObject({ status: "ready", hint: { point: { x: 400, y: 300 } } });
+    expect(attempts.at(-1).method).toStartWith("hint: point");
+    expect(settled.timings.grabcut_ms).toBeGreaterThanOrEqual(0);
+  }, 150_000);
+
   test("takes a top-up through the plugin loaded from plugins/", async () => {
     const top = await api("POST", "/v1/balance/top-up", token, { amount: 1000, currency: "usd" });
     expect(top.status).toBe(201);

@@ -36,8 +36,19 @@ async function load(): Promise<{ cv: CV }> {
   // Emscripten adds process-wide handlers (an unhandled rejection anywhere would abort the wasm runtime and rethrow):
   // the service keeps its own, so the ones OpenCV adds are taken off again.
   const before = { exception: process.listeners("uncaughtException"), rejection: process.listeners("unhandledRejection") };
-  // require, not import: the CommonJS module's `then` would become an export and make `await import()` hang.
-  const cv = require("@techstark/opencv-js") as CV & { onRuntimeInitialized?: () => void };
+  // The module ends in `if (typeof Module === 'undefined') Module = {}`, an assignment to an undeclared name that
+  // throws in the strict code of the compiled binary ("Module is not defined"): a global Module stands ready (it
+  // becomes the module object) and goes again once the module has it.
+  const g = globalThis as { Module?: unknown };
+  const ownGlobal = !("Module" in g);
+  if (ownGlobal) g.Module = {};
+  let cv: CV & { onRuntimeInitialized?: () => void };
+  try {
+    // require, not import: the CommonJS module's `then` would become an export and make `await import()` hang.
+    cv = require("@techstark/opencv-js");
+  } finally {
+    if (ownGlobal) delete g.Module;
+  }
   try {
     if (!(cv as { Mat?: unknown }).Mat) {
       // The wasm compiles asynchronously; a timer keeps a script that has nothing else to do alive meanwhile.
