@@ -35,6 +35,25 @@ async function runJobs() {
   }
 }
 
+/** Presses Tab (at most 60 times) until the expression about document.activeElement holds. */
+async function tabUntil(focused: string) {
+  for (let i = 0; i < 60; i++) {
+    await page.keyboard.press("Tab");
+    if (await page.evaluate(`(() => { try { return !!(${focused}); } catch { return false; } })()`)) return;
+  }
+  throw new Error(`Tab never reached: ${focused}`);
+}
+
+/** Reads an API path as the account until `done` holds for its body (10 s at most). */
+async function waitForApi(path: string, done: (body: any) => boolean): Promise<any> {
+  for (let i = 0; i < 100; i++) {
+    const { body } = await server.api("GET", path, { token: account.token });
+    if (done(body)) return body;
+    await Bun.sleep(100);
+  }
+  throw new Error(`${path} never reached the state waited for`);
+}
+
 /** Sets a marker on the window: still there later means the page was never reloaded in between. */
 const mark = () => page.evaluate(`window.__studioNoReload = true`);
 const marked = async () => (await page.evaluate(`window.__studioNoReload === true`)) === true;
@@ -70,6 +89,28 @@ describeBrowser("Studio: lists that follow work without a reload, in chromium", 
     await runJobs();
     expect((await server.api("GET", `/v1/products/${id}`, { token: account.token })).body.dekupe.status).toBe("ready");
     await card.getByText("Ready", { exact: true }).waitFor({ timeout: 30_000 });
+    expect(await marked()).toBe(true);
+  }, SLOW);
+
+  test("a product page by keyboard alone: arrow keys move the before/after slider, Enter on `Retry` starts an attempt the page follows", async () => {
+    const product = (await server.api("GET", "/v1/products", { token: account.token })).body.data[0];
+    await page.goto(`/products/${product.id}`);
+    await page.getByRole("button", { name: "Retry", exact: true }).waitFor();
+    await tabUntil(`document.activeElement.type === "range"`);
+    const before = await page.evaluate(`document.activeElement.value`);
+    for (let i = 0; i < 5; i++) await page.keyboard.press("ArrowLeft");
+    expect(await page.evaluate(`document.activeElement.value`)).not.toBe(before);
+    await mark();
+    await tabUntil(`document.activeElement.tagName === "BUTTON" && document.activeElement.textContent.trim() === "Retry"`);
+    await page.keyboard.press("Enter");
+    const retried = await waitForApi(`/v1/products/${product.id}`, (p) => p.dekupe.status === "processing");
+    expect(retried.dekupe.attempts).toBe(product.dekupe.attempts + 1);
+    await page.getByText("Processing", { exact: true }).first().waitFor();
+    await runJobs();
+    await page.getByText(`${retried.dekupe.retries_left} attempts left`).first().waitFor({ timeout: 30_000 });
+    // The attempt ended: the page drops its "Processing" by itself (earlier attempts' "Ready" rows prove nothing).
+    await page.getByText("Processing", { exact: true }).first().waitFor({ state: "hidden", timeout: 30_000 });
+    expect((await server.api("GET", `/v1/products/${product.id}`, { token: account.token })).body.dekupe.status).toBe("ready");
     expect(await marked()).toBe(true);
   }, SLOW);
 
