@@ -94,6 +94,14 @@ suite("Studio: every page in chromium", () => {
       expect(await axeViolations(page)).toEqual([]);
     }, SLOW);
 
+    test(`${p.name}: the first Tab reaches the skip link, and Enter on it puts the focus in <main>`, async () => {
+      const page = await visit(p.who, p.path(demo), p.heading);
+      await page.keyboard.press("Tab");
+      expect(await page.evaluate(`document.activeElement.tagName === "A" && document.activeElement.getAttribute("href").startsWith("#")`)).toBe(true);
+      await page.keyboard.press("Enter");
+      expect(await page.evaluate(`!!document.activeElement.closest("main")`)).toBe(true);
+    }, SLOW);
+
     test(`${p.name}: 375 px wide without a horizontal scroll`, async () => {
       const page = await visit(p.who, p.path(demo), p.heading, 375);
       expect(await scrollWidth(page)).toBeLessThanOrEqual(375);
