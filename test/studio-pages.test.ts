@@ -32,15 +32,15 @@ const SLOW = 240_000;
 type Who = "guest" | "account" | "admin";
 /** Each page: its heading (the English text of its one <h1>), who sees it, and its path once the demo data exists. */
 const PAGES: { name: string; heading: RegExp; who: Who; path: (d: Demo) => string }[] = [
-  { name: "sign-in", heading: /sign in|vitrin/i, who: "guest", path: () => "/sign-in" },
+  { name: "sign-in", heading: /^Sign in$/, who: "guest", path: () => "/sign-in" },
   { name: "products", heading: /^Products$/, who: "account", path: () => "/products" },
   { name: "product", heading: /Stoneware coffee cup/, who: "account", path: (d) => `/products/${d.product.id}` },
   { name: "videos", heading: /^Videos$/, who: "account", path: () => "/videos" },
-  { name: "new video", heading: /Create video|New video/i, who: "account", path: () => "/videos/new" },
-  { name: "video", heading: /.+/, who: "account", path: (d) => `/videos/${d.video.id}` },
+  { name: "new video", heading: /^Create video$/, who: "account", path: () => "/videos/new" },
+  { name: "video", heading: /Stoneware coffee cup/, who: "account", path: (d) => `/videos/${d.video.id}` },
   { name: "balance", heading: /^Balance$/, who: "account", path: () => "/balance" },
   { name: "developers", heading: /^Developers$/, who: "account", path: () => "/developers" },
-  { name: "admin health", heading: /Health/i, who: "admin", path: () => "/admin" },
+  { name: "admin health", heading: /^Health$/, who: "admin", path: () => "/admin" },
   { name: "admin accounts", heading: /^Accounts$/, who: "admin", path: () => "/admin/accounts" },
   { name: "admin account", heading: /Demo shop/, who: "admin", path: (d) => `/admin/accounts/${d.account.id}` },
   { name: "admin jobs", heading: /^Jobs$/, who: "admin", path: () => "/admin/jobs" },
