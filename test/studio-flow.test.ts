@@ -170,7 +170,7 @@ suite("Studio: a shop owner's journey in chromium", () => {
     expect(await sawProgress()).toBe(true);
   }, SLOW);
 
-  test("the completed video plays in the page: readyState ≥ 2 and the duration the API reports; `Download` links its file", async () => {
+  test("the completed video plays in the page: readyState ≥ 2 and the duration the API reports; `Download` and the thumbnail offered", async () => {
     const video = (await api(`/v1/videos/${videoId}`)).body;
     const element = page.locator("video").first();
     await element.evaluate((v: any) => {
@@ -182,6 +182,9 @@ suite("Studio: a shop owner's journey in chromium", () => {
     expect(Math.abs(duration - video.duration)).toBeLessThan(0.25);
     const href = await page.getByRole("link", { name: "Download" }).first().getAttribute("href");
     expect(href === video.video_url || href === new URL(video.video_url).pathname).toBe(true);
+    // The thumbnail is offered too: as the player's poster or a link of its own, from the API's thumbnail_url.
+    const thumb = new URL(video.thumbnail_url).pathname;
+    expect(await page.locator(`main [poster$="${thumb}"], main a[href$="${thumb}"], main img[src$="${thumb}"]`).count()).toBeGreaterThan(0);
   }, SLOW);
 
   test("`Balance` shows the credits left after the video's cost", async () => {
