@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Browser } from "playwright-core";
 import {
+  browserRuns,
   cspViolations,
   describeBrowser,
   foreignRequests,
@@ -19,7 +20,8 @@ import {
 
 // One browser and one service for the file: chromium's start and the server's are most of a test's cost. It runs on
 // the PostgreSQL passes too (sessions and login links live in the database; the file takes seconds); the harness keeps
-// stored files on local disk, the service's own origin, which is the only one Studio's CSP lets it load from.
+// stored files on local disk, the service's own origin, which is the only one Studio's CSP lets it load from. The hooks
+// belong to the file, shared by its two suites in order, and do nothing where the suites are skipped.
 const suite = describeBrowser;
 
 let server: StudioServer;
@@ -34,17 +36,18 @@ async function fresh(options: Parameters<typeof openContext>[2] = {}) {
   return opened;
 }
 
+beforeAll(async () => {
+  if (!browserRuns) return;
+  [server, browser] = await Promise.all([startStudioServer({ backgroundRemoval: "none" }), launchChromium()]);
+  account = await server.newAccount({ name: "Door shop", credits: 5 });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
 suite("Studio: signing in and out in chromium", () => {
-  beforeAll(async () => {
-    [server, browser] = await Promise.all([startStudioServer({ backgroundRemoval: "none" }), launchChromium()]);
-    account = await server.newAccount({ name: "Door shop", credits: 5 });
-  }, 120_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
-
   test("a token typed into `API token` and `Sign in` opens Products with an HttpOnly, SameSite=Strict cookie and nothing in storage", async () => {
     const { context, page } = await fresh();
     await page.goto("/");
@@ -126,6 +129,9 @@ suite("Studio: signing in and out in chromium", () => {
     await context.close();
   });
 
+});
+
+suite("Studio: language, dark mode, CSP and page weight in chromium", () => {
   test("a browser in Turkish gets the Turkish UI; `English` in `Interface language` switches it back", async () => {
     const { context, page } = await fresh({ locale: "tr-TR" });
     await page.goto("/sign-in");

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { onPostgres } from "./helpers";
 import {
+  browserRuns,
   cspViolations,
   describeBrowser,
   fixturePhoto,
@@ -22,6 +23,7 @@ import { waitFor } from "./support/studio-demo";
 // One browser and one service for the whole journey. Not on the PostgreSQL passes (test:postgres, test:scale): a minute
 // of ISNet and ffmpeg for what the API suites already check on PostgreSQL, while studio-auth.test.ts covers Studio's
 // own tables there. (The harness keeps files on local disk on every pass: Studio's CSP loads only from its origin.)
+// The hooks belong to the file: its two suites are one journey on one page, in order; skipped, the hooks do nothing.
 const suite = onPostgres ? describe.skip : describeBrowser;
 const SLOW = 240_000;
 const CREDITS = 25;
@@ -90,19 +92,20 @@ const watchProgress = () =>
   }).observe(document.body, { childList: true, subtree: true, attributes: true })`);
 const sawProgress = async () => (await page.evaluate(`window.__studioSawProgress === true`)) === true;
 
-suite("Studio: a shop owner's journey in chromium", () => {
-  beforeAll(async () => {
-    [server, browser] = await Promise.all([startStudioServer(), launchChromium()]);
-    account = await server.newAccount({ name: "Journey shop", credits: CREDITS });
-    ({ context, page, log } = await openContext(browser, server.base));
-    await signInWithToken(page, account.token);
-  }, SLOW);
+beforeAll(async () => {
+  if (onPostgres || !browserRuns) return;
+  [server, browser] = await Promise.all([startStudioServer(), launchChromium()]);
+  account = await server.newAccount({ name: "Journey shop", credits: CREDITS });
+  ({ context, page, log } = await openContext(browser, server.base));
+  await signInWithToken(page, account.token);
+}, SLOW);
 
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
 
+suite("Studio: a shop owner's product in chromium (upload, cut-out, Retry, Revert)", () => {
   test("`Image`, `Name` and `Create product` upload a photo; its ISNet cut-out shows up without a reload", async () => {
     await page.getByRole("link", { name: "Products", exact: true }).click();
     await page.getByRole("heading", { level: 1, name: "Products" }).waitFor();
@@ -143,6 +146,9 @@ suite("Studio: a shop owner's journey in chromium", () => {
     await imageLoads(reverted.original_image_url);
   }, SLOW);
 
+});
+
+suite("Studio: a shop owner's video in chromium (create, watch, play, pay)", () => {
   test("`Create video`: `Product` and `Template` chosen, the cost in credits shown, then its progress and completion show up without a reload", async () => {
     await page.getByRole("link", { name: "Videos", exact: true }).click();
     await page.getByRole("heading", { level: 1, name: "Videos" }).waitFor();

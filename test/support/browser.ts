@@ -22,7 +22,8 @@ if (!chromiumPresent && !inCI) {
  * `describe` for a browser suite: skipped (with the warning above) when chromium is missing on a developer's machine;
  * under CI=true it runs and fails at launch, so a CI without the browser cannot pass by skipping.
  */
-export const describeBrowser: typeof describe = chromiumPresent || inCI ? describe : (describe.skip as typeof describe);
+export const browserRuns = chromiumPresent || inCI;
+export const describeBrowser: typeof describe = browserRuns ? describe : (describe.skip as typeof describe);
 
 /** Flags for a quiet, reproducible headless run: nothing of Chrome's own (updates, sync, QUIC probes) goes out. */
 const FLAGS = [
