@@ -93,3 +93,15 @@ test("a plain card the model only half takes: a point on it gives the card alone
   expect(iou(alpha, await faint.alphaOf("b"))).toBeGreaterThanOrEqual(0.8);
   expect(iou(alpha, await faint.alphaOf("a"))).toBeLessThan(0.05);
 }, SLOW);
+
+test("a card the model misses entirely: a box round it, or a point on it, gets it (IoU >= 0.8)", async () => {
+  const ghost = await faintObject([199, 199, 185]);
+  const alone = await placedAlpha(await plugin.remove({ image: ghost.photo, attempt: 1 }), ghost.width, ghost.height);
+  expect(iou(alone, await ghost.alphaOf("b"))).toBeLessThan(0.05);
+  const { x, y, width, height } = ghost.b;
+  for (const hint of [{ box: { x: x - 15, y: y - 15, width: width + 30, height: height + 30 } }, { point: centre(ghost.b) }]) {
+    const alpha = await placedAlpha(await plugin.remove({ image: ghost.photo, attempt: 2, hint }), ghost.width, ghost.height);
+    expect(iou(alpha, await ghost.alphaOf("b"))).toBeGreaterThanOrEqual(0.8);
+    expect(iou(alpha, await ghost.alphaOf("a"))).toBeLessThan(0.05);
+  }
+}, SLOW);

@@ -83,10 +83,15 @@ export function seedLabels(cv: CV, prob: Probability, hint: CutoutHint): Seeds {
     how = "box";
   } else if (point) {
     hit = componentAt(comps.labels, mw, mh, point, 0.02 * side);
-    if (hit) {
-      const [x0, y0, x1, y1] = comps.boxes[hit];
+    // The model may have seen the object only faintly: its weaker response (0.1) names the region then.
+    const faint = hit ? null : components(p, mw, mh, 0.1);
+    const under = faint ? componentAt(faint.labels, mw, mh, point, 0.02 * side) : 0;
+    const region = hit ? { c: comps, id: hit } : under ? { c: faint!, id: under } : null;
+    if (region) {
+      const [x0, y0, x1, y1] = region.c.boxes[region.id];
       roi = grow({ x: x0, y: y0, width: x1 - x0 + 1, height: y1 - y0 + 1 }, 0.15, mw, mh);
-      fg = (i) => (comps.labels[i] === hit ? cv.GC_PR_FGD : cv.GC_PR_BGD);
+      fg = (i) => (region.c.labels[i] === region.id ? cv.GC_PR_FGD : cv.GC_PR_BGD);
+      hit = region.id;
     } else {
       // The matte saw nothing under the point: a region round it, left to the colours to settle.
       const r = 0.2 * side;

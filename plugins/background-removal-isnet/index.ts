@@ -4,7 +4,7 @@ import { definePlugin, type BackgroundRemovalPlugin, type Cutout, type CutoutHin
 import { modelsInstall } from "./commands";
 import sharp from "../../src/plugins/sharp";
 import { createHash } from "node:crypto";
-import { decodeUpright, makeCutout, resizeRgb, type Probability, type Upright } from "./cutout";
+import { decodeUpright, makeCutout, NoProductError, resizeRgb, type Probability, type Upright } from "./cutout";
 import { describeHint, hintedMatte, hintOnGrid } from "./hint";
 import { inspectModel, installModel } from "./model";
 import { clearIdle, ensureLoaded, exclusive, fileKey, newSession, scheduleIdle, unload, type ModelSession } from "./session";
@@ -143,7 +143,10 @@ async function hintedCutout(image: Uint8Array, upright: Upright, prob: Probabili
   const photoH = meta.autoOrient?.height || meta.height || upright.height;
   const grid = hintOnGrid(hint, prob.width / photoW, prob.height / photoH, prob.width, prob.height);
   const matte = await hintedMatte(prob, grid);
-  const cut = await makeCutout(upright, { ...prob, data: matte.data }, 1);
+  const cut = await makeCutout(upright, { ...prob, data: matte.data }, 1).catch((e: unknown) => {
+    if (!(e instanceof NoProductError)) throw e;
+    throw new NoProductError(`No object found under the hint (${describeHint(hint)}): the model saw nothing there and the colours did not set anything apart. Try a box round the object.`);
+  });
   return { ...cut, variant: `hint: ${describeHint(hint)}; ${matte.label}`, timings: matte.timings };
 }
 

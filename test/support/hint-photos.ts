@@ -29,6 +29,28 @@ async function texture(name: string, w: number, h: number, tint?: { r: number; g
   return img.raw().toBuffer();
 }
 
+/**
+ * A beige backdrop, grey noise around 200 (sigma ~8, the sum of four uniform draws) warmed by taking 14 off blue; the
+ * same pixels every time (a fixed-seed generator), so the model sees the same photo in every run.
+ */
+function backdrop(w: number, h: number): Buffer {
+  const out = Buffer.alloc(w * h * 3);
+  let seed = 0x2545f491;
+  const next = () => {
+    seed ^= seed << 13;
+    seed ^= seed >>> 17;
+    seed ^= seed << 5;
+    return (seed >>> 0) / 4294967296;
+  };
+  for (let i = 0; i < out.length; i += 3) {
+    for (let c = 0; c < 3; c++) {
+      const v = 200 + (next() + next() + next() + next() - 2) * 13.9 - (c === 2 ? 14 : 0);
+      out[i + c] = Math.max(0, Math.min(255, Math.round(v)));
+    }
+  }
+  return out;
+}
+
 /** Pastes `fill` (RGB, w×h) over `base` where `alpha` says, in place. */
 function paste(base: Buffer, fill: Buffer, alpha: Buffer) {
   for (let i = 0; i < alpha.length; i++) {
@@ -48,12 +70,7 @@ export async function twoObjects(options: { width?: number; height?: number } = 
   const k = width / 900;
   const a: Shape = { kind: "ellipse", x: Math.round(180 * k), y: Math.round(110 * k), width: Math.round(400 * k), height: Math.round(380 * k) };
   const b: Shape = { kind: "rect", x: Math.round(640 * k), y: Math.round(200 * k), width: Math.round(200 * k), height: Math.round(240 * k) };
-  const base = await sharp({ create: { width, height, channels: 3, background: "#d9d3c7", noise: { type: "gaussian", mean: 200, sigma: 8 } } })
-    .removeAlpha()
-    .raw()
-    .toBuffer();
-  // Noise around mean 200 in grey, warmed a little towards beige.
-  for (let i = 0; i < base.length; i += 3) base[i + 2] = Math.max(0, base[i + 2] - 14);
+  const base = backdrop(width, height);
   const [alphaA, alphaB] = await Promise.all([shapeAlpha(a, width, height), shapeAlpha(b, width, height)]);
   paste(base, await texture("chelsea.jpg", width, height), alphaA);
   paste(base, await texture("coffee.jpg", width, height, { r: 60, g: 90, b: 200 }), alphaB);
@@ -69,23 +86,19 @@ export async function twoObjects(options: { width?: number; height?: number } = 
 }
 
 /**
- * The same cat disc, and beside it a plain card only a little darker than the backdrop: the model takes the disc and
- * part of the card, so a point on the card is what names it.
+ * The same cat disc, and beside it a plain card of colour `card`, a little darker than the backdrop (~200, 200, 186,
+ * noisy): at the default the model takes the disc and part of the card; at 199, 199, 185 it misses the card entirely.
  */
-export async function faintObject(): Promise<HintScene> {
+export async function faintObject(card: [number, number, number] = [168, 158, 140]): Promise<HintScene> {
   const width = 900, height = 600;
   const a: Shape = { kind: "ellipse", x: 120, y: 110, width: 400, height: 380 };
   const b: Shape = { kind: "rect", x: 600, y: 170, width: 230, height: 280 };
-  const base = await sharp({ create: { width, height, channels: 3, background: "#d9d3c7", noise: { type: "gaussian", mean: 200, sigma: 8 } } })
-    .removeAlpha()
-    .raw()
-    .toBuffer();
-  for (let i = 0; i < base.length; i += 3) base[i + 2] = Math.max(0, base[i + 2] - 14);
+  const base = backdrop(width, height);
   const [alphaA, alphaB] = await Promise.all([shapeAlpha(a, width, height), shapeAlpha(b, width, height)]);
   paste(base, await texture("chelsea.jpg", width, height), alphaA);
-  const card = Buffer.alloc(width * height * 3);
-  for (let i = 0; i < card.length; i += 3) (card[i] = 168), (card[i + 1] = 158), (card[i + 2] = 140);
-  paste(base, card, alphaB);
+  const fill = Buffer.alloc(width * height * 3);
+  for (let i = 0; i < fill.length; i += 3) (fill[i] = card[0]), (fill[i + 1] = card[1]), (fill[i + 2] = card[2]);
+  paste(base, fill, alphaB);
   const photo = await sharp(base, { raw: { width, height, channels: 3 } }).jpeg({ quality: 92 }).toBuffer();
   return { photo: new Uint8Array(photo), width, height, a, b, alphaOf: async (name) => new Uint8Array(name === "a" ? alphaA : alphaB) };
 }
