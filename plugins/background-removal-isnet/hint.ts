@@ -56,8 +56,9 @@ function componentAt(labels: Int32Array, mw: number, mh: number, c: Point, radiu
 /**
  * GrabCut's starting labels on the model grid (hint already in grid pixels): a box makes everything outside it sure
  * background and its inside probable foreground, save the matte's objects that lie mostly outside it; a point makes the
- * matte's object under it probable foreground (a disc round it when the matte saw nothing there) and every other object
- * probable background; excluded points are discs of sure background.
+ * matte's object under it probable foreground (its faint response at 0.1, else a disc round the point, when the matte
+ * saw nothing there) and every other object probable background; excluded points are discs of sure background, and
+ * excluded points alone drop the matte's objects under them.
  */
 export function seedLabels(cv: CV, prob: Probability, hint: CutoutHint): Seeds {
   const { data: p, width: mw, height: mh } = prob;
