@@ -237,8 +237,17 @@ async function buildHttp(f: Foundation, domain: ReturnType<typeof buildDomain>, 
     .use(jobRoutes(guard, jobs))
     .use(tokenRoutes(guard))
     .use(studioSessionRoutes({ accounts, sessions, auth, adminToken: config.adminToken, trustedProxies }))
-    .use(studioRoutes(studioFiles));
+    .use(studioRoutes(studioFiles, foreignFileOrigins(plugins.storage.url("studio-csp-probe"), config.publicUrl)));
   return { app, idempotency };
+}
+
+/**
+ * The origin stored files' links point to when it is not the service's own (an S3 bucket's presigned links, a CDN):
+ * the Studio's CSP lets images and videos load from there too, or it could show none of them.
+ */
+function foreignFileOrigins(probeUrl: string, publicUrl: string): string[] {
+  const origin = URL.parse(probeUrl)?.origin;
+  return origin && origin !== "null" && origin !== URL.parse(publicUrl)?.origin ? [origin] : [];
 }
 
 type Domain = ReturnType<typeof buildDomain>;

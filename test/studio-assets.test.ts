@@ -3,8 +3,9 @@
 // stand-in set of files keeps most tests quick; the last one serves the real build of studio/.
 import { afterEach, expect, test } from "bun:test";
 import { gunzipSync } from "node:zlib";
-import { STUDIO_CSP, type StudioFile } from "../src/studio";
+import { STUDIO_CSP, studioCsp, type StudioFile } from "../src/studio";
 import { startService, type TestService } from "./helpers";
+import { startS3Server } from "./support/s3";
 
 let t: TestService | null = null;
 afterEach(async () => {
@@ -23,10 +24,13 @@ async function standIn(): Promise<StudioFile[]> {
   ];
 }
 
+// Files on local disk are served by the service itself (S3 runs have a test of their own below).
+const LOCAL = { VITRIN_STORAGE: "local" };
+
 const PAGES = ["/", "/sign-in", "/products", "/products/prod_abc", "/videos", "/videos/new", "/videos/vid_1", "/balance", "/developers", "/admin", "/admin/accounts", "/admin/accounts/acct_1", "/admin/jobs"];
 
 test("every Studio page answers index.html with the CSP, nosniff, same-origin referrer and no-cache", async () => {
-  t = await startService({}, { studioFiles: standIn });
+  t = await startService(LOCAL, { studioFiles: standIn });
   for (const page of PAGES) {
     const res = await t.call("GET", page);
     expect(res.status, page).toBe(200);
@@ -42,7 +46,7 @@ test("every Studio page answers index.html with the CSP, nosniff, same-origin re
 });
 
 test("other paths keep their JSON 404 (or their own answer): /v1/nope, /nope, deeper pages, POST", async () => {
-  t = await startService({}, { studioFiles: standIn });
+  t = await startService(LOCAL, { studioFiles: standIn });
   for (const path of ["/v1/nope", "/nope", "/products/abc/extra", "/admin/nope", "/studio/assets/missing.js", "/studio"]) {
     const res = await t.json("GET", path);
     expect(res.status, path).toBe(404);
@@ -56,7 +60,7 @@ test("other paths keep their JSON 404 (or their own answer): /v1/nope, /nope, de
 });
 
 test("assets are cached for a year as immutable; a matching If-None-Match gets 304 without a body", async () => {
-  t = await startService({}, { studioFiles: standIn });
+  t = await startService(LOCAL, { studioFiles: standIn });
   const res = await t.call("GET", "/studio/assets/app-1a2b3c.js");
   expect(res.status).toBe(200);
   expect(res.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
@@ -78,7 +82,7 @@ test("assets are cached for a year as immutable; a matching If-None-Match gets 3
 });
 
 test("gzip when the browser accepts it (Vary: Accept-Encoding), plain bytes otherwise; HEAD gives the real length", async () => {
-  t = await startService({}, { studioFiles: standIn });
+  t = await startService(LOCAL, { studioFiles: standIn });
   const zipped = await t.call("GET", "/studio/assets/app-1a2b3c.js", { headers: { "accept-encoding": "gzip, deflate, br" } });
   expect(zipped.headers.get("content-encoding")).toBe("gzip");
   expect(zipped.headers.get("vary")).toBe("Accept-Encoding");
@@ -115,3 +119,20 @@ test("run from source, the real Studio is built on the first request: / names ha
     expect(asset.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
   }
 }, 120_000);
+
+test("with files in an S3 bucket, the CSP lets images and videos load from the bucket's origin, and only those", async () => {
+  const s3 = await startS3Server();
+  try {
+    t = await startService(s3.env(await s3.newBucket()), { studioFiles: standIn });
+    const csp = (await t.call("GET", "/products")).headers.get("content-security-policy")!;
+    expect(csp).toBe(studioCsp([s3.endpoint]));
+    expect(csp).toContain(`img-src 'self' ${s3.endpoint} blob: data:;`);
+    expect(csp).toContain(`media-src 'self' ${s3.endpoint} blob:;`);
+    expect(csp).toContain("script-src 'self';");
+    expect(csp).toContain("connect-src 'self';");
+  } finally {
+    await t?.close();
+    t = null;
+    await s3.close();
+  }
+});

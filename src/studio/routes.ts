@@ -28,15 +28,26 @@ function studioPath(pathname: string): string | null {
   return PAGE_PATTERNS.some((re) => re.test(pathname)) ? "/index.html" : null;
 }
 
-export const STUDIO_CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' blob: data:; media-src 'self' blob:; " +
-  "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+/**
+ * The Studio's Content-Security-Policy. Images and videos may also come from `fileOrigins`: where the storage plugin's
+ * links point when that is not this service (an S3 bucket's presigned links, a CDN), or the Studio could show none.
+ */
+export function studioCsp(fileOrigins: string[] = []): string {
+  const files = fileOrigins.map((o) => ` ${o}`).join("");
+  return (
+    `default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'${files} blob: data:; media-src 'self'${files} blob:; ` +
+    "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+  );
+}
 
-const SECURITY_HEADERS = {
-  "content-security-policy": STUDIO_CSP,
-  "x-content-type-options": "nosniff",
-  "referrer-policy": "same-origin",
-};
+/** The policy of a Studio whose files are served by the service itself (local disk). */
+export const STUDIO_CSP = studioCsp();
+
+type SecurityHeaders = Record<"content-security-policy" | "x-content-type-options" | "referrer-policy", string>;
+
+function securityHeaders(csp: string): SecurityHeaders {
+  return { "content-security-policy": csp, "x-content-type-options": "nosniff", "referrer-policy": "same-origin" };
+}
 
 /** Whether an If-None-Match header names this ETag (a list, weak forms and `*` included). */
 function matches(header: string | null, etag: string): boolean {
@@ -48,9 +59,9 @@ function matches(header: string | null, etag: string): boolean {
 }
 
 /** One file's answer: 304 when the browser has it, else its bytes (gzipped when it may), HEAD without them. */
-export function fileResponse(file: PreparedFile, request: Request): Response {
+export function fileResponse(file: PreparedFile, request: Request, security: SecurityHeaders = securityHeaders(STUDIO_CSP)): Response {
   const headers: Record<string, string> = {
-    ...SECURITY_HEADERS,
+    ...security,
     etag: file.etag,
     "cache-control": file.immutable ? "public, max-age=31536000, immutable" : "no-cache",
   };
@@ -64,11 +75,13 @@ export function fileResponse(file: PreparedFile, request: Request): Response {
   return new Response(request.method === "HEAD" ? null : body, { headers });
 }
 
-export function studioRoutes(assets: StudioAssets) {
+/** The routes; `fileOrigins` are the origins of stored files' links other than this service's (see studioCsp). */
+export function studioRoutes(assets: StudioAssets, fileOrigins: string[] = []) {
+  const security = securityHeaders(studioCsp(fileOrigins));
   const serve = async (path: string, request: Request) => {
     const file = await assets.get(path);
     if (!file) throw errors.notFound("file");
-    return fileResponse(file, request);
+    return fileResponse(file, request, security);
   };
   const page = ({ request }: { request: Request }) => serve("/index.html", request);
   // HEAD is answered before routing: Elysia would run the GET handler and count the (absent) body as Content-Length 0.
@@ -77,7 +90,7 @@ export function studioRoutes(assets: StudioAssets) {
     const path = studioPath(new URL(request.url).pathname);
     const file = path === null ? null : await assets.get(path);
     if (!file) return;
-    const res = fileResponse(file, request);
+    const res = fileResponse(file, request, security);
     res.headers.set("x-request-id", String(set.headers["x-request-id"] ?? ""));
     return res;
   };
