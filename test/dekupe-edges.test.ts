@@ -87,7 +87,11 @@ describe("edge decontamination", () => {
   });
 });
 
-describe("ISNet on the composites", () => {
+// The model on the whole set takes minutes of CPU and touches no database: the PostgreSQL + S3 pass would only repeat
+// it (as with test/template-matrix.test.ts), so it runs in the SQLite pass alone.
+const modelSuite = process.env.VITRIN_TEST_DATABASE === "postgres" ? describe.skip : describe;
+
+modelSuite("ISNet on the composites", () => {
   let root: string;
   let plugin: IsnetRemoval;
   const scores: EdgeScores[] = [];
