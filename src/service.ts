@@ -130,7 +130,7 @@ function buildDomain(f: Foundation) {
     leaseMs: config.jobLeaseMs,
     observeDeath: metrics.observeJobDeath,
   });
-  const accounts = createAccounts(db, clock);
+  const accounts = createAccounts(db, clock, logger.child({ component: "accounts" }));
   const image = { allowPrivateNetworks: config.allowPrivateNetworks, timeoutMs: config.fetchTimeoutMs, resolve: opts.resolve };
   const products = createProducts({ db, clock, storage: plugins.storage, jobs, logger, image });
   const brand = createBrand({ db, clock, storage: plugins.storage, logger, image });
@@ -256,7 +256,7 @@ type HttpApp = Awaited<ReturnType<typeof buildHttp>>["app"];
 /** Serving and stopping: listen (API, and jobs unless API-only), listenWorker (jobs only), and a graceful stop. */
 function createLifecycle(f: Foundation, domain: Domain, app: HttpApp, state: RunState) {
   const { config, opts, logger, db, plugins, idle } = f;
-  const { jobs, webhooks } = domain;
+  const { jobs, webhooks, accounts } = domain;
   let server: Server<unknown> | null = null;
   const runWorker = opts.worker ?? true;
   let stopping: Promise<void> | null = null;
@@ -308,6 +308,8 @@ function createLifecycle(f: Foundation, domain: Domain, app: HttpApp, state: Run
         await jobs.stop({ deadlineMs: deadline });
         idle.close();
         await plugins.close();
+        // A token's last use still being written would otherwise meet a closed database.
+        await accounts.tokenUseSettled();
         await db.close();
         logger.info("stopped");
       })();

@@ -1,9 +1,10 @@
 // Accounts and their bearer tokens: tokens are random, shown once, kept only as a SHA-256 hash, and revocable.
 // This face assembles the named functions of records.ts and tokens.ts over one dependencies object.
 import type { Db } from "../db";
-import type { Clock } from "../kernel";
+import type { Clock, Logger } from "../kernel";
 import { createAccount, getAccount, grantCredits, listAccounts, updateAccount } from "./records";
 import { authenticate, createToken, listTokens, revokeToken, tokenLookup } from "./tokens";
+import { createTokenUse } from "./token-use";
 import type { AccountPatch, NewAccount } from "./types";
 import { consumeLoginLink, createLoginLink } from "./login-links";
 import { adminFingerprint, closeSession, openSession, resolveSession, type SessionKind } from "./sessions";
@@ -11,12 +12,15 @@ import { adminFingerprint, closeSession, openSession, resolveSession, type Sessi
 export type { AccountPatch, AccountRow, NewAccount, Principal } from "./types";
 export { accountJson, normalizeLanguage } from "./json";
 export { hashToken } from "./tokens";
+export { TOKEN_USE_RESOLUTION_MS } from "./token-use";
 export { LOGIN_LINK_TTL_MS, loginLinkJson } from "./login-links";
 export { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS, type SessionKind, type StudioSession } from "./sessions";
 
-export function createAccounts(db: Db, clock: Clock) {
+/** `logger` hears of a token's last use that could not be recorded (the request goes on regardless). */
+export function createAccounts(db: Db, clock: Clock, logger?: Logger) {
   const deps = { db, clock };
   const lookup = tokenLookup(db);
+  const use = createTokenUse(db, clock, logger);
   return {
     create: (input: NewAccount) => createAccount(deps, input),
     get: (id: string) => getAccount(deps, id),
@@ -26,8 +30,10 @@ export function createAccounts(db: Db, clock: Clock) {
     /** Revokes a token (only the account's own when `accountId` is given); false when no such live token exists. */
     revokeToken: (tokenId: string, accountId?: string) => revokeToken(deps, tokenId, accountId),
     listTokens: (accountId: string) => listTokens(deps, accountId),
-    /** Resolves a presented bearer token to its account, or null when unknown or revoked. */
-    authenticate: (token: string) => authenticate(db, lookup, token),
+    /** Resolves a presented bearer token to its account, or null when unknown or revoked; notes its last use. */
+    authenticate: (token: string) => authenticate(db, lookup, use, token),
+    /** Resolves once the last-use writes started so far have ended (shutdown waits for them before closing the database). */
+    tokenUseSettled: () => use.settled(),
     /** An operator's credit grant (positive) or correction (negative, never below zero). */
     grant: (accountId: string, amount: number, description?: string) => grantCredits(deps, accountId, amount, description),
   };

@@ -2,6 +2,7 @@
 import { and, desc, eq, isNull, sql } from "drizzle-orm";
 import type { Db, Orm } from "../db";
 import { errors, newId } from "../kernel";
+import type { TokenUse } from "./token-use";
 import type { AccountDeps, Principal } from "./types";
 
 const tokenAlphabet = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
@@ -58,7 +59,7 @@ export async function revokeToken(deps: AccountDeps, tokenId: string, accountId?
 export async function listTokens(deps: AccountDeps, accountId: string) {
   const { tokens } = deps.db.schema;
   return deps.db.read
-    .select({ id: tokens.id, hint: tokens.hint, name: tokens.name, createdAt: tokens.createdAt, revokedAt: tokens.revokedAt })
+    .select({ id: tokens.id, hint: tokens.hint, name: tokens.name, createdAt: tokens.createdAt, lastUsedAt: tokens.lastUsedAt, revokedAt: tokens.revokedAt })
     .from(tokens)
     .where(eq(tokens.accountId, accountId))
     .orderBy(desc(tokens.createdAt));
@@ -68,20 +69,23 @@ export async function listTokens(deps: AccountDeps, accountId: string) {
 export function tokenLookup(db: Db) {
   const { tokens } = db.schema;
   return db.read
-    .select({ tokenId: tokens.id, accountId: tokens.accountId, revokedAt: tokens.revokedAt })
+    .select({ tokenId: tokens.id, accountId: tokens.accountId, lastUsedAt: tokens.lastUsedAt, revokedAt: tokens.revokedAt })
     .from(tokens)
     .where(eq(tokens.hash, sql.placeholder("hash")))
     .limit(1)
     .prepare();
 }
 
-/** Resolves a presented bearer token to its account, or null when unknown or revoked. */
-export async function authenticate(db: Db, lookup: ReturnType<typeof tokenLookup>, token: string): Promise<Principal | null> {
+/** Resolves a presented bearer token to its account, or null when unknown or revoked; notes the token's use. */
+export async function authenticate(db: Db, lookup: ReturnType<typeof tokenLookup>, use: TokenUse, token: string): Promise<Principal | null> {
   if (!token.startsWith("vt_") || token.length > 200) return null;
   // Keyed by the token itself so a cache hit skips hashing; the cache lives in this process's memory only.
-  return db.cached(`token:${token}`, async () => {
+  const principal: Principal | null = await db.cached(`token:${token}`, async () => {
     const [row] = await lookup.execute({ hash: hashToken(token) });
     if (!row || row.revokedAt !== null) return null;
+    use.seed(row.tokenId, row.lastUsedAt);
     return { accountId: row.accountId, tokenId: row.tokenId };
   });
+  if (principal) use.note(principal.tokenId);
+  return principal;
 }

@@ -8715,7 +8715,7 @@ export interface operations {
                             hint: string;
                             /** Format: date-time */
                             created_at: string;
-                            /** @description Not recorded today: always null. */
+                            /** @description When the token last authenticated a request, to the minute (written at most once a minute per token); null when never used. */
                             last_used_at: string | null;
                         }[];
                         has_more: boolean;
@@ -9533,7 +9533,7 @@ export interface operations {
                             hint: string;
                             /** Format: date-time */
                             created_at: string;
-                            /** @description Not recorded today: always null. */
+                            /** @description When the token last authenticated a request, to the minute (written at most once a minute per token); null when never used. */
                             last_used_at: string | null;
                         }[];
                         has_more: boolean;

@@ -17,7 +17,7 @@ export function adminTokenRoutes(admin: AdminGuardDeps, accounts: Accounts) {
       if (!(await accounts.get(params.id))) throw errors.notFound("account");
       const rows = await accounts.listTokens(params.id);
       const live = rows.filter((r) => r.revokedAt === null);
-      const data = live.map((r) => ({ id: r.id, object: "token" as const, name: r.name, hint: r.hint, created_at: iso(r.createdAt), last_used_at: null }));
+      const data = live.map((r) => ({ id: r.id, object: "token" as const, name: r.name, hint: r.hint, created_at: iso(r.createdAt), last_used_at: r.lastUsedAt === null ? null : iso(r.lastUsedAt) }));
       return { data, has_more: false };
     },
     {

@@ -14,7 +14,9 @@ export const listedToken = t.Object({
   name: t.String(),
   hint: t.String({ description: "The token's first and last characters, to tell tokens apart; never the token." }),
   created_at: t.String({ format: "date-time" }),
-  last_used_at: t.Union([t.String({ format: "date-time" }), t.Null()], { description: "Not recorded today: always null." }),
+  last_used_at: t.Union([t.String({ format: "date-time" }), t.Null()], {
+    description: "When the token last authenticated a request, to the minute (written at most once a minute per token); null when never used.",
+  }),
 });
 
 const issuedToken = t.Object({
@@ -33,7 +35,7 @@ export function tokenRoutes(guard: GuardDeps) {
       async ({ principal }) => {
         const rows = await accounts.listTokens(principal.accountId);
         const live = rows.filter((r) => r.revokedAt === null);
-        const data = live.map((r) => ({ id: r.id, object: "token", name: r.name, hint: r.hint, created_at: iso(r.createdAt), last_used_at: null }));
+        const data = live.map((r) => ({ id: r.id, object: "token", name: r.name, hint: r.hint, created_at: iso(r.createdAt), last_used_at: r.lastUsedAt === null ? null : iso(r.lastUsedAt) }));
         return { data, has_more: false };
       },
       { detail: operation({ tags: ["Tokens"], summary: "The account's live API tokens (never their secrets)", ok: ok(200, pageOf(listedToken, "Live tokens, newest first"), "The tokens") }) },
