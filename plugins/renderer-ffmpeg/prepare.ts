@@ -66,7 +66,7 @@ export type RenderJob = {
   duration: number;
   /** Frame index used for the thumbnail. */
   posterFrame: number;
-  /** The same scene compiled to start at the poster frame: its first output frame is the thumbnail. */
+  /** The same scene compiled to start and end at the poster frame: its one output frame is the thumbnail. */
   poster: CompiledGraph;
   rtl: boolean;
   scene: Scene;
@@ -162,14 +162,17 @@ export async function prepareRender(input: RenderInput): Promise<RenderJob> {
   if (!input.layoutOnly) await makeReadable(scene, writer, { ...full, duration: def.meta.duration, rtl });
   input.signal?.throwIfAborted();
   const startFrame = Math.max(0, Math.min(frames - 1, Math.floor(input.startFrame ?? 0)));
-  const compileFrom = (first: number) =>
-    compileScene(scene, { templateWidth: full.width, templateHeight: full.height, width, height, scale, fps, startFrame: first, frames, rtl });
-  const graph = compileFrom(startFrame);
+  // A single frame (the thumbnail, a preview) is compiled as a video that ends there: compiled up to the video's end,
+  // the graph composed frames up to the next change before the first came out (feature-split's thumbnail pushed 60
+  // frames through the final colour conversion, ~1 s of CPU, for the same picture).
+  const compileFrom = (first: number, single: boolean) =>
+    compileScene(scene, { templateWidth: full.width, templateHeight: full.height, width, height, scale, fps, startFrame: first, frames: single ? first + 1 : frames, rtl });
+  const graph = compileFrom(startFrame, input.startFrame !== undefined);
   const posterAt = def.meta.posterAt ?? def.meta.duration * 0.75;
   const posterFrame = Math.max(0, Math.min(frames - 1, Math.round(posterAt * fps)));
   return {
     ...graph,
-    poster: compileFrom(posterFrame),
+    poster: compileFrom(posterFrame, true),
     width,
     height,
     fps,
