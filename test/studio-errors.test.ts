@@ -1,6 +1,6 @@
-// Studio's messages instead of dead ends, in chromium (issue #22 points 3 and 4): a file that is no image, a photo
-// dropped on the drop zone, the limit of five products, a template field the API refuses (422) shown at that field, and
-// a failed video that says why and that its credits came back.
+// Studio's messages instead of dead ends, in chromium (issue #22 points 3 and 4): a file that is no image (also in a
+// Turkish browser, in Turkish), a photo dropped on the drop zone, the limit of five products, a template field the API
+// refuses (422) shown at that field, and a failed video that says why and that its credits came back.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
@@ -13,6 +13,7 @@ import {
   launchChromium,
   openContext,
   signInWithToken,
+  startSession,
   startStudioServer,
   type NetworkLog,
   type StudioServer,
@@ -74,6 +75,27 @@ describeBrowser("Studio: messages instead of dead ends, in chromium", () => {
     await page.getByRole("button", { name: "Create product", exact: true }).click();
     await page.getByRole("link", { name: /Cat mug/ }).first().waitFor();
     expect(await productCount()).toBe(1);
+  }, SLOW);
+
+  test("in a Turkish browser the API's refusal of a file that is no image reads in the Studio's Turkish, at `Görsel`", async () => {
+    const tr = await openContext(browser, server.base, { locale: "tr-TR" });
+    try {
+      await startSession(tr.context, server.base, account.token);
+      await tr.page.goto("/products");
+      await tr.page.getByLabel(/^Görsel\b/).setInputFiles({ name: "notlar.jpg", mimeType: "image/jpeg", buffer: Buffer.from("not, fotoğraf değil") });
+      await tr.page.getByLabel(/^Ad\b/).fill("Notlar");
+      await tr.page.getByRole("button", { name: "Ürün oluştur", exact: true }).click();
+      const field = tr.page.locator('input[type="file"][aria-invalid="true"]');
+      await field.waitFor();
+      const said = await field.evaluate((el: any) =>
+        (el.getAttribute("aria-describedby") ?? "").split(" ").map((id: string) => el.ownerDocument.getElementById(id)?.textContent ?? "").join(" "),
+      );
+      expect(said).toContain("Görsel JPG, PNG ya da WebP dosyası olmalı.");
+      expect(said).not.toContain("The image must be");
+      expect(foreignRequests(tr.log, server.base)).toEqual([]);
+    } finally {
+      await tr.context.close();
+    }
   }, SLOW);
 
   test("a photo dropped on the drop zone is taken like a chosen one", async () => {

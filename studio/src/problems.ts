@@ -1,4 +1,9 @@
-// Catalogue errors as the Studio shows them: the body's message, and a 422's per-field problems matched to inputs.
+// Catalogue errors as the Studio shows them: its own words for the code in the interface language (the server's message
+// for a code it does not know), and a 422's per-field problems matched to inputs.
+// Straight from the module, not the i18n face: that one brings in Preact, and tests read this file outside a browser.
+import { fieldText, problemText } from "./i18n/errors";
+import type { Lang } from "./i18n/format";
+
 /** A catalogue error body: `{ error, code, message, details?: [{field, message}], ...extra }`. */
 export type ApiProblem = {
   error: string;
@@ -8,17 +13,36 @@ export type ApiProblem = {
   [extra: string]: unknown;
 };
 
-/** Reads a catalogue error from anything openapi-fetch or fetch gave back; null when it is not one. */
-export function asProblem(value: unknown): ApiProblem | null {
+/** The interface language the page shows (the app keeps `<html lang>` in step with its switch); English outside a page. */
+function pageLang(): Lang {
+  // Through globalThis: the server's typecheck (which reads this file for its tests) knows no DOM.
+  const page = (globalThis as { document?: { documentElement: { lang: string } } }).document;
+  return page?.documentElement.lang === "tr" ? "tr" : "en";
+}
+
+/**
+ * Reads a catalogue error from anything openapi-fetch or fetch gave back, its message and field messages in `lang`
+ * (the server's words stay in `server_message`); null when it is not one.
+ */
+export function asProblem(value: unknown, lang: Lang = pageLang()): ApiProblem | null {
   if (!value || typeof value !== "object") return null;
   const v = value as Record<string, unknown>;
   if (typeof v.message !== "string") return null;
+  const body = { ...v, code: typeof v.code === "string" ? v.code : "unknown", message: v.message };
+  const details = Array.isArray(v.details) ? v.details.map((d) => translatedDetail(d, lang)) : undefined;
   return {
-    ...v,
+    ...body,
     error: typeof v.error === "string" ? v.error : "Error",
-    code: typeof v.code === "string" ? v.code : "unknown",
-    message: v.message,
+    message: problemText(body, lang),
+    server_message: typeof v.server_message === "string" ? v.server_message : v.message,
+    ...(details ? { details } : {}),
   } as ApiProblem;
+}
+
+function translatedDetail(d: unknown, lang: Lang): unknown {
+  if (!d || typeof d !== "object") return d;
+  const detail = d as { message?: unknown };
+  return typeof detail.message === "string" ? { ...detail, message: fieldText(detail.message, lang) } : d;
 }
 
 /**

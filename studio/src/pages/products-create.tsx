@@ -39,7 +39,7 @@ function placeProblem(problem: ApiProblem, m: ReturnType<typeof useMessages>): E
   if (problem.code === "product_limit_reached") return { form: m("limit", { max: Number(problem.max_allowed ?? 5) }) };
   const fields = fieldErrors(problem);
   if (fields.name) return { name: fields.name };
-  if (fields.image || fields.image_url || /image|payload_too_large|unsupported_media/.test(problem.code)) {
+  if (fields.image || fields.image_url || /image|file_too_large|payload_too_large|unsupported_media/.test(problem.code)) {
     return { image: fields.image ?? fields.image_url ?? problem.message };
   }
   return { form: problem.message };

@@ -1,7 +1,7 @@
 // Products: the account's products with their cut-outs on a checkerboard (refreshed while a cut-out is being made)
 // and the form that creates one.
 import { useState } from "preact/hooks";
-import { api, type Schemas } from "../api";
+import { api, asProblem, type Schemas } from "../api";
 import { Alert } from "../components/alert";
 import { Empty } from "../components/empty";
 import { Page } from "../components/page";
@@ -18,7 +18,7 @@ let lastProducts: Product[] | null = null;
 /** The account's products (at most five, so one page holds them all). */
 export async function loadProducts() {
   const { data, error } = await api.GET("/v1/products", { params: { query: { limit: "100" } } });
-  if (error || !data) throw new Error((error as { message?: string } | undefined)?.message ?? "GET /v1/products failed");
+  if (error || !data) throw new Error(asProblem(error)?.message ?? "GET /v1/products failed");
   lastProducts = data.data;
   return data.data;
 }
