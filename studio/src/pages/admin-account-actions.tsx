@@ -2,11 +2,12 @@
 // a copy button and its expiry); its API tokens are admin-account-tokens.tsx.
 import { useState } from "preact/hooks";
 import { api, fieldError } from "../api";
-import { fieldsOf, formMessageOf, messageOf, must } from "../call";
+import { messageOf, must } from "../call";
 import { Alert } from "../components/alert";
 import { Button } from "../components/button";
 import { CopyField } from "../components/copy-field";
 import { TextField } from "../components/field";
+import { useSubmit } from "../components/use-submit";
 import { formatDate, formatNumber, useLang } from "../i18n";
 import { useAdminMessages } from "../i18n/admin";
 
@@ -15,30 +16,16 @@ export function GrantCredits({ accountId, onGranted }: { accountId: string; onGr
   const { lang } = useLang();
   const [amount, setAmount] = useState("");
   const [description, setDescription] = useState("");
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [fields, setFields] = useState<Record<string, string>>({});
   const [notice, setNotice] = useState<string | null>(null);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    setFields({});
+  const { busy, error, fields, submit } = useSubmit(async () => {
     setNotice(null);
-    try {
-      const body = { amount: amount.trim() === "" ? Number.NaN : Number(amount), ...(description.trim() ? { description: description.trim() } : {}) };
-      const txn = await must(api.POST("/v1/admin/accounts/{id}/credits", { params: { path: { id: accountId } }, body }));
-      setNotice(m("granted", { n: formatNumber(txn.amount, lang), balance: formatNumber(txn.balance_after, lang) }));
-      setAmount("");
-      setDescription("");
-      onGranted();
-    } catch (err) {
-      setFields(fieldsOf(err));
-      setError(formMessageOf(err, m("network")));
-    } finally {
-      setBusy(false);
-    }
-  };
+    const body = { amount: amount.trim() === "" ? Number.NaN : Number(amount), ...(description.trim() ? { description: description.trim() } : {}) };
+    const txn = await must(api.POST("/v1/admin/accounts/{id}/credits", { params: { path: { id: accountId } }, body }));
+    setNotice(m("granted", { n: formatNumber(txn.amount, lang), balance: formatNumber(txn.balance_after, lang) }));
+    setAmount("");
+    setDescription("");
+    onGranted();
+  }, m("network"), ["amount", "description"]);
   return (
     <form class="card form" onSubmit={submit} aria-labelledby="grant-heading">
       <h2 id="grant-heading">{m("grant")}</h2>

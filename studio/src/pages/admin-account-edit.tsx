@@ -1,10 +1,11 @@
 // The operator's form for changing one account's name, language and premium flag (PATCH /v1/admin/accounts/:id).
 import { useState } from "preact/hooks";
 import { api, fieldError } from "../api";
-import { fieldsOf, formMessageOf, must } from "../call";
+import { must } from "../call";
 import { Alert } from "../components/alert";
 import { Button } from "../components/button";
 import { TextField } from "../components/field";
+import { useSubmit } from "../components/use-submit";
 import { useAdminMessages } from "../i18n/admin";
 
 type Account = { id: string; name: string; language: string; is_premium: boolean };
@@ -14,28 +15,14 @@ export function EditAccount({ account, onSaved }: { account: Account; onSaved():
   const [name, setName] = useState(account.name);
   const [language, setLanguage] = useState(account.language);
   const [premium, setPremium] = useState(account.is_premium);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [fields, setFields] = useState<Record<string, string>>({});
   const [notice, setNotice] = useState<string | null>(null);
-  const save = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    setFields({});
+  const { busy, error, fields, submit: save } = useSubmit(async () => {
     setNotice(null);
-    try {
-      const body = { name: name.trim(), language: language.trim(), is_premium: premium };
-      await must(api.PATCH("/v1/admin/accounts/{id}", { params: { path: { id: account.id } }, body }));
-      setNotice(m("saved"));
-      onSaved();
-    } catch (err) {
-      setFields(fieldsOf(err));
-      setError(formMessageOf(err, m("network")));
-    } finally {
-      setBusy(false);
-    }
-  };
+    const body = { name: name.trim(), language: language.trim(), is_premium: premium };
+    await must(api.PATCH("/v1/admin/accounts/{id}", { params: { path: { id: account.id } }, body }));
+    setNotice(m("saved"));
+    onSaved();
+  }, m("network"), ["name", "language"]);
   return (
     <form class="card form" onSubmit={save} aria-labelledby="edit-account-heading">
       <h2 id="edit-account-heading">{m("edit")}</h2>

@@ -2,7 +2,7 @@
 // and `Create account` (name, credits, language, premium) that shows the account's first token once.
 import { useState } from "preact/hooks";
 import { api, fieldError } from "../api";
-import { fieldsOf, formMessageOf, must } from "../call";
+import { must } from "../call";
 import { Alert } from "../components/alert";
 import { Button, LinkButton } from "../components/button";
 import { CopyField } from "../components/copy-field";
@@ -11,6 +11,7 @@ import { TextField } from "../components/field";
 import { Page } from "../components/page";
 import { Loading } from "../components/spinner";
 import { Table, type Column } from "../components/table";
+import { useSubmit } from "../components/use-submit";
 import { useLoad } from "../hooks";
 import { formatDate, formatNumber, useLang } from "../i18n";
 import { useAdminMessages } from "../i18n/admin";
@@ -31,28 +32,14 @@ function CreateAccount({ onCreated }: { onCreated(created: Created): void }) {
   const [credits, setCredits] = useState("0");
   const [language, setLanguage] = useState("en");
   const [premium, setPremium] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [fields, setFields] = useState<Record<string, string>>({});
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    setFields({});
-    try {
-      const amount = credits.trim() === "" ? 0 : Number(credits);
-      const body = { name: name.trim() || undefined, credits: amount, language: language.trim() || undefined, is_premium: premium };
-      onCreated(await must(api.POST("/v1/admin/accounts", { body })));
-      setName("");
-      setCredits("0");
-      setPremium(false);
-    } catch (err) {
-      setFields(fieldsOf(err));
-      setError(formMessageOf(err, m("network")));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error, fields, submit } = useSubmit(async () => {
+    const amount = credits.trim() === "" ? 0 : Number(credits);
+    const body = { name: name.trim() || undefined, credits: amount, language: language.trim() || undefined, is_premium: premium };
+    onCreated(await must(api.POST("/v1/admin/accounts", { body })));
+    setName("");
+    setCredits("0");
+    setPremium(false);
+  }, m("network"), ["name", "credits", "language"]);
   return (
     <form class="card form" onSubmit={submit} aria-labelledby="create-account-heading">
       <h2 id="create-account-heading">{m("createAccount")}</h2>

@@ -2,7 +2,7 @@
 // and shows its secret once, and per endpoint Enable/Disable and Delete (behind a confirmation).
 import { useState } from "preact/hooks";
 import { api, fieldError } from "../api";
-import { fieldsOf, formMessageOf, messageOf, must } from "../call";
+import { messageOf, must } from "../call";
 import { Alert } from "../components/alert";
 import { Button } from "../components/button";
 import { ConfirmButton } from "../components/confirm-button";
@@ -11,6 +11,7 @@ import { Empty } from "../components/empty";
 import { TextField } from "../components/field";
 import { Loading } from "../components/spinner";
 import { Table, type Column } from "../components/table";
+import { useSubmit } from "../components/use-submit";
 import { useLoad } from "../hooks";
 import { useDevelopersMessages } from "../i18n/developers";
 import { useFocusOnMessage } from "../focus";
@@ -26,27 +27,13 @@ function AddEndpoint({ onAdded }: { onAdded(endpoint: Endpoint): void }) {
   const [url, setUrl] = useState("");
   const [events, setEvents] = useState("*");
   const [description, setDescription] = useState("");
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [fields, setFields] = useState<Record<string, string>>({});
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    setFields({});
-    try {
-      const list = events.split(",").map((s) => s.trim()).filter(Boolean);
-      const body = { url: url.trim(), events: list, ...(description.trim() ? { description: description.trim() } : {}) };
-      onAdded(await must(api.POST("/v1/webhook_endpoints", { body })));
-      setUrl("");
-      setDescription("");
-    } catch (err) {
-      setFields(fieldsOf(err));
-      setError(formMessageOf(err, m("network")));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error, fields, submit } = useSubmit(async () => {
+    const list = events.split(",").map((s) => s.trim()).filter(Boolean);
+    const body = { url: url.trim(), events: list, ...(description.trim() ? { description: description.trim() } : {}) };
+    onAdded(await must(api.POST("/v1/webhook_endpoints", { body })));
+    setUrl("");
+    setDescription("");
+  }, m("network"), ["url", "events", "description"]);
   return (
     <form class="card form" onSubmit={submit} aria-labelledby="add-endpoint-heading">
       <h3 id="add-endpoint-heading">{m("addEndpoint")}</h3>

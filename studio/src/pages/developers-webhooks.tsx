@@ -2,12 +2,13 @@
 // confirmation shows the new one and when the old one stops signing) and the account-level webhook URL.
 import { useEffect, useState } from "preact/hooks";
 import { api, fieldError } from "../api";
-import { fieldsOf, formMessageOf, messageOf, must } from "../call";
+import { messageOf, must } from "../call";
 import { Alert } from "../components/alert";
 import { Button } from "../components/button";
 import { ConfirmButton } from "../components/confirm-button";
 import { CopyField } from "../components/copy-field";
 import { TextField } from "../components/field";
+import { useSubmit } from "../components/use-submit";
 import { formatDate, useLang } from "../i18n";
 import { useDevelopersMessages } from "../i18n/developers";
 
@@ -57,32 +58,21 @@ export function SecretCard() {
 export function AccountUrlCard() {
   const m = useDevelopersMessages();
   const [url, setUrl] = useState("");
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [fields, setFields] = useState<Record<string, string>>({});
+  const [loadError, setLoadError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   useEffect(() => {
     must(api.GET("/v1/webhooks/endpoint"))
       .then((out) => setUrl(out.url ?? ""))
-      .catch((e) => setError(messageOf(e, m("network"))));
+      .catch((e) => setLoadError(messageOf(e, m("network"))));
   }, []);
-  const save = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    setFields({});
+  const { busy, error: saveError, fields, submit: save } = useSubmit(async () => {
     setNotice(null);
-    try {
-      const out = await must(api.PUT("/v1/webhooks/endpoint", { body: { url: url.trim() || null } }));
-      setUrl(out.url ?? "");
-      setNotice(out.url ? m("urlSaved") : m("urlCleared"));
-    } catch (err) {
-      setFields(fieldsOf(err));
-      setError(formMessageOf(err, m("network")));
-    } finally {
-      setBusy(false);
-    }
-  };
+    setLoadError(null);
+    const out = await must(api.PUT("/v1/webhooks/endpoint", { body: { url: url.trim() || null } }));
+    setUrl(out.url ?? "");
+    setNotice(out.url ? m("urlSaved") : m("urlCleared"));
+  }, m("network"), ["url"]);
+  const error = saveError ?? loadError;
   return (
     <form class="card form" onSubmit={save} aria-labelledby="account-url-heading">
       <h3 id="account-url-heading">{m("accountUrl")}</h3>
