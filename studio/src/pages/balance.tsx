@@ -1,14 +1,13 @@
 // The Balance page (issue #22 point 5): the account's credits and plan, a top-up through the payment page with the
 // status of the last one on return, and the transactions, newest first, a page at a time.
 import { api } from "../api";
-import { messageOf, must } from "../call";
+import { must } from "../call";
 import { Alert } from "../components/alert";
 import { Button } from "../components/button";
-import { Empty } from "../components/empty";
 import { Page } from "../components/page";
-import { Pagination } from "../components/pagination";
 import { Loading } from "../components/spinner";
-import { Table, type Column } from "../components/table";
+import { PagedTable } from "../components/paged-table";
+import type { Column } from "../components/table";
 import { useLoad } from "../hooks";
 import { formatDate, formatNumber, useLang } from "../i18n";
 import { useBalanceMessages, type BalanceKey } from "../i18n/balance";
@@ -66,19 +65,7 @@ function Transactions({ list }: { list: CursorList<Transaction> }) {
   return (
     <section class="section" aria-labelledby="transactions-heading">
       <h2 id="transactions-heading">{m("transactions")}</h2>
-      {list.error ? (
-        <Alert tone="error">
-          <p>{messageOf(list.error, m("network"))}</p>
-          <Button onClick={list.reload}>{m("retry")}</Button>
-        </Alert>
-      ) : list.loading && list.rows.length === 0 ? (
-        <Loading />
-      ) : list.rows.length === 0 ? (
-        <Empty>{m("noTransactions")}</Empty>
-      ) : (
-        <Table caption={m("transactions")} columns={columns} rows={list.rows} rowKey={(r) => r.id} />
-      )}
-      <Pagination page={list.page} hasPrevious={list.hasPrevious} hasNext={list.hasNext} onPrevious={list.previous} onNext={list.next} />
+      <PagedTable list={list} caption={m("transactions")} columns={columns} empty={m("noTransactions")} />
     </section>
   );
 }

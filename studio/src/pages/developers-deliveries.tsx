@@ -5,11 +5,9 @@ import { api } from "../api";
 import { messageOf, must } from "../call";
 import { Alert } from "../components/alert";
 import { Button } from "../components/button";
-import { Empty } from "../components/empty";
-import { Pagination } from "../components/pagination";
-import { Loading } from "../components/spinner";
 import { StatusBadge } from "../components/status-badge";
-import { Table, type Column } from "../components/table";
+import { PagedTable } from "../components/paged-table";
+import type { Column } from "../components/table";
 import { formatDate, useLang } from "../i18n";
 import { useDevelopersMessages } from "../i18n/developers";
 import { useCursorList } from "../paging";
@@ -91,19 +89,7 @@ export function DeliveriesSection() {
       </div>
       <p class="hint">{m("deliveriesIntro")}</p>
       {notice && <Alert tone={notice.tone}>{notice.text}</Alert>}
-      {list.error ? (
-        <Alert tone="error">
-          <p>{messageOf(list.error, m("network"))}</p>
-          <Button onClick={list.reload}>{m("retry")}</Button>
-        </Alert>
-      ) : list.loading && list.rows.length === 0 ? (
-        <Loading />
-      ) : list.rows.length === 0 ? (
-        <Empty>{m("noDeliveries")}</Empty>
-      ) : (
-        <Table caption={m("deliveries")} columns={columns} rows={list.rows} rowKey={(r) => r.id} />
-      )}
-      <Pagination page={list.page} hasPrevious={list.hasPrevious} hasNext={list.hasNext} onPrevious={list.previous} onNext={list.next} />
+      <PagedTable list={list} caption={m("deliveries")} columns={columns} empty={m("noDeliveries")} />
     </section>
   );
 }
