@@ -1,5 +1,5 @@
 // Studio's Developers page in chromium against a real vitrin (issue #22 point 6): an API token shown once that works
-// and is refused once revoked, the webhook secret revealed and rotated, a delivery redelivered, and a webhook
+// and is refused once revoked, its last use shown, the webhook secret revealed and rotated, a delivery redelivered, and a webhook
 // endpoint added with its secret shown once, disabled and deleted.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
@@ -44,6 +44,23 @@ describeBrowser("Studio: the Developers page in chromium", () => {
     await openDevelopers();
     await page.getByRole("cell", { name: "ci-bot", exact: true }).waitFor();
     expect(await page.content()).not.toContain(token);
+  }, SLOW);
+
+  test("a token's `Last used` says `Never` until the token authenticates a request, then when", async () => {
+    const made = await api("POST", "/v1/tokens", { name: "nightly" });
+    await openDevelopers();
+    const row = page.getByRole("row").filter({ has: page.getByRole("cell", { name: "nightly", exact: true }) });
+    // The column's cells carry its name (data-label), which the narrow layout shows beside each value.
+    const lastUsed = row.locator('td[data-label="Last used"]');
+    expect((await lastUsed.textContent())?.trim()).toBe("Never");
+    expect(await statusWith(made.body.token)).toBe(200);
+    await server.service.accounts.tokenUseSettled();
+    await openDevelopers();
+    await row.waitFor();
+    const listed = (await api("GET", "/v1/tokens")).body.data.find((t: { id: string }) => t.id === made.body.id);
+    expect(listed.last_used_at).not.toBeNull();
+    const shown = new Intl.DateTimeFormat("en", { dateStyle: "medium", timeStyle: "short" }).format(new Date(listed.last_used_at));
+    expect((await lastUsed.textContent())?.trim()).toBe(shown);
   }, SLOW);
 
   test("`Revoke` after confirming: the token is refused from then on", async () => {

@@ -67,18 +67,8 @@ const en = {
   expires: "Expires {time}.",
   tokens: "API tokens",
   tokensIntro: "The account's live tokens. Issue one (its secret is shown once) or revoke one: its requests are refused from then on.",
-  tokenName: "Token name",
-  createToken: "Create token",
   newToken: "New API token (id {id})",
-  hideToken: "Hide token",
-  token: "Token",
-  unnamed: "(unnamed)",
   noTokens: "This account has no live tokens.",
-  revoke: "Revoke",
-  revokeLabel: "Revoke token {name} ({hint})",
-  revokeTitle: "Revoke token {name}?",
-  revokeText: "Requests with token {name} ({hint}) are refused from now on, and the Studio sessions it started end. This cannot be undone.",
-  revoked: "Token {name} was revoked.",
   jobs: "Jobs",
   jobsIntro: "The job table: queued, running and finished work. A dead job has used all its attempts; Retry job queues it again.",
   status: "Status",
@@ -100,7 +90,6 @@ const en = {
   when: "When",
   shown: "Showing the {n} most recent.",
   network: "The service could not be reached. Check the connection and try again.",
-  retry: "Try again",
 };
 
 const tr: Record<keyof typeof en, string> = {
@@ -168,18 +157,8 @@ const tr: Record<keyof typeof en, string> = {
   expires: "Geçerlilik sonu: {time}.",
   tokens: "API anahtarları",
   tokensIntro: "Hesabın geçerli anahtarları. Bir anahtar verin (sırrı bir kez gösterilir) ya da birini iptal edin: istekleri o andan itibaren reddedilir.",
-  tokenName: "Anahtar adı",
-  createToken: "Anahtar oluştur",
   newToken: "Yeni API anahtarı (kimlik {id})",
-  hideToken: "Anahtarı gizle",
-  token: "Anahtar",
-  unnamed: "(adsız)",
   noTokens: "Bu hesabın geçerli anahtarı yok.",
-  revoke: "İptal et",
-  revokeLabel: "İptal et: {name} ({hint}) anahtarı",
-  revokeTitle: "{name} anahtarı iptal edilsin mi?",
-  revokeText: "{name} ({hint}) anahtarıyla yapılan istekler bundan sonra reddedilir ve onunla açılan Stüdyo oturumları kapanır. Bu geri alınamaz.",
-  revoked: "{name} anahtarı iptal edildi.",
   jobs: "İşler",
   jobsIntro: "İş tablosu: sıradaki, çalışan ve biten işler. Ölü bir iş tüm denemelerini kullanmıştır; İşi yeniden dene onu yeniden sıraya alır.",
   status: "Durum",
@@ -201,7 +180,6 @@ const tr: Record<keyof typeof en, string> = {
   when: "Zaman",
   shown: "En yeni {n} iş gösteriliyor.",
   network: "Hizmete ulaşılamadı. Bağlantıyı kontrol edip yeniden deneyin.",
-  retry: "Yeniden dene",
 };
 
 export const useAdminMessages = defineMessages({ en, tr });

@@ -1,0 +1,45 @@
+// Strings of the API token manager that the Developers page and the operator's account page share (English and
+// Turkish; the tr object must have exactly en's keys).
+import { defineMessages } from "./index";
+
+const en = {
+  tokens: "API tokens",
+  tokenName: "Token name",
+  createToken: "Create token",
+  hideToken: "Hide token",
+  name: "Name",
+  unnamed: "(unnamed)",
+  token: "Token",
+  created: "Created",
+  lastUsed: "Last used",
+  never: "Never",
+  id: "Id",
+  actions: "Actions",
+  revoke: "Revoke",
+  revokeLabel: "Revoke token {name} ({hint})",
+  revokeTitle: "Revoke token {name}?",
+  revokeText: "Requests with token {name} ({hint}) are refused from now on, and the Studio sessions it started end. This cannot be undone.",
+  revoked: "Token {name} was revoked.",
+};
+
+const tr: Record<keyof typeof en, string> = {
+  tokens: "API anahtarları",
+  tokenName: "Anahtar adı",
+  createToken: "Anahtar oluştur",
+  hideToken: "Anahtarı gizle",
+  name: "Ad",
+  unnamed: "(adsız)",
+  token: "Anahtar",
+  created: "Oluşturulma",
+  lastUsed: "Son kullanım",
+  never: "Hiç",
+  id: "Kimlik",
+  actions: "İşlemler",
+  revoke: "İptal et",
+  revokeLabel: "İptal et: {name} ({hint}) anahtarı",
+  revokeTitle: "{name} anahtarı iptal edilsin mi?",
+  revokeText: "{name} ({hint}) anahtarıyla yapılan istekler bundan sonra reddedilir ve onunla açılan Stüdyo oturumları kapanır. Bu geri alınamaz.",
+  revoked: "{name} anahtarı iptal edildi.",
+};
+
+export const useTokenMessages = defineMessages({ en, tr });
