@@ -2,12 +2,12 @@
 // them to revoke one by a click). Revoked tokens are left out, as in /v1/tokens; a token's secret is never listed.
 import { Elysia } from "elysia";
 import type { Accounts } from "../../accounts";
-import { errors, iso } from "../../kernel";
+import { errors } from "../../kernel";
 import { adminGuard, type AdminGuardDeps } from "../guard";
 import { ok, operation } from "../openapi-docs";
 import { pageOf } from "../openapi-schemas";
 import { idParams } from "../schema";
-import { listedToken } from "./tokens";
+import { listedToken, liveTokensPage } from "./tokens";
 
 export function adminTokenRoutes(admin: AdminGuardDeps, accounts: Accounts) {
   return new Elysia({ prefix: "/v1/admin", normalize: false }).use(adminGuard(admin)).get(
@@ -15,10 +15,7 @@ export function adminTokenRoutes(admin: AdminGuardDeps, accounts: Accounts) {
     async ({ params }) => {
       // An unknown account is a 404 rather than an empty list, so a mistyped id is not mistaken for "no tokens".
       if (!(await accounts.get(params.id))) throw errors.notFound("account");
-      const rows = await accounts.listTokens(params.id);
-      const live = rows.filter((r) => r.revokedAt === null);
-      const data = live.map((r) => ({ id: r.id, object: "token" as const, name: r.name, hint: r.hint, created_at: iso(r.createdAt), last_used_at: r.lastUsedAt === null ? null : iso(r.lastUsedAt) }));
-      return { data, has_more: false };
+      return liveTokensPage(await accounts.listTokens(params.id));
     },
     {
       params: idParams,

@@ -1,6 +1,7 @@
 // HTTP routes for /v1/tokens: an account lists, issues and revokes its own API tokens (the Studio's Developers page);
 // a token's secret is shown once, when it is issued, and never listed.
 import { Elysia, t } from "elysia";
+import type { Accounts } from "../../accounts";
 import { errors, iso } from "../../kernel";
 import { accountGuard, type GuardDeps } from "../guard";
 import { idempotencyHeaders, ok, operation } from "../openapi-docs";
@@ -19,6 +20,22 @@ export const listedToken = t.Object({
   }),
 });
 
+type TokenRow = Awaited<ReturnType<Accounts["listTokens"]>>[number];
+
+/** An account's live tokens as both lists answer them (its own, and the operator's view): revoked ones left out. */
+export function liveTokensPage(rows: TokenRow[]) {
+  const live = rows.filter((r) => r.revokedAt === null);
+  const data = live.map((r) => ({
+    id: r.id,
+    object: "token" as const,
+    name: r.name,
+    hint: r.hint,
+    created_at: iso(r.createdAt),
+    last_used_at: r.lastUsedAt === null ? null : iso(r.lastUsedAt),
+  }));
+  return { data, has_more: false };
+}
+
 const issuedToken = t.Object({
   id: t.String(),
   object: t.Literal("token"),
@@ -32,12 +49,7 @@ export function tokenRoutes(guard: GuardDeps) {
     .use(accountGuard(guard))
     .get(
       "/tokens",
-      async ({ principal }) => {
-        const rows = await accounts.listTokens(principal.accountId);
-        const live = rows.filter((r) => r.revokedAt === null);
-        const data = live.map((r) => ({ id: r.id, object: "token", name: r.name, hint: r.hint, created_at: iso(r.createdAt), last_used_at: r.lastUsedAt === null ? null : iso(r.lastUsedAt) }));
-        return { data, has_more: false };
-      },
+      async ({ principal }) => liveTokensPage(await accounts.listTokens(principal.accountId)),
       { detail: operation({ tags: ["Tokens"], summary: "The account's live API tokens (never their secrets)", ok: ok(200, pageOf(listedToken, "Live tokens, newest first"), "The tokens") }) },
     )
     .post(
