@@ -4,7 +4,7 @@
 import { afterEach, expect, test } from "bun:test";
 import { AuthThrottle } from "../src/http/auth-throttle";
 import { ManualClock } from "../src/kernel";
-import { eventually, productPhoto, startService, type TestService } from "./helpers";
+import { eventually, freePort, productPhoto, startService, type TestService } from "./helpers";
 
 let t: TestService;
 afterEach(async () => {
@@ -68,7 +68,7 @@ test("request counts and latency buckets read as prom-client writes them", async
   t = await startService();
   for (let i = 0; i < 3; i++) await t.call("GET", "/healthz");
   await t.call("GET", "/v1/products");
-  // Requests are counted once answered, a turn after the answer is handed back.
+  // Requests are counted as they are answered; eventually() only spares the test from knowing when exactly.
   let lines: string[] = [];
   const counted = await eventually(async () => {
     lines = (await (await t.call("GET", "/metrics")).text()).split("\n");
@@ -88,4 +88,38 @@ test("request counts and latency buckets read as prom-client writes them", async
   expect(healthz[16]).toBe('vitrin_http_request_duration_seconds_count{method="GET",route="/healthz"} 3');
   const counts = healthz.slice(0, 14).map((l) => Number(l.split(" ").pop()));
   expect(counts).toEqual([...counts].sort((a, b) => a - b));
+});
+
+test("every request is logged and counted once, with the status it was answered with, whichever hook answered it", async () => {
+  t = await startService({ VITRIN_MAX_BODY_BYTES: "4096" });
+  const { token } = await t.newAccount();
+  const calls: [string, string, string | undefined, number][] = [
+    ["ok", "/v1/products", token, 200], // the handler's answer, written by mapResponse
+    ["unauthenticated", "/v1/products", undefined, 401], // thrown by the guard, answered by onError
+    ["invalid", "/v1/products?limit=0", token, 422], // the query schema's failure
+    ["unmatched", "/v1/no-such-thing", token, 404], // no route: answered outside any route's hooks
+  ];
+  for (const [id, path, bearer, status] of calls) {
+    expect((await t.call("GET", path, { token: bearer, headers: { "x-request-id": id } })).status).toBe(status);
+  }
+  // A body announced over the cap is refused in onRequest, before routing, where Elysia runs no later hook.
+  const port = freePort();
+  t.service.listen(port, "127.0.0.1");
+  const tooLarge = await fetch(`http://127.0.0.1:${port}/v1/products`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "x-request-id": "too-large" },
+    body: new Uint8Array(64 * 1024).fill(0x20),
+  });
+  expect(tooLarge.status).toBe(413);
+  const expected = [...calls.map(([id, , , status]) => [id, status]), ["too-large", 413]];
+  const lines = () => t.logs.filter((r) => r.msg === "request" && expected.some(([id]) => id === r.request_id));
+  await eventually(() => lines().length >= expected.length);
+  expect(lines().map((r) => [r.request_id, r.status])).toEqual(expected);
+  expect(lines().find((r) => r.request_id === "unmatched")).toMatchObject({ route: "unmatched", path: "/v1/no-such-thing" });
+  const metrics = (await (await t.call("GET", "/metrics")).text()).split("\n");
+  for (const status of [200, 401, 422]) {
+    expect(metrics).toContain(`vitrin_http_requests_total{method="GET",route="/v1/products",status="${status}"} 1`);
+  }
+  expect(metrics).toContain('vitrin_http_requests_total{method="GET",route="unmatched",status="404"} 1');
+  expect(metrics).toContain('vitrin_http_requests_total{method="POST",route="unmatched",status="413"} 1');
 });
