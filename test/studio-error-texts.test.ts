@@ -1,8 +1,9 @@
 // The Studio's words for the API's error catalogue: its own text for every code the server answers, in English and
 // Turkish with the body's values, the server's message for a code it does not know, and 422 field messages still at
-// their fields. Browser-free: the bodies are the real catalogue's (src/kernel/errors.ts).
+// their fields, and why a video failed. Browser-free: the bodies are the real catalogue's (src/kernel/errors.ts).
 import { describe, expect, test } from "bun:test";
 import { errors, type ApiError } from "../src/kernel";
+import { problemText } from "../studio/src/i18n/errors";
 import { asProblem, fieldError, fieldErrors } from "../studio/src/problems";
 
 /** One error of every catalogue entry, built as the server builds it. */
@@ -84,5 +85,12 @@ describe("the Studio's error texts", () => {
     expect(fieldError(fields, "name")).toBe("En fazla 100 karakter olabilir.");
     expect(fieldError(fields, "webhook_url")).toBe("resolves to a private address");
     expect(fieldError(fieldErrors(asProblem(body(err), "en")), "amount")).toBe("Expected number to be greater or equal to 1000");
+  });
+
+  test("why a video failed reads in Turkish by its code; in English it is the server's own sentence", () => {
+    const failure = { code: "product_image_missing", message: "The product's image is missing from storage." };
+    expect(problemText(failure, "tr")).toBe("Ürünün görseli depoda bulunamadı.");
+    expect(problemText(failure, "en")).toBe(failure.message);
+    expect(problemText({ code: "renderer_exploded", message: "boom" }, "tr")).toBe("boom");
   });
 });

@@ -34,6 +34,12 @@ const en = {
   unavailable: null,
   database_busy: "The database is busy; nothing was changed. Try again in {retry_after} s.",
   insufficient_storage: "The server's disk is full and nothing was kept. Try again once the operator has freed space.",
+  // Why a video failed (the video's `error.code`, src/videos): the server's English says it exactly.
+  product_missing: null,
+  product_image_missing: null,
+  dekupe_timeout: null,
+  render_timeout: null,
+  render_failed: null,
 } satisfies Record<string, string | null>;
 
 type ErrorKey = keyof typeof en;
@@ -66,6 +72,11 @@ const tr: Record<ErrorKey, string> = {
   unavailable: "Hizmet şu anda kullanılamıyor; biraz sonra yeniden deneyin.",
   database_busy: "Veritabanı meşgul; hiçbir şey değişmedi. {retry_after} sn sonra yeniden deneyin.",
   insufficient_storage: "Sunucunun diski dolu, hiçbir şey kaydedilmedi. Yönetici yer açınca yeniden deneyin.",
+  product_missing: "Ürün, videosu yapılmadan önce silindi.",
+  product_image_missing: "Ürünün görseli depoda bulunamadı.",
+  dekupe_timeout: "Ürünün dekupesi zamanında hazır olmadı.",
+  render_timeout: "Video oluşturma çok uzun sürdü ve durduruldu.",
+  render_failed: "Video oluşturulurken bir hata oluştu.",
 };
 
 const dictionaries: Record<Lang, Record<ErrorKey, string | null>> = { en, tr };

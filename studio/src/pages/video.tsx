@@ -7,7 +7,7 @@ import { Page } from "../components/page";
 import { Loading, Spinner } from "../components/spinner";
 import { StatusBadge } from "../components/status-badge";
 import { useLoad, usePoll } from "../hooks";
-import { formatDate, formatNumber, useLang, useT } from "../i18n";
+import { formatDate, formatNumber, problemText, useLang, useT } from "../i18n";
 import { loadProducts } from "./products";
 import { loadTemplates, loadVideo, moving, videoStatus, type Video } from "./videos-data";
 
@@ -103,7 +103,7 @@ export function VideoPage({ id }: { id: string }) {
           )}
           {video.status === "failed" && (
             <Alert tone="error">
-              <p>{t("video.failed", { reason: video.error?.message ?? video.error?.code ?? t("common.error") })}</p>
+              <p>{t("video.failed", { reason: video.error ? problemText({ code: video.error.code, message: video.error.message ?? video.error.code }, lang) : t("common.error") })}</p>
               <p>{template ? t("video.refunded", { n: template.credits }) : t("video.refundedAny")}</p>
             </Alert>
           )}
