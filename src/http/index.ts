@@ -235,23 +235,27 @@ type Recorder = (m: RequestMeta | undefined, request: Request, route: string | u
  */
 function requestRecorder(ctx: HttpContext): Recorder {
   const { metrics, logger } = ctx;
+  // Route labels are the app's own patterns (or "unmatched"), a small fixed set: each is written as JSON once.
+  const routeJson = new Map<string, string>();
   return (m, request, route, path, status) => {
     if (!m || m.recorded) return;
     m.recorded = true;
     const seconds = (performance.now() - m.startedAt) / 1000;
     const routeLabel = route || "unmatched";
     metrics.observeRequest(request.method, routeLabel, status, seconds);
-    if (logger.enabled("info")) {
-      logger.info("request", {
-        request_id: m.id,
-        method: request.method,
-        route: routeLabel,
-        // Elysia's path is the URL's, already cut out (request.url makes a new string on every read).
-        path: path ?? pathOf(request.url),
-        status,
-        ms: Math.round(seconds * 100000) / 100,
-      });
+    if (!logger.enabled("info")) return;
+    // Elysia's path is the URL's, already cut out (request.url makes a new string on every read).
+    const at = path ?? pathOf(request.url);
+    const ms = Math.round(seconds * 100000) / 100;
+    if (!logger.infoJson) {
+      logger.info("request", { request_id: m.id, method: request.method, route: routeLabel, path: at, status, ms });
+      return;
     }
+    let routeText = routeJson.get(routeLabel);
+    if (routeText === undefined) routeJson.set(routeLabel, (routeText = JSON.stringify(routeLabel)));
+    // The id needs no escaping: it matched requestIdPattern or is our own.
+    const members = `"request_id":"${m.id}","method":${JSON.stringify(request.method)},"route":${routeText},"path":${JSON.stringify(at)}`;
+    logger.infoJson("request", `${members},"status":${status},"ms":${ms}`);
   };
 }
 

