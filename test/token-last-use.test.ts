@@ -6,9 +6,12 @@ import { pgClientOf, sqliteClientOf } from "../src/db";
 import { ADMIN_TOKEN, eventually, startService, type TestService } from "./helpers";
 
 let t: TestService | null = null;
+let other: TestService | null = null;
 afterEach(async () => {
+  // The second instance shares the first one's database, so it goes first.
+  await other?.close();
   await t?.close();
-  t = null;
+  t = other = null;
 });
 
 type Listed = { id: string; last_used_at: string | null };
@@ -84,4 +87,21 @@ test("a last use the database refuses to store does not fail the request, and is
   expect(await storedLastUse(t, w.id)).toBeNull();
   const logged = await eventually(() => t!.logs.some((r) => r.msg === "token last use not recorded" && r.token_id === w.id));
   expect(logged).toBe(true);
+});
+
+test("two instances on one database: a use at either shows, and neither puts back an older time than the stored one", async () => {
+  t = await startService();
+  other = await startService({ VITRIN_DATABASE_URL: t.service.config.databaseUrl });
+  const w = await watchedToken(t);
+  t.clock.advance(90_000);
+  await use(t, w.token);
+  expect(await storedLastUse(t, w.id)).toBe(t.clock.now());
+  // The other instance's clock is 90 s behind and it has never seen the token: its use leaves the newer time.
+  await use(other, w.token);
+  expect(await storedLastUse(t, w.id)).toBe(t.clock.now());
+  other.clock.advance(200_000);
+  await use(other, w.token);
+  expect(await storedLastUse(t, w.id)).toBe(other.clock.now());
+  const listed = await t.json("GET", "/v1/tokens", { token: w.acct.token });
+  expect(listed.body.data.find((x: Listed) => x.id === w.id).last_used_at).toBe(new Date(other.clock.now()).toISOString());
 });
