@@ -25,6 +25,20 @@ test("a guarded route parses no cookies, and a guarded read copies no request he
   }
 });
 
+test("no request hook is awaited: what Bun calls for a route is a plain function until the route's own handler", async () => {
+  t = await startService();
+  // The adapter's own builder of what Bun.serve's routes call (Elysia builds each on a route's first request).
+  const { createBunRouteHandler } = await import("elysia/adapter/bun/compose");
+  const route = t.service.app.routes.find((r) => r.method === "GET" && r.path === "/v1/products");
+  expect(route).toBeDefined();
+  const map = String(createBunRouteHandler(t.service.app, route!));
+  // Every onRequest hook runs on every request of every route: an async one (or one Elysia takes for async) would
+  // cost each request a turn of the microtask queue, and make the whole function async.
+  expect(map).toContain("onRequest[0](c)");
+  expect(map).not.toContain("await");
+  expect(map).not.toMatch(/async function/);
+});
+
 test("the throttle is blocking only while some address has spent its failures, until that window ends", () => {
   const clock = new ManualClock(Date.UTC(2026, 10, 22, 12, 0, 0));
   const throttle = new AuthThrottle({ limit: 3, clock });

@@ -58,18 +58,22 @@ async function serveFile(ctx: OperationsDeps, request: Request, path: string | u
  * a video's every byte, just to be counted. The storage's own answer already carries the real length.
  */
 function headOfFile(ctx: OperationsDeps) {
-  return async ({ request, set }: { request: Request; set: { headers: Record<string, string | number> } }) => {
-    if (request.method !== "HEAD") return;
-    const url = new URL(request.url);
-    if (!url.pathname.startsWith("/files/")) return;
+  const answer = async (request: Request, path: string, requestId: string): Promise<Response> => {
     try {
-      const res = await serveFile(ctx, request, url.pathname.slice("/files/".length));
-      res.headers.set("x-request-id", String(set.headers["x-request-id"] ?? ""));
+      const res = await serveFile(ctx, request, path);
+      res.headers.set("x-request-id", requestId);
       return res;
     } catch {
       // A HEAD answer has no body to explain itself in: the status says it.
       return new Response(null, { status: 404 });
     }
+  };
+  // Not an async hook: Elysia awaits those on every request, HEAD or not. Every other request gets undefined at once;
+  // a HEAD of /files/ gets a promise that always settles to its answer.
+  return ({ request, set }: { request: Request; set: { headers: Record<string, string | number> } }) => {
+    const pathname = request.method === "HEAD" ? new URL(request.url).pathname : "";
+    const file = pathname.startsWith("/files/") ? pathname.slice("/files/".length) : null;
+    return file === null ? undefined : answer(request, file, String(set.headers["x-request-id"] ?? ""));
   };
 }
 

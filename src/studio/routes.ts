@@ -84,15 +84,19 @@ export function studioRoutes(assets: StudioAssets, fileOrigins: string[] = []) {
     return fileResponse(file, request, security);
   };
   const page = ({ request }: { request: Request }) => serve("/index.html", request);
-  // HEAD is answered before routing: Elysia would run the GET handler and count the (absent) body as Content-Length 0.
-  const head = async ({ request, set }: { request: Request; set: { headers: Record<string, string | number> } }) => {
-    if (request.method !== "HEAD") return;
-    const path = studioPath(new URL(request.url).pathname);
-    const file = path === null ? null : await assets.get(path);
-    if (!file) return;
-    const res = fileResponse(file, request, security);
-    res.headers.set("x-request-id", String(set.headers["x-request-id"] ?? ""));
+  const headAnswer = async (path: string, request: Request, requestId: string): Promise<Response> => {
+    const file = await assets.get(path);
+    // A HEAD answer has no body to explain itself in: the status says it.
+    const res = file ? fileResponse(file, request, security) : new Response(null, { status: 404 });
+    res.headers.set("x-request-id", requestId);
     return res;
+  };
+  // HEAD is answered before routing: Elysia would run the GET handler and count the (absent) body as Content-Length 0.
+  // Not an async hook: Elysia awaits those on every request, HEAD or not. Every other request gets undefined at once;
+  // a HEAD of the Studio's gets a promise that always settles to its answer.
+  const head = ({ request, set }: { request: Request; set: { headers: Record<string, string | number> } }) => {
+    const path = request.method === "HEAD" ? studioPath(new URL(request.url).pathname) : null;
+    return path === null ? undefined : headAnswer(path, request, String(set.headers["x-request-id"] ?? ""));
   };
   const app = new Elysia({ name: "vitrin-studio", normalize: false }).onRequest(head).get(
     "/studio/assets/*",
