@@ -33,7 +33,7 @@ import {
   webhookEndpointRoutes,
   type GuardDeps,
   type Metrics,
-  type RequestMeta,
+  requestMetas,
 } from "./http";
 import { JobEngine } from "./jobs";
 import { createIdleReclaim, type IdleReclaim } from "./native";
@@ -205,7 +205,7 @@ async function buildHttp(f: Foundation, domain: ReturnType<typeof buildDomain>, 
   // A write at start: on a full disk or a locked database the service still starts, and the next start queues it.
   await idempotencyPurge.schedule().catch((err) => logger.warn("could not queue the idempotency key purge", { err }));
   await videos.scheduleRetention().catch((err) => logger.warn("could not queue the video retention job", { err }));
-  const meta = new WeakMap<Request, RequestMeta>();
+  const meta = requestMetas();
 
   const trustedProxies = config.trustedProxies.length > 0 ? trustedProxyList(config.trustedProxies) : null;
   const auth = new AuthGate(new AuthThrottle({ limit: config.authFailuresPerMinute, clock }), trustedProxies, metrics.authFailure);

@@ -10,14 +10,14 @@ import { bearerToken, type AuthGate } from "./auth-gate";
 import type { Idempotency } from "./idempotency";
 import { reserveIdempotencyKey, storeIdempotentAnswer } from "./idempotency-hooks";
 import type { RateLimiter } from "./ratelimit";
-import type { RequestMeta } from "./request-meta";
+import type { RequestMetas } from "./request-meta";
 import { checkCsrf, sessionSecret } from "./studio-cookie";
 
 export type GuardDeps = {
   accounts: Accounts;
   limiter: RateLimiter;
   idempotency: Idempotency;
-  meta: WeakMap<Request, RequestMeta>;
+  meta: RequestMetas;
   adminToken: string | null;
   /** Header-only tokens, the failed-authentication throttle and its counters, shared by every guard. */
   auth: AuthGate;

@@ -4,9 +4,9 @@ import type { Logger } from "../kernel";
 import { errors } from "../kernel";
 import { requestHash, validKey, type Idempotency } from "./idempotency";
 import { isJsonAnswer, jsonText } from "./json-text";
-import type { RequestMeta } from "./request-meta";
+import type { RequestMeta, RequestMetas } from "./request-meta";
 
-export type IdempotencyDeps = { idempotency: Idempotency; meta: WeakMap<Request, RequestMeta> };
+export type IdempotencyDeps = { idempotency: Idempotency; meta: RequestMetas };
 
 /** Whose keys these are: an account id, or this for the operator (account ids all start with `acct_`). */
 export const ADMIN_IDEMPOTENCY_SCOPE = "admin";

@@ -16,10 +16,10 @@ import { isJsonAnswer, jsonText, JSON_CONTENT_TYPE } from "./json-text";
 import type { Metrics } from "./metrics";
 import { apiDocs, operationRoutes } from "./operations";
 
-import type { RequestMeta } from "./request-meta";
+import type { RequestMeta, RequestMetas } from "./request-meta";
 
 // The folder's face: what the composition root (src/service.ts) builds the HTTP side from.
-export type { RequestMeta } from "./request-meta";
+export { requestMetas, type RequestMeta, type RequestMetas } from "./request-meta";
 export { createMetrics, type Metrics } from "./metrics";
 export { createRateLimiter } from "./ratelimit";
 export { AuthGate } from "./auth-gate";
@@ -49,7 +49,7 @@ export type HttpContext = {
   logger: Logger;
   metrics: Metrics;
   plugins: Plugins;
-  meta: WeakMap<Request, RequestMeta>;
+  meta: RequestMetas;
   /** Extra readiness checks (database, job engine, …) keyed by name. */
   readiness: () => Promise<Record<string, ReadyReport>>;
   isShuttingDown: () => boolean;
