@@ -11,17 +11,21 @@ export type IdempotencyDeps = { idempotency: Idempotency; meta: RequestMetas };
 /** Whose keys these are: an account id, or this for the operator (account ids all start with `acct_`). */
 export const ADMIN_IDEMPOTENCY_SCOPE = "admin";
 
+type Reserving = { request: Request; body: unknown; path: string };
+type Answered = { request: Request; responseValue: unknown; set: { status?: number | string } };
+
 /**
  * onBeforeHandle: for a POST with an Idempotency-Key, replays the stored answer, or reserves the key for this request
  * (a 409 while another request holds it). Runs after validation, so a request the schema rejects never takes a key.
+ * Both hooks answer any other request at once rather than through an async function: a promise made and awaited twice
+ * on every read cost ~0.3 µs a request (measured).
  */
-export async function reserveIdempotencyKey(
-  deps: IdempotencyDeps,
-  scope: string,
-  ctx: { request: Request; body: unknown; path: string },
-): Promise<Response | undefined> {
+export function reserveIdempotencyKey(deps: IdempotencyDeps, scope: string, ctx: Reserving): Promise<Response | undefined> | undefined {
+  return ctx.request.method === "POST" ? reserveKey(deps, scope, ctx) : undefined;
+}
+
+async function reserveKey(deps: IdempotencyDeps, scope: string, ctx: Reserving): Promise<Response | undefined> {
   const { request } = ctx;
-  if (request.method !== "POST") return;
   const key = request.headers.get("idempotency-key");
   if (key === null) return;
   if (!validKey(key)) throw errors.badRequest("Idempotency-Key must be 1 to 255 visible ASCII characters.");
@@ -41,17 +45,17 @@ export async function reserveIdempotencyKey(
 }
 
 /** onAfterHandle: stores the handler's answer for the key this request reserved. */
-export async function storeIdempotentAnswer(
-  deps: IdempotencyDeps,
-  ctx: { request: Request; responseValue: unknown; set: { status?: number | string } },
-): Promise<void> {
+export function storeIdempotentAnswer(deps: IdempotencyDeps, ctx: Answered): Promise<void> | undefined {
   const m = deps.meta.get(ctx.request);
-  if (!m?.idempotency) return;
+  return m?.idempotency ? storeAnswer(deps, m, m.idempotency, ctx) : undefined;
+}
+
+async function storeAnswer(deps: IdempotencyDeps, m: RequestMeta, reserved: { accountId: string; key: string }, ctx: Answered): Promise<void> {
   const status = typeof ctx.set.status === "number" ? ctx.set.status : 200;
   // Written through jsonText, so the answer's text is written once for the store and for the client.
   const value = ctx.responseValue;
   const body = isJsonAnswer(value) ? jsonText(value) : JSON.stringify(value ?? null);
-  await deps.idempotency.finish(m.idempotency.accountId, m.idempotency.key, status, body);
+  await deps.idempotency.finish(reserved.accountId, reserved.key, status, body);
   m.idempotency = undefined;
 }
 
