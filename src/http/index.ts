@@ -135,7 +135,8 @@ function startRequest(ctx: HttpContext, record: Recorder) {
   return ({ request, set }: { request: Request; set: { headers: Record<string, string | number> } }) => {
     const incoming = request.headers.get("x-request-id");
     const id = incoming && requestIdPattern.test(incoming) ? incoming : nextRequestId();
-    const m: RequestMeta = { id, startedAt: performance.now() };
+    // Every field from the start, so no hook changes the object's shape later on.
+    const m: RequestMeta = { id, startedAt: performance.now(), idempotency: undefined, status: undefined, recorded: false };
     meta.set(request, m);
     set.headers["x-request-id"] = id;
     let refusal: ApiError | null = null;
@@ -225,6 +226,18 @@ function answerError(ctx: HttpContext, record: Recorder) {
   };
 }
 
+/**
+ * A string as JSON: a method or path of plain printable ASCII (nearly all) is only quoted; anything else goes through
+ * JSON.stringify. Two JSON.stringify calls a request cost ~0.1 µs (measured).
+ */
+function jsonString(text: string): string {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return JSON.stringify(text);
+  }
+  return `"${text}"`;
+}
+
 type Recorder = (m: RequestMeta | undefined, request: Request, route: string | undefined, path: string | undefined, status: number) => void;
 
 /**
@@ -254,7 +267,7 @@ function requestRecorder(ctx: HttpContext): Recorder {
     let routeText = routeJson.get(routeLabel);
     if (routeText === undefined) routeJson.set(routeLabel, (routeText = JSON.stringify(routeLabel)));
     // The id needs no escaping: it matched requestIdPattern or is our own.
-    const members = `"request_id":"${m.id}","method":${JSON.stringify(request.method)},"route":${routeText},"path":${JSON.stringify(at)}`;
+    const members = `"request_id":"${m.id}","method":${jsonString(request.method)},"route":${routeText},"path":${jsonString(at)}`;
     logger.infoJson("request", `${members},"status":${status},"ms":${ms}`);
   };
 }

@@ -19,6 +19,8 @@ type Value = { labels: Record<string, string | number>; value: number; metricNam
 
 export class RequestMetrics {
   private readonly routes = new Map<string, RouteTally>();
+  /** The same tallies by route, then method: found without building a key string on every request. */
+  private readonly byRoute = new Map<string, Map<string, RouteTally>>();
 
   constructor(registry: Registry) {
     // The registry reads a metric through name, help, type, aggregator and get(), which is all these two provide.
@@ -27,11 +29,13 @@ export class RequestMetrics {
   }
 
   observe(method: string, route: string, status: number, seconds: number): void {
-    const key = `${method} ${route}`;
-    let tally = this.routes.get(key);
+    let methods = this.byRoute.get(route);
+    if (!methods) this.byRoute.set(route, (methods = new Map()));
+    let tally = methods.get(method);
     if (!tally) {
       tally = { labels: { method, route }, statuses: new Map(), buckets: new Float64Array(REQUEST_BUCKETS.length), sum: 0, count: 0 };
-      this.routes.set(key, tally);
+      methods.set(method, tally);
+      this.routes.set(`${method} ${route}`, tally);
     }
     tally.statuses.set(status, (tally.statuses.get(status) ?? 0) + 1);
     tally.sum += seconds;

@@ -73,14 +73,20 @@ export function createLogger(level: LogLevel = "info", sink: LogSink = stdoutSin
       }
       write(JSON.stringify(record) + "\n");
     };
-    // The bound fields as JSON members once, for infoJson.
+    // The bound fields as JSON members once, and each message (the callers' constants) as JSON once, for infoJson.
+    const msgJson = new Map<string, string>();
     const boundMembers = Object.keys(bound).length === 0 ? "" : `${JSON.stringify(bound).slice(1, -1)},`;
     return {
       debug: (m, f) => emit("debug", m, f),
       info: (m, f) => emit("info", m, f),
       infoJson: (m, members) => {
         if (rank.info < min) return;
-        write(`{"time":"${isoNow()}","level":"info","msg":${JSON.stringify(m)},${boundMembers}${members}}\n`);
+        let msg = msgJson.get(m);
+        if (msg === undefined) {
+          msg = JSON.stringify(m);
+          if (msgJson.size < 64) msgJson.set(m, msg);
+        }
+        write(`{"time":"${isoNow()}","level":"info","msg":${msg},${boundMembers}${members}}\n`);
       },
       warn: (m, f) => emit("warn", m, f),
       error: (m, f) => emit("error", m, f),
