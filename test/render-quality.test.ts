@@ -89,6 +89,21 @@ describe("frames", () => {
       const p = await ffprobeJson(["-count_frames", "-select_streams", "v:0", "-show_entries", "stream=nb_read_frames", videoPath]);
       expect(Number(p.streams[0].nb_read_frames)).toBe(Math.round(duration * fps));
     }, 120_000);
+
+    // Run without -frames:v: a thumbnail graph that went on would be composed (and converted) frame after frame
+    // before ffmpeg stopped it (feature-split's 60 frames, ~1 s of CPU) or never end (a layer drawn on every frame).
+    test(`${templateId}: the thumbnail's graph yields its one frame and ends`, async () => {
+      registry ??= await loadTemplates({ builtin: BUILTIN_TEMPLATES });
+      product ??= await cutoutProduct(join(dir, "product"));
+      const workDir = join(dir, `poster-${templateId}`);
+      const job = await prepareRender({ definition: registry.get(templateId)!.definition, product, prompt: { price: 24.5, old_price: 39 }, language: "en", scale: SCALE, workDir });
+      const run = Bun.spawn(["ffmpeg", "-v", "error", ...job.poster.inputs, "-filter_complex", job.poster.filter, "-map", job.poster.output, "-f", "framemd5", "-"], {
+        stdout: "pipe", stderr: "pipe", timeout: 60_000,
+      });
+      const out = await new Response(run.stdout).text();
+      expect(await run.exited).toBe(0);
+      expect(out.split("\n").filter((l) => /^\d/.test(l))).toHaveLength(1);
+    }, 120_000);
   }
 });
 

@@ -215,7 +215,9 @@ export function compileScene(scene: Scene, o: CompileOptions): CompiledGraph {
       base = out;
     }
   });
-  chains.push(`${base}${live >= plans.length ? repeat : ""}setsar=1[vout]`);
+  // The graph ends with the video: without the trim, a scene with a layer drawn on every frame streams for ever (its
+  // background loops), and a single frame's graph (the thumbnail) would rely on the caller's -frames:v alone.
+  chains.push(`${base}${live >= plans.length ? repeat : ""}trim=end_frame=${Math.max(1, o.frames - o.startFrame)},setsar=1[vout]`);
   return { inputs: table.inputs, filter: [...table.split, ...chains].join(";\n"), output: "[vout]" };
 }
 
