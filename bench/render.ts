@@ -105,7 +105,8 @@ for (const tpl of registry.list()) {
     let video = "";
     for (let run = 0; run < runs; run++) {
       const work = join(dir, `run-${run}`);
-      // Every render measures its music again, as the first render of a template in a fresh process does.
+      // Every render starts as the first render of a template in a fresh process does: its music's gain not yet known
+      // (a shipped track's template cut is read from music/loudness.json then, anything else measured again).
       forgetMeasuredGains();
       const render = await time(async () => {
         const result = await renderer.render({ ...request, workDir: work, signal: new AbortController().signal, onProgress: () => {} });

@@ -3,6 +3,7 @@
 import { basename, join } from "node:path";
 import type { RenderMusic } from "../../src/plugins";
 import { RenderError } from "./ffmpeg";
+import committed from "../../music/loudness.json";
 
 export const TARGET_LUFS = -14;
 const BEATS_PER_BAR = 4;
@@ -43,7 +44,7 @@ async function run(ffmpeg: string, args: string[], signal: AbortSignal): Promise
  * players use). Only the cut is decoded (`-t`): loudnorm's analysis over the whole track cost ~5× the CPU (it
  * resamples to 192 kHz for its true peak, which the limiter after the gain takes care of anyway).
  */
-async function loudnessOf(ffmpeg: string, file: string, plan: AudioPlan, signal: AbortSignal): Promise<number> {
+export async function loudnessOf(ffmpeg: string, file: string, plan: AudioPlan, signal: AbortSignal): Promise<number> {
   const loop = plan.loop ? ["-stream_loop", "-1"] : [];
   const out = await run(ffmpeg, [...loop, "-t", r(plan.seconds), "-i", file, "-af", `${shapeChain(plan)},ebur128`, "-f", "null", "-"], signal);
   const summary = out.slice(out.lastIndexOf("Integrated loudness:"));
@@ -54,10 +55,42 @@ async function loudnessOf(ffmpeg: string, file: string, plan: AudioPlan, signal:
 
 /** Measured gains by track and plan: a template's videos all share one cut of their track. */
 const gains = new Map<string, number>();
+/** The SHA-256 of each track file read so far (its key in music/loudness.json). */
+const hashes = new Map<string, string>();
 
-/** Forgets the measured gains, so the next render measures its cut again (bench:render times renders cold). */
+/**
+ * Forgets the measured gains and track hashes, so the next render starts as in a fresh process (bench:render times
+ * renders cold): a cut in music/loudness.json is still not measured, as it is not in a fresh process either.
+ */
 export function forgetMeasuredGains(): void {
   gains.clear();
+  hashes.clear();
+}
+
+/** The SHA-256 (hex) of a track file's bytes. */
+export async function trackHash(file: string): Promise<string> {
+  let hash = hashes.get(file);
+  if (hash === undefined) {
+    hash = new Bun.CryptoHasher("sha256").update(await Bun.file(file).arrayBuffer()).digest("hex");
+    hashes.set(file, hash);
+  }
+  return hash;
+}
+
+/** A cut's name in music/loudness.json: its filter chain, and whether the track loops under it. */
+export const cutKey = (p: AudioPlan) => `${shapeChain(p)}${p.loop ? ",loop" : ""}`;
+
+/** What music/loudness.json holds: by track hash, the file it was measured on and the LUFS of each cut. */
+export type LoudnessTable = Record<string, { file: string; cuts: Record<string, number> }>;
+
+/**
+ * The loudness of a cut: from music/loudness.json when the shipped tracks were measured on it beforehand (the same
+ * ebur128 measure, committed by scripts/music-loudness.ts and checked by a test), else measured now. A template's
+ * own track needs no ffmpeg run then: ~0.08 s of CPU a render, most of it ffmpeg's start-up.
+ */
+async function cutLoudness(ffmpeg: string, track: string, file: string, plan: AudioPlan, signal: AbortSignal): Promise<number> {
+  const known = (committed as LoudnessTable)[await trackHash(track)]?.cuts[cutKey(plan)];
+  return known ?? (await loudnessOf(ffmpeg, file, plan, signal));
 }
 
 export type AudioArgs = { inputs: string[]; filter: string; map: string[]; codec: string[] };
@@ -78,7 +111,7 @@ export async function prepareAudio(ffmpeg: string, music: RenderMusic, o: { dura
   const key = `${music.file}|${plan.seconds}|${plan.loop}`;
   let gain = gains.get(key);
   if (gain === undefined) {
-    gain = TARGET_LUFS - (await loudnessOf(ffmpeg, file, plan, o.signal));
+    gain = TARGET_LUFS - (await cutLoudness(ffmpeg, music.file, file, plan, o.signal));
     gains.set(key, gain);
   }
   return { file, plan, gain, duration: o.duration };
