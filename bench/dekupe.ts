@@ -13,7 +13,7 @@
 // Overhead is everything the job does besides inference: 1 − bare p50 / job p50; the same split measured inside the
 // job (its inference_ms) is printed beside it.
 // Knobs: DEKUPE_BENCH_ROUNDS (passes over the image set, default 2), DEKUPE_BENCH_SIZES (longest sides, default
-// 800,1600,2400,4000), VITRIN_DEKUPE_THREADS (intra-op threads, default: cores), VITRIN_DEKUPE_MEMORY_ARENA (default false),
+// 800,1600,2400,4000), VITRIN_DEKUPE_THREADS (intra-op threads, default: cores), VITRIN_DEKUPE_MEMORY_ARENA (default true),
 // DEKUPE_BENCH_EDGES=false (skips the edge-quality section, bench/edges.ts), DEKUPE_BENCH_HINTS=false (skips the
 // hinted retries, bench/hint.ts).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -36,7 +36,7 @@ import { hintSection } from "./hint";
 const ROUNDS = Number(process.env.DEKUPE_BENCH_ROUNDS ?? 2);
 const SIZES = (process.env.DEKUPE_BENCH_SIZES ?? "800,1600,2400,4000").split(",").map(Number);
 const THREADS = Number(process.env.VITRIN_DEKUPE_THREADS ?? navigator.hardwareConcurrency ?? 1);
-const ARENA = (process.env.VITRIN_DEKUPE_MEMORY_ARENA ?? "false") === "true";
+const ARENA = (process.env.VITRIN_DEKUPE_MEMORY_ARENA ?? "true") === "true";
 const PHOTOS = ["coffee.jpg", "astronaut.jpg", "chelsea.jpg"];
 
 const percentile = (values: number[], p: number) => {

@@ -23,13 +23,13 @@ describe("config", () => {
     expect([c.storage, c.backgroundRemoval, c.renderer, c.payment]).toEqual(["local", "isnet", "ffmpeg", "manual"]);
   });
 
-  test("the dekupe memory arena is off unless turned on, and reaches the ONNX Runtime session options", async () => {
+  test("the dekupe memory arena is on unless turned off, and reaches the ONNX Runtime session options", async () => {
     const { sessionOptions } = await import("../plugins/background-removal-isnet/runtime");
     const arena = (env: Record<string, string>) => readPluginSettings(isnet.settings, loadConfig(env)).memoryArena;
-    expect(arena({})).toBe(false);
-    expect(arena({ VITRIN_DEKUPE_MEMORY_ARENA: "true" })).toBe(true);
-    expect(sessionOptions({ threads: 2, memoryArena: arena({ VITRIN_DEKUPE_MEMORY_ARENA: "true" }) }).enableCpuMemArena).toBe(true);
-    expect(sessionOptions({ threads: 2 }).enableCpuMemArena).toBe(false);
+    expect(arena({})).toBe(true);
+    expect(arena({ VITRIN_DEKUPE_MEMORY_ARENA: "false" })).toBe(false);
+    expect(sessionOptions({ threads: 2, memoryArena: arena({ VITRIN_DEKUPE_MEMORY_ARENA: "false" }) }).enableCpuMemArena).toBe(false);
+    expect(sessionOptions({ threads: 2 }).enableCpuMemArena).toBe(true);
     expect(() => arena({ VITRIN_DEKUPE_MEMORY_ARENA: "sometimes" })).toThrow(ConfigError);
   });
 

@@ -19,7 +19,7 @@ export type IsnetOptions = {
   modelDir: string;
   /** Intra-op threads for one inference. */
   threads: number;
-  /** ONNX Runtime's CPU memory arena: faster runs, higher peak while loaded. Default false. */
+  /** ONNX Runtime's CPU memory arena: faster runs, a little more memory while loaded. Default true. */
   memoryArena?: boolean;
   /** Unload the model after this long without work; 0 unloads after every cut-out. */
   idleMs: number;
@@ -35,7 +35,7 @@ const noop = () => {};
 const quietLogger: Logger = { debug: noop, info: noop, warn: noop, error: noop, child: () => quietLogger, enabled: () => false };
 
 export function createIsnetRemoval(options: IsnetOptions): IsnetRemoval {
-  const { modelDir, threads, idleMs, memoryArena = false } = options;
+  const { modelDir, threads, idleMs, memoryArena = true } = options;
   const session = newSession({ modelDir, threads, idleMs, memoryArena, logger: options.logger ?? quietLogger });
   const memo: MatteMemo = { last: null };
   return {

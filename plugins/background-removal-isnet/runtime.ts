@@ -25,25 +25,25 @@ export type LoadedModel = {
 
 export type SessionSettings = {
   threads: number;
-  /** ONNX Runtime's CPU memory arena (see sessionOptions); default false. */
+  /** ONNX Runtime's CPU memory arena (see sessionOptions); default true. */
   memoryArena?: boolean;
 };
 
 /**
- * onnxruntime-node options for ISNet on a few cores, measured with the fp32 model on 2 threads at 1024×1024:
- * - CPU arena off by default: each run mallocs its activations afresh and page-faults them in, and gives them back
- *   after. With the arena on, the second and later runs reuse the same pages, but the arena stays resident between
- *   runs, under the decoding and cut-out of the next photo. Through the plugin, with 800–4000 px photos (bench:dekupe,
- *   2026-11-22): arena off p50 1.91 s, peak 0.96 GB; arena on p50 1.63 s, peak 1.19 GB. On a slower machine the same
- *   day it was 3.03 s / 1.04 GB against 2.48 s / 1.23 GB. The arena is held only while the session lives: the idle
- *   unload releases the session and, with native-env's mmap threshold, its memory goes back to the kernel.
- * - memory pattern off: it plans for one input shape and holds that plan; here it added ~550 MB for no speed.
- * - full graph optimisation (NCHWc layouts): measured ~1.5 s per run against ~2.3 s at "basic", for ~100 MB more
- *   resident weights.
- * Intra-op threads as configured, one inter-op thread. VITRIN_DEKUPE_MEMORY_ARENA=true turns the arena on for hosts
- * where the speed matters more than the peak.
+ * onnxruntime-node options for ISNet on a few cores, measured on 2 threads at 1024×1024:
+ * - CPU arena on by default. With the int8 model (2026-11-25, ONNX Runtime alone): arena on ~1.07 s a run and a peak of
+ *   0.31 GB, off ~1.76 s and 0.28 GB: without it, every run mallocs its activations afresh and page-faults them in,
+ *   which costs more than the integer convolutions themselves. (With the fp32 model the trade was ~15 % of speed for
+ *   ~0.2 GB, so it was off.) The arena is held only while the session lives: the idle unload releases the session and,
+ *   with native-env's mmap threshold, its memory goes back to the kernel.
+ * - memory pattern off: it plans for one input shape and holds that plan; with the int8 model it added ~0.16 GB for
+ *   no speed (fp32: ~550 MB).
+ * - full graph optimisation (NCHWc layouts, and the QDQ pairs folded into QLinearConv): with the fp32 model ~1.5 s
+ *   per run against ~2.3 s at "basic".
+ * Intra-op threads as configured, one inter-op thread. VITRIN_DEKUPE_MEMORY_ARENA=false turns the arena off for hosts
+ * where every megabyte between cut-outs counts.
  */
-export function sessionOptions({ threads, memoryArena = false }: SessionSettings): InferenceSession.SessionOptions {
+export function sessionOptions({ threads, memoryArena = true }: SessionSettings): InferenceSession.SessionOptions {
   return {
     executionProviders: ["cpu"],
     intraOpNumThreads: threads,

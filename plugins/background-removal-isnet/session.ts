@@ -52,7 +52,7 @@ function unlessAborted(p: Promise<void>, signal?: AbortSignal): Promise<void> {
   });
 }
 
-/** One job at a time: a second inference beside the first would double the ~0.7 GB of activations and halve the speed of both. */
+/** One job at a time: a second inference beside the first would double the activations (~0.2 GB with the int8 model, ~0.7 GB with fp32) and halve the speed of both. */
 export async function exclusive<T>(s: ModelSession, signal: AbortSignal | undefined, fn: () => Promise<T>): Promise<T> {
   const before = s.tail;
   let release!: () => void;

@@ -27,8 +27,8 @@ export const isnetSettings: PluginSettings<IsnetSettings> = {
   },
   memoryArena: {
     env: "VITRIN_DEKUPE_MEMORY_ARENA",
-    default: "false",
-    doc: "Keep ONNX Runtime's memory arena between background-removal runs: ~15–20 % faster inference, ~0.2 GB more peak memory while the model is loaded. true suits hosts with memory to spare.",
+    default: "true",
+    doc: "Keep ONNX Runtime's memory arena between background-removal runs: with the int8 model ~40 % faster inference for ~30 MB more memory while the model is loaded. false gives the activations back after every run.",
     parse: boolean,
   },
   idleMs: {
