@@ -59,7 +59,7 @@ const modelDir = join(root, "models", "isnet");
 const loadavg = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
 const loadBefore = loadavg();
 console.log(
-  `bench:dekupe — ISNet (fp32, from the medium weights) on ${navigator.hardwareConcurrency} cores, ${THREADS} intra-op threads, ` +
+  `bench:dekupe — ISNet (int8, quantized from the medium weights) on ${navigator.hardwareConcurrency} cores, ${THREADS} intra-op threads, ` +
     `memory arena ${ARENA ? "on" : "off"}, onnxruntime-node ${ort.env.versions.node}`,
 );
 let t = performance.now();
