@@ -113,28 +113,6 @@ function formatSeconds(ms: number): string {
   return ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${ms} ms`;
 }
 
-export type Probe = { codec: string; width: number; height: number; duration: number; frames: number | null };
-
-/** What ffprobe says about the first video stream of a file. */
-export async function probe(ffprobe: string, file: string): Promise<Probe> {
-  const proc = Bun.spawn(
-    [ffprobe, "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=codec_name,width,height,nb_frames:format=duration", "-of", "json", file],
-    { stdin: "ignore", stdout: "pipe", stderr: "pipe" },
-  );
-  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  if (code !== 0) throw new RenderError(`ffprobe could not read the rendered video: ${err.trim().split("\n").slice(-2).join(" | ")}`, "invalid");
-  const json = JSON.parse(out) as { streams?: { codec_name?: string; width?: number; height?: number; nb_frames?: string }[]; format?: { duration?: string } };
-  const s = json.streams?.[0];
-  if (!s) throw new RenderError("the rendered file has no video stream", "invalid");
-  return {
-    codec: s.codec_name ?? "",
-    width: s.width ?? 0,
-    height: s.height ?? 0,
-    duration: Number(json.format?.duration ?? NaN),
-    frames: s.nb_frames ? Number(s.nb_frames) : null,
-  };
-}
-
 /** The first line of `<tool> -version` ("ffmpeg version 5.1.9-0+deb12u1 …" → "5.1.9-0+deb12u1"). */
 export async function toolVersion(tool: string): Promise<string> {
   const proc = Bun.spawn([tool, "-hide_banner", "-version"], { stdin: "ignore", stdout: "pipe", stderr: "ignore" });

@@ -1,4 +1,4 @@
-// The ffmpeg renderer: a template's scene becomes an H.264 MP4 and a JPEG thumbnail, checked with ffprobe; its
+// The ffmpeg renderer: a template's scene becomes an H.264 MP4 and a JPEG thumbnail, checked from the MP4's boxes; its
 // previews are the poster frame as a PNG, and its layout check finds copy that cannot be laid out before anything runs.
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";

@@ -20,7 +20,7 @@ export const ffmpegSettings: PluginSettings<FfmpegSettings> = {
     env: "VITRIN_FFPROBE_PATH",
     unset: "",
     default: "(ffprobe beside VITRIN_FFMPEG_PATH, else on PATH)",
-    doc: "The ffprobe executable that checks every rendered video.",
+    doc: "The ffprobe executable whose version /readyz reports (a rendered video is checked from the MP4's own boxes, without it).",
     parse: optionalText,
   },
   threads: {

@@ -1,10 +1,11 @@
 // One render: the template's scene prepared as layers, then encoded by ffmpeg to an H.264 MP4 beside a one-frame
-// JPEG thumbnail, checked with ffprobe before the files take their final names.
+// JPEG thumbnail, checked (the MP4's own boxes, mp4.ts) before the files take their final names.
 import { rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { RenderRequest, RenderResult } from "../../src/plugins";
 import { fpsOf, type TemplateRegistry } from "../../src/plugins/renderer-kit";
-import { probe, RenderError, runFfmpeg } from "./ffmpeg";
+import { RenderError, runFfmpeg } from "./ffmpeg";
+import { mp4Facts } from "./mp4";
 import { inputOf, prepareRender, type RenderJob } from "./prepare";
 import { asStill } from "./scene/compile";
 import { audioArgs, prepareAudio, type AudioArgs, type PreparedAudio } from "./audio";
@@ -94,9 +95,9 @@ async function encode(deps: VideoDeps, req: RenderRequest, job: RenderJob, files
   if (cause) throw cause;
 }
 
-/** What ffprobe finds wrong with the encoded video, compared with the job (empty when it is what was asked). */
-async function problemsOf(ffprobe: string, job: RenderJob, files: { video: string; thumb: string }): Promise<string[]> {
-  const p = await probe(ffprobe, files.video);
+/** What is wrong with the encoded video, compared with the job (empty when it is what was asked). */
+async function problemsOf(job: RenderJob, files: { video: string; thumb: string }): Promise<string[]> {
+  const p = await mp4Facts(files.video);
   const problems: string[] = [];
   if (p.codec !== "h264") problems.push(`codec ${p.codec || "none"} instead of h264`);
   if (p.width !== job.width || p.height !== job.height) problems.push(`${p.width}x${p.height} instead of ${job.width}x${job.height}`);
@@ -118,7 +119,6 @@ function startAudio(deps: VideoDeps, req: RenderRequest): Promise<PreparedAudio 
 }
 
 export async function renderVideo(deps: VideoDeps, req: RenderRequest): Promise<RenderResult> {
-  const { ffprobe } = deps.tools();
   // One deadline for the whole render: preparing the layers counts too.
   const deadline = Date.now() + deps.timeoutMs;
   const music = startAudio(deps, req);
@@ -132,7 +132,7 @@ export async function renderVideo(deps: VideoDeps, req: RenderRequest): Promise<
     const measured = await music;
     const audio = measured ? audioArgs(measured, job.inputs) : null;
     await encode(deps, req, job, partial, deadline, audio);
-    const problems = await problemsOf(ffprobe, job, partial);
+    const problems = await problemsOf(job, partial);
     if (problems.length) throw new RenderError(`the rendered video is not what was asked: ${problems.join(", ")}`, "invalid");
     await rename(partial.video, videoPath);
     await rename(partial.thumb, thumbnailPath);
