@@ -37,10 +37,13 @@ export async function removeFiles(deps: { storage: StoragePlugin; logger: Logger
 }
 
 /**
- * One pending dekupe job per product: the job cleans whatever image the product has when it runs, and
- * starts over if the image changed underneath it, so a second job would only repeat the work.
+ * One queued dekupe job per product: the job cleans whatever image the product has when it runs, and starts over if
+ * the image changed underneath it, so a second queued job would only repeat the work. A job that is already running
+ * does not absorb the enqueue (a debounce key, not a dedupe key): a retry accepted between the running job's
+ * "ready" and its end would otherwise be folded into a job that never looks at the product again, leaving it
+ * "processing" for good with the retry's hint and crop lost.
  */
 export async function enqueueDekupe(deps: { jobs: JobQueue }, tx: Orm, productId: string, crop?: DekupeCrop, hint?: DekupeHint) {
   const payload = { productId, ...(crop ? { crop } : {}), ...(hint ? { hint } : {}) };
-  await deps.jobs.enqueue(tx, DEKUPE_JOB, payload, { dedupeKey: `dekupe:${productId}` });
+  await deps.jobs.enqueue(tx, DEKUPE_JOB, payload, { debounceKey: `dekupe:${productId}` });
 }

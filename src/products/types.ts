@@ -19,7 +19,7 @@ export type JobQueue = {
     tx: Orm,
     kind: string,
     payload: Record<string, unknown>,
-    opts?: { dedupeKey?: string; concurrencyKey?: string; priority?: number },
+    opts?: { dedupeKey?: string; debounceKey?: string; concurrencyKey?: string; priority?: number },
   ): Promise<{ id: string }>;
 };
 
