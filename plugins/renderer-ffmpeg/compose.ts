@@ -109,7 +109,7 @@ export async function backgroundCanvas(bg: Background, t: number, frame: Frame, 
   const panned = plan.x !== undefined || plan.y !== undefined;
   const key = panned ? String(t) : "still";
   const known = pictures.backgrounds.get(key);
-  if (known) return { ...known, data: Float32Array.from(known.data) };
+  if (known) return { ...known, data: known.data.slice() };
   // Unpanned backgrounds are stretched to the frame; panned ones are cropped at their offset, as compile.ts does.
   const sx = panned ? 1 : pic.width / width;
   const sy = panned ? 1 : pic.height / height;
@@ -128,7 +128,7 @@ export async function backgroundCanvas(bg: Background, t: number, frame: Frame, 
       data[o + 2] = pic.data[i + 2]!;
     }
   }
-  pictures.backgrounds.set(key, { data: Float32Array.from(data), width, height });
+  pictures.backgrounds.set(key, { data: data.slice(), width, height });
   return { data, width, height };
 }
 
