@@ -108,7 +108,7 @@ const service = await createService(
 service.jobs.start();
 const { token } = (await service.accounts.create({ name: "bench" })).token;
 
-type Timings = { total_ms: number; inference_ms: number; load_ms: number };
+type Timings = { total_ms: number; inference_ms: number; load_ms: number } & Record<string, unknown>;
 /** Posts the image as a product and waits for its dekupe; returns the job's own timings. */
 async function dekupe(index: number): Promise<Timings> {
   const call = async (method: string, path: string, body?: unknown) => {
@@ -153,6 +153,8 @@ const total: number[] = [];
 const inside: number[] = [];
 const bare: number[] = [];
 const bySize = new Map<number, number[]>();
+// Every numeric step the job reports (decode, preprocess, inference, postprocess, ...), for the table of where time goes.
+const steps = new Map<string, number[]>();
 for (let round = 0; round < ROUNDS; round++) {
   for (const img of images) {
     const input = await prepare(img);
@@ -166,6 +168,7 @@ for (let round = 0; round < ROUNDS; round++) {
       total.push(timings.total_ms);
       inside.push(timings.inference_ms);
       bySize.set(img.size, [...(bySize.get(img.size) ?? []), timings.total_ms]);
+      for (const [k, v] of Object.entries(timings)) if (typeof v === "number") steps.set(k, [...(steps.get(k) ?? []), v]);
     };
     // Alternate which goes first, so neither always runs on a warmer cache.
     if (round % 2 === 0) (await runBare(), await runJob());
@@ -185,6 +188,11 @@ console.log("\njob start → ready, by longest side:");
 console.log("| longest side | p50 | p95 |");
 console.log("|---|---|---|");
 for (const [size, ms] of bySize) console.log(`| ${size} px | ${secs(percentile(ms, 50))} | ${secs(percentile(ms, 95))} |`);
+
+console.log("\nwhere a job's time goes (p50 of each step over all timed jobs):");
+console.log(`| ${[...steps.keys()].join(" | ")} |`);
+console.log(`|${[...steps.keys()].map(() => "---").join("|")}|`);
+console.log(`| ${[...steps.values()].map((v) => `${percentile(v, 50)} ms`).join(" | ")} |`);
 
 const p50 = percentile(total, 50);
 const p95 = percentile(total, 95);
