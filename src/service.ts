@@ -113,8 +113,8 @@ function registerDekupeJob(jobs: JobEngine, dekupe: Dekupe) {
     concurrency: 1,
     maxAttempts: 3,
     onDead: (tx, job) => {
-      const productId = (job.payload as Partial<DekupeJobPayload> | undefined)?.productId;
-      if (typeof productId === "string") return dekupe.onDead(tx, productId, job.error);
+      const payload = job.payload as Partial<DekupeJobPayload> | undefined;
+      if (typeof payload?.productId === "string") return dekupe.onDead(tx, payload as DekupeJobPayload, job.error);
     },
   });
 }

@@ -97,7 +97,7 @@ describe("a dekupe job that uses up its attempts", () => {
     const { products } = t.service.db.schema;
     await t.service.db.tx((tx) => tx.update(products).set({ dekupeStatus: "processing" }).where(eq(products.id, productId)));
     // A lease that ran out on the last attempt: the instance that held it is gone.
-    await t.service.db.tx((tx) => t.service.jobs.enqueue(tx, "dekupe", { productId }, { maxAttempts: 1 }));
+    await t.service.db.tx((tx) => t.service.jobs.enqueue(tx, "dekupe", { productId, crop: "full" }, { maxAttempts: 1 }));
     const { jobs } = t.service.db.schema;
     await t.service.db.tx((tx) =>
       tx
@@ -110,6 +110,11 @@ describe("a dekupe job that uses up its attempts", () => {
     const after = await t.json("GET", `/v1/products/${productId}/dekupe`, { token: acct.token });
     expect(after.body.status).toBe("failed");
     expect(after.body.error).toContain("lease expired");
+    // The attempt is listed as failed too, with its crop, like one that failed while running.
+    const attempts = (await t.json("GET", `/v1/products/${productId}/dekupe/attempts`, { token: acct.token })).body.data as Record<string, unknown>[];
+    const last = attempts.at(-1)!;
+    expect(last).toMatchObject({ status: "failed", crop: "full" });
+    expect(String(last.error)).toContain("lease expired");
   });
 });
 

@@ -144,15 +144,18 @@ export async function runDekupe(deps: DekupeDeps, payload: DekupeJobPayload, sig
 
 /**
  * The dekupe job went dead (every attempt failed, or each died with its instance): the cut-out is marked failed in
- * the same transaction, so the product stops saying "processing" and a video waiting on it goes ahead with the photo.
+ * the same transaction, so the product stops saying "processing" and a video waiting on it goes ahead with the photo;
+ * the attempt is listed as failed, with the crop and hint it was asked with, like one that failed while running.
  */
-export async function dekupeDead(deps: DekupeDeps, tx: Orm, productId: string, error: string): Promise<void> {
+export async function dekupeDead(deps: DekupeDeps, tx: Orm, payload: DekupeJobPayload, error: string): Promise<void> {
   const { products } = deps.db.schema;
   const at = deps.clock.now();
+  const message = `Background removal did not finish: ${error}`;
   const [failed] = await tx
     .update(products)
-    .set({ dekupeStatus: "failed", dekupeError: `Background removal did not finish: ${error}`, dekupeUpdatedAt: at, updatedAt: at })
-    .where(and(eq(products.id, productId), eq(products.dekupeStatus, "processing")))
+    .set({ dekupeStatus: "failed", dekupeError: message, dekupeUpdatedAt: at, updatedAt: at })
+    .where(and(eq(products.id, payload.productId), eq(products.dekupeStatus, "processing")))
     .returning();
+  if (failed) await recordAttempt(deps.db, tx, failed, payload.crop ?? "subject", { status: "failed", error: message, hint: payload.hint }, at);
   await announce(deps, tx, failed);
 }

@@ -18,7 +18,7 @@ export function createDekupe(deps: DekupeDeps) {
      * The dekupe job went dead (every attempt failed, or each died with its instance): the cut-out is marked failed in
      * the same transaction, so the product stops saying "processing" and a video waiting on it goes ahead with the photo.
      */
-    onDead: (tx: Orm, productId: string, error: string) => dekupeDead(deps, tx, productId, error),
+    onDead: (tx: Orm, payload: DekupeJobPayload, error: string) => dekupeDead(deps, tx, payload, error),
     preview: (accountId: string, id: string) => previewDekupe(deps, accountId, id),
     retry: (accountId: string, id: string, body?: { crop?: DekupeCrop; hint?: DekupeHint }) => retryDekupe(deps, accountId, id, body?.crop, body?.hint),
     revert: (accountId: string, id: string) => revertDekupe(deps, accountId, id),
