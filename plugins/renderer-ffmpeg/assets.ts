@@ -4,7 +4,7 @@ import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { OutputInfo, OverlayOptions, Sharp } from "sharp";
-import { shrinkFloor, type Asset, type ButtonOptions, type GroupOptions, type ProductAsset, type ProductImageOptions, type SoftShadow } from "../../src/plugins/renderer-kit";
+import { shrinkFloor, type Asset, type ButtonOptions, type GroupOptions, type ProductAsset, type ProductImageOptions, type SoftShadow, type SvgOptions } from "../../src/plugins/renderer-kit";
 import sharp from "../../src/plugins/sharp";
 import { groupInks, labelInk, type PlacedItem } from "./inks";
 import { renderTextImage, type TextImage } from "./text";
@@ -51,12 +51,29 @@ export class AssetWriter {
     return renderTextImage(style, this.lang, this.scale);
   }
 
-  /** An SVG drawing in template pixels, rasterised at render scale. */
-  async svg(markup: string, w: number, h: number, name = "shape"): Promise<Asset> {
-    const pw = Math.max(1, Math.round(w * this.scale));
-    const ph = Math.max(1, Math.round(h * this.scale));
+  /**
+   * An SVG drawing in template pixels, rasterised at render scale, or at `detail` of it for a backdrop (SvgOptions):
+   * that picture keeps its smaller size, and the renderer stretches it to the frame in the video's own pipeline
+   * (once, before the background loops); scaling it up here cost more than drawing it whole.
+   */
+  async svg(markup: string, w: number, h: number, name = "shape", options: SvgOptions = {}): Promise<Asset> {
+    const detail = Math.min(1, Math.max(0.25, options.detail ?? 1));
+    const pw = Math.max(1, Math.round(w * this.scale * detail));
+    const ph = Math.max(1, Math.round(h * this.scale * detail));
     const doc = `<svg xmlns="http://www.w3.org/2000/svg" width="${pw}" height="${ph}" viewBox="0 0 ${w} ${h}" preserveAspectRatio="none">${markup}</svg>`;
-    return this.write(name, sharp(Buffer.from(doc), { density: 72 }).resize(pw, ph, { fit: "fill" }));
+    const asset = await this.write(name, sharp(Buffer.from(doc), { density: 72 }).resize(pw, ph, { fit: "fill" }));
+    if (detail < 1) this.reduced.add(asset.path);
+    return { ...asset, w, h };
+  }
+
+  /** Pictures drawn at reduced detail: fit only for a scene's background (see svg). */
+  readonly reduced = new Set<string>();
+
+  /** Refuses a picture drawn at reduced detail anywhere but as the background: it would show at its smaller size. */
+  checkDetail(asset: Asset, where: string): void {
+    if (this.reduced.has(asset.path)) {
+      throw new Error(`${where} uses a picture drawn at reduced detail (the svg option "detail"): only a scene's background may`);
+    }
   }
 
   /** A button; `cut` tells that its label fitted only cut short (the layout check refuses it). */
@@ -117,6 +134,7 @@ export class AssetWriter {
     const shadow = o.shadow ? [await this.softShadow(o.w, o.h, o.shadow)] : [];
     const placed: PlacedItem[] = [];
     for (const item of o.items) {
+      this.checkDetail(item.image, `group "${o.name ?? "group"}"`);
       const [ax, ay] = item.anchor ?? [0.5, 0.5];
       const mirror = this.rtl && item.mirror !== false;
       const x = mirror ? o.w - item.x : item.x;

@@ -137,7 +137,7 @@ export async function prepareRender(input: RenderInput): Promise<RenderJob> {
       ledger.text(made.path, name, style, made);
       return made;
     },
-    svg: (markup, w, h, name) => writer.svg(markup, w, h, name),
+    svg: (markup, w, h, name, options) => writer.svg(markup, w, h, name, options),
     async productImage(o) {
       const made = await writer.product(p, o);
       ledger.product(made.path, made.content);
@@ -157,6 +157,7 @@ export async function prepareRender(input: RenderInput): Promise<RenderJob> {
 
   input.signal?.throwIfAborted();
   const scene = await def.build(ctx as never);
+  for (const layer of scene.layers) if (layer) writer.checkDetail(layer.image, `layer "${layer.name ?? "layer"}"`);
   if (input.logoPath) scene.layers.push(await logoLayer(writer, input.logoPath, scene, { ...full, duration: def.meta.duration, rtl }));
   // The readability panels sit beneath texts and change no box the layout check judges: a check alone skips them.
   if (!input.layoutOnly) await makeReadable(scene, writer, { ...full, duration: def.meta.duration, rtl });

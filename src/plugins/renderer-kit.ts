@@ -34,6 +34,7 @@ export {
   type ProductImageOptions,
   type Scene,
   type SoftShadow,
+  type SvgOptions,
   type TemplateDefinition,
   type TemplateRegistry,
   type TextStyle,

@@ -82,6 +82,7 @@ export type {
   ProductAsset,
   ProductImageOptions,
   SoftShadow,
+  SvgOptions,
   TemplateDefinition,
   TemplateMeta,
   TextOptions,
