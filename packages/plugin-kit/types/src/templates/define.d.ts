@@ -166,6 +166,15 @@ export type GroupOptions = {
     shadow?: SoftShadow;
     items: GroupItem[];
 };
+export type SvgOptions = {
+    /**
+     * For a scene's background only: drawn at this share of the video's resolution (0.25–1) and stretched to the frame
+     * by the renderer. Smooth backdrops (gradients, glows, faint wide shapes) look the same and draw several times
+     * faster: a full-frame radial gradient costs ~0.1 s of CPU at 1080×1920. Lines and crisp edges need the default,
+     * 1. A picture drawn at less than 1 is refused as a layer or a group's item (it would show at its smaller size).
+     */
+    detail?: number;
+};
 export type BuildContext<P> = {
     /** Template frame size in template pixels (the full-size video): set by the format asked for. */
     width: number;
@@ -200,7 +209,7 @@ export type BuildContext<P> = {
         lines: number;
     }>;
     /** An SVG drawing (`w`×`h` template pixels, viewBox 0 0 w h) as a picture. */
-    svg(markup: string, w: number, h: number, name?: string): Promise<Asset>;
+    svg(markup: string, w: number, h: number, name?: string, options?: SvgOptions): Promise<Asset>;
     productImage(opts: ProductImageOptions): Promise<ProductAsset>;
     /** A button: its label fitted (lines, then size down to the body floor) on a filled shape; reports the label's size. */
     button(opts: ButtonOptions): Promise<Asset & {
