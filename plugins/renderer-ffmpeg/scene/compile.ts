@@ -226,10 +226,15 @@ export function compileScene(scene: Scene, o: CompileOptions): CompiledGraph {
  * and a PNG is RGB; ffmpeg's automatic conversion would assume BT.601 TV range and shift the colours.
  */
 export function asStill(graph: CompiledGraph, kind: "jpeg" | "png"): CompiledGraph {
-  return { inputs: graph.inputs, filter: `${graph.filter};\n${graph.output}${stillColours(kind)}[still]`, output: "[still]" };
+  const to = kind === "jpeg" ? ":out_color_matrix=bt601:out_range=pc,format=yuvj420p" : ",format=rgb24";
+  return { inputs: graph.inputs, filter: `${graph.filter};\n${graph.output}scale=in_color_matrix=bt709:in_range=tv${to}[still]`, output: "[still]" };
 }
 
-/** The filters that turn the scene's BT.709 TV-range frames into a still picture's colours (see asStill). */
-export function stillColours(kind: "jpeg" | "png"): string {
-  return `scale=in_color_matrix=bt709:in_range=tv${kind === "jpeg" ? ":out_color_matrix=bt601:out_range=pc,format=yuvj420p" : ",format=rgb24"}`;
+/**
+ * The graph with its inputs numbered from `base` and every label prefixed: to run beside another graph, whose inputs
+ * come first, in one ffmpeg command.
+ */
+export function shiftGraph(graph: CompiledGraph, base: number, prefix: string): CompiledGraph {
+  const relabel = (text: string) => text.replace(/\[(\d+):v\]/g, (_, n) => `[${Number(n) + base}:v]`).replace(/\[([A-Za-z_]\w*)\]/g, `[${prefix}$1]`);
+  return { inputs: graph.inputs, filter: relabel(graph.filter), output: relabel(graph.output) };
 }
