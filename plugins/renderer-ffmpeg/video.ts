@@ -19,10 +19,11 @@ const formatMs = (ms: number) => (ms >= 1000 ? `${Math.round(ms / 100) / 10} s` 
 export function encoderArgs(threads: number): string[] {
   return [
     "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-pix_fmt", "yuv420p",
-    // veryfast refines motion vectors one step further (subme 2); the scenes are mostly still pictures and a few
-    // smooth moves, where that step bought nothing: without it the encode took 15-25 % less CPU for the same file
-    // size and SSIM (docs/benchmarks.md, bench:render).
-    "-x264-params", "subme=1",
+    // veryfast refines motion vectors one step further (subme 2) and looks for up to 3 B-frames in a row; the scenes
+    // are mostly still pictures and a few smooth moves, where neither bought anything: subme 1 took 15-25 % less CPU
+    // for the same file size and SSIM, and one B-frame 3-14 % less again for the same SSIM (within 0.0002) and files
+    // 1-7 % larger (docs/benchmarks.md, bench:render).
+    "-x264-params", "subme=1:bframes=1",
     // The scene is converted to BT.709 TV range (scene/compile.ts); the tags tell players so.
     "-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709", "-color_range", "tv",
     "-threads", String(threads), "-movflags", "+faststart",
