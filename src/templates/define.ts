@@ -159,8 +159,9 @@ export type SvgOptions = {
   /**
    * For a scene's background only: drawn at this share of the video's resolution (0.25–1) and stretched to the frame
    * by the renderer. Smooth backdrops (gradients, glows, faint wide shapes) look the same and draw several times
-   * faster: a full-frame radial gradient costs ~0.1 s of CPU at 1080×1920. Lines and crisp edges need the default,
-   * 1. A picture drawn at less than 1 is refused as a layer or a group's item (it would show at its smaller size).
+   * faster: a full-frame radial gradient costs ~0.1 s of CPU at 1080×1920. Faint thin lines survive half detail;
+   * strong crisp edges and fine detail need the default, 1. A picture drawn at less than 1 is refused as a layer or a
+   * group's item (it would show at its smaller size).
    */
   detail?: number;
 };
