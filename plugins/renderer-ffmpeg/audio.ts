@@ -131,6 +131,8 @@ export function audioArgs(a: PreparedAudio, videoInputs: string[]): AudioArgs {
     inputs: [...(a.plan.loop ? ["-stream_loop", "-1"] : []), "-t", r(a.plan.seconds), "-i", a.file],
     filter,
     map: ["-map", "[aout]"],
-    codec: ["-c:a", "aac", "-profile:a", "aac_low", "-b:a", "160k", "-ar", "48000", "-ac", "2"],
+    // The "fast" coder: at this bitrate its maintainer found it sounds as good as the default two-loop search, which
+    // took ~0.17 s more CPU for 8 s of music in ffmpeg's main thread, serial with composing the frames.
+    codec: ["-c:a", "aac", "-aac_coder", "fast", "-profile:a", "aac_low", "-b:a", "160k", "-ar", "48000", "-ac", "2"],
   };
 }
