@@ -100,7 +100,7 @@ for (const tpl of registry.list()) {
     // The bare run's command: the layers made once, untimed, exactly as the render makes them.
     const job = await prepareRender({ definition: tpl.definition, ...request, workDir: join(dir, "bare") });
     const measured = trackFile ? await prepareAudio("ffmpeg", trackFile, { duration: job.duration, workDir: join(dir, "bare"), signal: new AbortController().signal }) : null;
-    const command = ffmpegArgs(job, { video: join(dir, "bare", "bare.mp4"), thumb: join(dir, "bare", "bare.jpg") }, threads, measured ? audioArgs(measured, job.inputs) : null);
+    const command = ffmpegArgs(job, join(dir, "bare", "bare.mp4"), threads, measured ? audioArgs(measured, job.inputs) : null);
     const pairs: { render: Timed; bare: Timed }[] = [];
     let video = "";
     for (let run = 0; run < runs; run++) {

@@ -10,7 +10,7 @@ import { ffmpegSettings, type FfmpegSettings } from "./settings";
 import { renderVideo } from "./video";
 
 export { RenderError } from "./ffmpeg";
-export { encoderArgs, ffmpegArgs } from "./video";
+export { encoderArgs, ffmpegArgs, thumbnailArgs } from "./video";
 export { prepareRender, withDefaults, type RenderInput, type RenderJob } from "./prepare";
 export { checkLayout, previewFrame, stillFrame, stillOf } from "./preview";
 export { fieldOf, layoutProblems, settledMoments, LayoutLedger } from "./layout";

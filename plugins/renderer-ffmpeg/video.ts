@@ -1,5 +1,5 @@
-// One render: the template's scene prepared as layers, then encoded by one ffmpeg run to an H.264 MP4 and its JPEG
-// thumbnail, checked (the MP4's own boxes, mp4.ts) before the files take their final names.
+// One render: the template's scene prepared as layers, then encoded by ffmpeg to an H.264 MP4 beside a one-frame
+// JPEG thumbnail, checked (the MP4's own boxes, mp4.ts) before the files take their final names.
 import { rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { RenderRequest, RenderResult } from "../../src/plugins";
@@ -7,7 +7,7 @@ import { fpsOf, type TemplateRegistry } from "../../src/plugins/renderer-kit";
 import { RenderError, runFfmpeg } from "./ffmpeg";
 import { mp4Facts } from "./mp4";
 import { inputOf, prepareRender, type RenderJob } from "./prepare";
-import { asStill, shiftGraph } from "./scene/compile";
+import { asStill } from "./scene/compile";
 import { audioArgs, prepareAudio, type AudioArgs, type PreparedAudio } from "./audio";
 import type { Tools } from "./readiness";
 
@@ -30,25 +30,29 @@ export function encoderArgs(threads: number): string[] {
   ];
 }
 
-/**
- * The whole ffmpeg command line of a job: the video to `files.video` and, as a second output of the same run, the
- * thumbnail to `files.thumb`, from the scene compiled to end at the poster frame (its own inputs and a graph of its own
- * in the same filtergraph). A run of its own cost ~0.15 s of CPU a render, a third of it ffmpeg's start-up. Splitting
- * the encode's frames instead made ffmpeg hold every frame before the poster's (~0.5 GB at 1080×1920, +0.6 s).
- */
-export function ffmpegArgs(job: RenderJob, files: { video: string; thumb: string }, threads: number, audio?: AudioArgs | null): string[] {
-  const inputs = [...job.inputs, ...(audio?.inputs ?? [])];
-  const poster = shiftGraph(asStill(job.poster, "jpeg"), inputs.filter((a) => a === "-i").length, "poster_");
+/** The whole ffmpeg command line of a job, writing the video to `videoFile`. */
+export function ffmpegArgs(job: RenderJob, videoFile: string, threads: number, audio?: AudioArgs | null): string[] {
   return [
     "-hide_banner", "-nostdin", "-y", "-loglevel", "error", "-nostats", "-progress", "pipe:1",
-    ...inputs,
-    ...poster.inputs,
+    ...job.inputs,
+    ...(audio?.inputs ?? []),
     "-filter_complex_threads", "1",
-    "-filter_complex", [job.filter, ...(audio ? [audio.filter] : []), poster.filter].join(";\n"),
+    "-filter_complex", audio ? `${job.filter};${audio.filter}` : job.filter,
     "-map", job.output, "-frames:v", String(job.frames), "-r", String(job.fps),
     ...(audio ? [...audio.map, ...audio.codec] : []),
-    ...encoderArgs(threads), "-f", "mp4", files.video,
-    "-map", poster.output, "-frames:v", "1", "-c:v", "mjpeg", "-q:v", "2", "-f", "image2", files.thumb,
+    ...encoderArgs(threads), "-f", "mp4", videoFile,
+  ];
+}
+
+/** The thumbnail: the scene composed at the poster frame only (one frame, straight from the layers). */
+export function thumbnailArgs(job: RenderJob, thumbFile: string): string[] {
+  const still = asStill(job.poster, "jpeg");
+  return [
+    "-hide_banner", "-nostdin", "-y", "-loglevel", "error", "-nostats", "-progress", "pipe:1",
+    ...still.inputs,
+    "-filter_complex_threads", "1",
+    "-filter_complex", still.filter,
+    "-map", still.output, "-frames:v", "1", "-c:v", "mjpeg", "-q:v", "2", "-f", "image2", thumbFile,
   ];
 }
 
@@ -66,16 +70,33 @@ async function prepare(deps: VideoDeps, req: RenderRequest): Promise<RenderJob> 
   }
 }
 
-/** The encode (video and thumbnail in one ffmpeg run); an abort of the render stops it. */
+/**
+ * The encode and the thumbnail, run side by side (the encoder leaves some of the cores idle: one while it starts); if
+ * either fails, the other is stopped before anything is thrown, and the first real failure explains the render. The
+ * thumbnail as a second output of the encode's own run was measured and dropped: as a graph of its own it put its
+ * inputs' decoding on the encode's serial start (+0.07-0.10 s of wall); split off the encode's frames, ffmpeg held
+ * every frame before the poster's (~0.5 GB at 1080x1920).
+ */
 async function encode(deps: VideoDeps, req: RenderRequest, job: RenderJob, files: { video: string; thumb: string }, deadline: number, audio: AudioArgs | null): Promise<void> {
   const { ffmpeg } = deps.tools();
-  await runFfmpeg(ffmpeg, ffmpegArgs(job, files, deps.threads, audio), {
-    timeoutLabelMs: deps.timeoutMs,
-    signal: req.signal,
-    frames: job.frames,
-    timeoutMs: deadline - Date.now(),
-    onProgress: req.onProgress,
-  });
+  const both = new AbortController();
+  const stopBoth = () => both.abort();
+  req.signal.addEventListener("abort", stopBoth, { once: true });
+  const common = { timeoutLabelMs: deps.timeoutMs, signal: both.signal };
+  const settled = await Promise.allSettled(
+    [
+      runFfmpeg(ffmpeg, ffmpegArgs(job, files.video, deps.threads, audio), { ...common, frames: job.frames, timeoutMs: deadline - Date.now(), onProgress: req.onProgress }),
+      runFfmpeg(ffmpeg, thumbnailArgs(job, files.thumb), { ...common, frames: 1, timeoutMs: deadline - Date.now() }),
+    ].map((run) => run.catch((e) => {
+      both.abort();
+      throw e;
+    })),
+  );
+  req.signal.removeEventListener("abort", stopBoth);
+  // The other run was merely stopped because of the first failure.
+  const failures = settled.flatMap((r) => (r.status === "rejected" ? [r.reason as RenderError] : []));
+  const cause = failures.find((e) => e.reason !== "aborted") ?? failures[0];
+  if (cause) throw cause;
 }
 
 /** What is wrong with the encoded video, compared with the job (empty when it is what was asked). */

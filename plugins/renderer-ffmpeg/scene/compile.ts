@@ -229,12 +229,3 @@ export function asStill(graph: CompiledGraph, kind: "jpeg" | "png"): CompiledGra
   const to = kind === "jpeg" ? ":out_color_matrix=bt601:out_range=pc,format=yuvj420p" : ",format=rgb24";
   return { inputs: graph.inputs, filter: `${graph.filter};\n${graph.output}scale=in_color_matrix=bt709:in_range=tv${to}[still]`, output: "[still]" };
 }
-
-/**
- * The graph with its inputs numbered from `base` and every label prefixed: to run beside another graph, whose inputs
- * come first, in one ffmpeg command.
- */
-export function shiftGraph(graph: CompiledGraph, base: number, prefix: string): CompiledGraph {
-  const relabel = (text: string) => text.replace(/\[(\d+):v\]/g, (_, n) => `[${Number(n) + base}:v]`).replace(/\[([A-Za-z_]\w*)\]/g, `[${prefix}$1]`);
-  return { inputs: graph.inputs, filter: relabel(graph.filter), output: relabel(graph.output) };
-}
