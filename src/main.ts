@@ -5,7 +5,7 @@ import { ConfigError, loadConfig, type Config } from "./config";
 import { createLogger, isApiError, systemClock } from "./kernel";
 import { openDatabase, type Db } from "./db";
 import { accountJson, createAccounts, createStudioSessions, loginLinkJson } from "./accounts";
-import { UNPACK_COMMAND, unpackAll } from "./native";
+import { copyOut, copyOutInChild, UNPACK_COMMAND, unpackAll } from "./native";
 import { createService } from "./service";
 import { JobEngine, JOB_STATUSES, type JobStatus } from "./jobs";
 import { jobJson } from "./http";
@@ -13,7 +13,7 @@ import { backupCommand, restoreCommand } from "./backup";
 import { printHelp, protectNegatives, readPluginSettings, unmarkNegatives, type PluginRegistry } from "./plugins";
 import { loadPluginFolders } from "./plugins/load";
 import { pluginsCommand } from "./plugins/kit-package";
-import { builtinPlugins } from "../plugins";
+import { builtinPlugins, copiedOutFiles } from "../plugins";
 import packageJson from "../package.json";
 
 const coreUsage = `  vitrin version                    the version of this vitrin (also --version)
@@ -114,6 +114,8 @@ async function serve({ config, values, command }: Invocation): Promise<number> {
   try {
     if (worker) service.listenWorker();
     else service.listen();
+    // In a binary, the fonts a render needs are copied out by a child, so this process never reads them (src/native).
+    copyOutInChild(copiedOutFiles());
   } catch (e) {
     if ((e as { code?: string }).code !== "EADDRINUSE") throw e;
     console.error(`port ${config.port} is in use: ${(e as Error).message.replace(/\s+$/, "")}; set VITRIN_PORT (or --port) to a free port`);
@@ -365,8 +367,8 @@ export async function run(argv: string[], registry: PluginRegistry = builtinPlug
 }
 
 if (import.meta.main && process.argv[2] === UNPACK_COMMAND) {
-  // A compiled binary's child that unpacks the native files, so its parent's memory never holds them (src/native).
-  unpackAll().then(
+  // A compiled binary's child that unpacks the native files and the fonts, so its parent's memory never holds them (src/native).
+  Promise.all([unpackAll(), copyOut(copiedOutFiles())]).then(
     () => process.exit(0),
     (e) => {
       console.error(`could not unpack the native files: ${(e as Error).message}`);

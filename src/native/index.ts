@@ -41,12 +41,12 @@ export function nativeRoot(env: Record<string, string | undefined> = process.env
 }
 
 /** Writes one embedded file beside its final name and renames it, so concurrent starts never see half a file. */
-async function unpack(from: string, to: string, size: number): Promise<void> {
+async function unpack(from: string, to: string, size: number, mode = 0o755): Promise<void> {
   if (existsSync(to) && statSync(to).size === size) return;
   mkdirSync(dirname(to), { recursive: true });
   const part = `${to}.${process.pid}.part`;
   writeFileSync(part, await Bun.file(from).bytes());
-  chmodSync(part, 0o755);
+  chmodSync(part, mode);
   renameSync(part, to);
 }
 
@@ -75,6 +75,35 @@ export async function unpackAll(env: Record<string, string | undefined> = proces
     for (const file of [...addon.libraries, addon.addon]) await unpack(file.embedded, join(root, file.path), file.size);
   }
   return root;
+}
+
+/** A file embedded in the binary that a plugin copies to `to` on first use (the renderer's fonts). */
+export type CopiedOut = { from: string; to: string };
+
+const isEmbedded = (path: string) => path.startsWith("/$bunfs") || path.startsWith("B:\\~BUN");
+
+/** Copies the embedded files among `files` that have no copy of their size yet (the unpack child runs this). */
+export async function copyOut(files: CopiedOut[]): Promise<void> {
+  for (const f of files.filter((f) => isEmbedded(f.from))) await unpack(f.from, f.to, Bun.file(f.from).size, 0o644);
+}
+
+/**
+ * When some of `files` have no copy yet, copies them in a child process of this binary, in the background: a process
+ * that reads an embedded file keeps its pages of the executable in its RSS for good (~75 MB for all the fonts, which
+ * the renderer would otherwise copy out in the serving process at its first render). Compares sizes only, reading
+ * nothing. Until the child is done, a plugin that needs a file copies it itself, as without this.
+ */
+export function copyOutInChild(files: CopiedOut[]): boolean {
+  const missing = files.filter((f) => isEmbedded(f.from) && !(existsSync(f.to) && statSync(f.to).size === Bun.file(f.from).size));
+  if (!embedded || missing.length === 0 || process.env._VITRIN_NATIVE_UNPACKING_CHILD) return false;
+  const child = Bun.spawn([process.execPath, UNPACK_COMMAND], {
+    env: { ...process.env, _VITRIN_NATIVE_UNPACKING_CHILD: "1" },
+    stdin: "ignore",
+    stdout: "ignore",
+    stderr: "inherit",
+  });
+  child.unref();
+  return true;
 }
 
 /** The hidden command a compiled binary runs in a child process to unpack its native files (see unpackInChild). */
