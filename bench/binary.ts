@@ -37,6 +37,9 @@ function env(v: Variant, port: number) {
   return {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
     HOME: work,
+    // An empty $TMPDIR, as on a fresh host: the binary then copies its fonts out (vitrin-fonts), which once kept ~75 MB
+    // of the executable in the server's RSS; a run after another that left the copies in /tmp would not show that.
+    TMPDIR: work,
     VITRIN_DATA_DIR: v.dataDir,
     VITRIN_NATIVE_DIR: join(work, "native"),
     VITRIN_PORT: String(port),
