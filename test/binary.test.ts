@@ -5,6 +5,7 @@ import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, rmSync, statS
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { signatureHeader } from "../examples/plugins/payment-sandbox";
+import { FONT_FILES } from "../plugins/renderer-ffmpeg/fonts";
 import { compiledBinary } from "./compiled-binary";
 import { createPostgresDatabase, freePort, onPostgres, productPhoto, startImageHost, tempDir, type ImageHost } from "./helpers";
 
@@ -13,6 +14,8 @@ const SECRET = "sandbox-secret-0123456789";
 const ADMIN = "binary-admin-token-0123456789";
 
 let work = "";
+/** The binary's $TMPDIR, empty at first as on a fresh host (kept out of `work`, which holds only what a self-hoster puts there). */
+let tmp = "";
 let exe = "";
 let server: Subprocess<"ignore", "pipe", "pipe"> | null = null;
 let base = "";
@@ -26,6 +29,7 @@ function env(extra: Record<string, string> = {}): Record<string, string> {
   return {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
     HOME: work,
+    TMPDIR: tmp,
     VITRIN_NATIVE_DIR: join(work, "native-cache"),
     VITRIN_LOG_LEVEL: "info",
     VITRIN_PLUGIN_SANDBOX_SECRET: SECRET,
@@ -83,6 +87,7 @@ beforeAll(async () => {
   // What sits beside the binary: a plugin folder (the repository's example) and a template folder.
   cpSync(join(ROOT, "examples", "plugins", "payment-sandbox"), join(work, "plugins", "payment-sandbox"), { recursive: true });
   mkdirSync(join(work, "templates"));
+  tmp = tempDir("vitrin-binary-tmp-");
   writeFileSync(
     join(work, "templates", "plain-square.js"),
     `export default ({ defineTemplate, t }) => defineTemplate({
@@ -102,6 +107,7 @@ afterAll(async () => {
   images?.close();
   await database?.drop();
   if (work) rmSync(work, { recursive: true, force: true });
+  if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
 
 describe("the compiled binary", () => {
@@ -211,6 +217,12 @@ describe("the compiled binary", () => {
     expect(files.some((f) => /sharp-.*\.node$/.test(f))).toBe(true);
     expect(files.some((f) => /libonnxruntime\.so/.test(f))).toBe(true);
     expect(files.some((f) => /onnxruntime_binding\.node$/.test(f))).toBe(true);
+  });
+
+  test("has its fonts copied out by a child before any render, so the server never reads them", async () => {
+    const fonts = join(tmp, "vitrin-fonts");
+    const copied = () => (existsSync(fonts) ? readdirSync(fonts).filter((f) => f.endsWith(".ttf")) : []);
+    await until("the fonts copied out", () => (copied().length === FONT_FILES.length ? true : null));
   });
 
   test("renders a video with a bundled template and its fonts", async () => {
