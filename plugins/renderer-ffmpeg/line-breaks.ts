@@ -1,6 +1,5 @@
 // Where lines may break in scripts written without spaces: BudouX's phrases for Japanese, Chinese and Thai, so a
 // line never ends in the middle of a word (pango alone breaks between any two Han or kana, and mid-word in Thai).
-import { loadDefaultJapaneseParser, loadDefaultSimplifiedChineseParser, loadDefaultThaiParser, loadDefaultTraditionalChineseParser } from "budoux";
 
 type Parser = { parse(sentence: string): string[] };
 
@@ -8,13 +7,15 @@ const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
 const HAN = /\p{Script=Han}/u;
 const THAI = /\p{Script=Thai}/u;
 
-// The models are loaded on first use: most videos never need one.
+// BudouX itself (it brings linkedom, ~11-15 MB of a server's idle RSS) and its models load on first use: most videos
+// never need one.
 const parsers = new Map<string, Parser>();
+const budoux = () => require("budoux") as typeof import("budoux");
 const loaders: Record<string, () => Parser> = {
-  ja: loadDefaultJapaneseParser,
-  "zh-hans": loadDefaultSimplifiedChineseParser,
-  "zh-hant": loadDefaultTraditionalChineseParser,
-  th: loadDefaultThaiParser,
+  ja: () => budoux().loadDefaultJapaneseParser(),
+  "zh-hans": () => budoux().loadDefaultSimplifiedChineseParser(),
+  "zh-hant": () => budoux().loadDefaultTraditionalChineseParser(),
+  th: () => budoux().loadDefaultThaiParser(),
 };
 
 function parser(model: string): Parser {
