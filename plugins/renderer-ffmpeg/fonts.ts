@@ -1,7 +1,7 @@
 // The fonts vitrin ships (npm font packages, never the host's), made visible to sharp's text renderer (pango).
 import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import type { FontRole } from "../../src/plugins/renderer-kit";
 import sharp from "../../src/plugins/sharp";
 // `type: "file"` gives a path on disk in development and embeds the file in a `bun build --compile` binary.
@@ -68,12 +68,16 @@ export function ensureFonts(): Promise<void> {
   return ready;
 }
 
+/** Where a font embedded in a compiled binary is copied out to (the binary's unpack child copies them there first). */
+export function fontCopyPath(path: string): string {
+  return join(tmpdir(), "vitrin-fonts", basename(path));
+}
+
 /** A real file for each font: fontconfig cannot read files embedded in a compiled binary, so those are copied out once. */
 async function materialize(path: string): Promise<string> {
   if (!path.startsWith("/$bunfs") && !path.startsWith("B:\\~BUN") && existsSync(path)) return path;
-  const dir = join(tmpdir(), "vitrin-fonts");
-  mkdirSync(dir, { recursive: true });
-  const target = join(dir, basename(path));
+  const target = fontCopyPath(path);
+  mkdirSync(dirname(target), { recursive: true });
   const source = Bun.file(path);
   // Compared by size before reading: in a binary, reading a font faults its pages of the executable into this
   // process's RSS for good, ~75 MB for all of them, which a process that finds them already copied need not carry.

@@ -16,7 +16,7 @@ export { checkLayout, previewFrame, stillFrame, stillOf } from "./preview";
 export { fieldOf, layoutProblems, settledMoments, LayoutLedger } from "./layout";
 export { sampleCopy, samplePrompt, writeSampleProduct, type SampleProduct } from "./sample";
 export { cleanText, renderTextImage, type TextImage } from "./text";
-export { ensureFonts, FONT_FILES } from "./fonts";
+export { ensureFonts, FONT_FILES, fontCopyPath } from "./fonts";
 
 export type FfmpegRendererOptions = {
   /** ffmpeg and ffprobe executables: names looked up on PATH, or paths (default "ffmpeg", "ffprobe"). */
