@@ -1,6 +1,5 @@
 // The plugins built into vitrin; the registry picks one per slot from config.
 import { PluginRegistry } from "../src/plugins";
-import type { CopiedOut } from "../src/native";
 import storageLocal from "./storage-local";
 import storageS3 from "./storage-s3";
 import backgroundRemovalNone from "./background-removal-none";
@@ -15,8 +14,8 @@ export function builtinPlugins(): PluginRegistry {
 
 /**
  * Files the built-in plugins copy out of a compiled binary on first use, where they copy them: the renderer's fonts.
- * The binary's unpack child copies them first.
+ * The binary's unpack child copies them first (the shape of src/native's CopiedOut: a plugin imports only the kit).
  */
-export function copiedOutFiles(): CopiedOut[] {
+export function copiedOutFiles(): { from: string; to: string }[] {
   return FONT_FILES.map((from) => ({ from, to: fontCopyPath(from) }));
 }
