@@ -23,7 +23,10 @@ import { startS3Server, type S3Server } from "./support/s3";
 const MAIN = join(import.meta.dir, "..", "src", "main.ts");
 const ADMIN = "multi-instance-admin-token-0123456789";
 const PINGS = 2_000;
-const PING_ACCOUNTS = 10; // webhook jobs run at most 8 at a time per account (keyConcurrency), across all instances
+// One delivery job per account runs at a time across all instances, and one instance runs at most 32 accounts' jobs at
+// once (ACCOUNTS_AT_ONCE in src/webhooks/delivery.ts): with more accounts than that, no instance can hold every
+// account's job, so the work must spread. With 10, one quick instance once took all 2,000 pings (2026-11-26).
+const PING_ACCOUNTS = 40;
 const TEMPLATE = "feature-split"; // the longest render of the built-in templates (16:9, about 3 s at full threads)
 
 type Instance = { name: string; proc: Subprocess; base: string; dir: string; killed: boolean };
