@@ -242,10 +242,6 @@ function writeAll(fd: number, bytes: Uint8Array) {
 }
 
 /**
- * The chunks concatenated into the fp16 source model, checked against SOURCE_SHA256. Each chunk's own hash (its file
- * name) is only checked when the whole does not match, to name the damaged chunk: hashing it all twice cost ~0.2 s.
- */
-/**
  * The source model widened to fp32 and quantized to int8. The converters (and protobufjs, ~10 MB of RSS once loaded)
  * are imported here, not at start: only an install that assembles the model needs them.
  */
@@ -254,6 +250,10 @@ async function convertToInt8(source: Uint8Array): Promise<Uint8Array> {
   return quantizeToInt8(widenToFp32(source, MODEL_OUTPUTS), ranges.default as unknown as ActivationRanges);
 }
 
+/**
+ * The chunks concatenated into the fp16 source model, checked against SOURCE_SHA256. Each chunk's own hash (its file
+ * name) is only checked when the whole does not match, to name the damaged chunk: hashing it all twice cost ~0.2 s.
+ */
 function readSource(source: Source): Uint8Array {
   const whole = new Uint8Array(source.size);
   const sha256 = (data: Uint8Array) => new Bun.CryptoHasher("sha256").update(data).digest("hex");
