@@ -1,7 +1,7 @@
 // The sound of a render: the chosen track cut to the video on a bar line, faded in and out, brought to -14 LUFS by
 // one gain measured on that very cut, limited below -1 dBTP, and encoded as AAC-LC 48 kHz stereo beside the video.
 import { basename, join } from "node:path";
-import type { RenderMusic } from "../../src/plugins";
+import { isEmbeddedPath, type RenderMusic } from "../../src/plugins";
 import { RenderError } from "./ffmpeg";
 import committed from "../../music/loudness.json";
 
@@ -104,7 +104,7 @@ export type PreparedAudio = { file: string; plan: AudioPlan; gain: number; durat
  */
 export async function prepareAudio(ffmpeg: string, music: RenderMusic, o: { duration: number; workDir: string; signal: AbortSignal }): Promise<PreparedAudio> {
   // ffmpeg cannot read a file embedded in a compiled binary: it gets a copy on disk.
-  const file = music.file.startsWith("/$bunfs/") ? join(o.workDir, basename(music.file)) : music.file;
+  const file = isEmbeddedPath(music.file) ? join(o.workDir, basename(music.file)) : music.file;
   // copyfile(2) cannot read the executable's embedded files: Bun's own file API can.
   if (file !== music.file) await Bun.write(file, Bun.file(music.file));
   const plan = planAudio(o.duration, music.bpm, music.seconds);

@@ -2,6 +2,7 @@
 import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
+import { isEmbeddedPath } from "../../src/plugins";
 import type { FontRole } from "../../src/plugins/renderer-kit";
 import sharp from "../../src/plugins/sharp";
 // `type: "file"` gives a path on disk in development and embeds the file in a `bun build --compile` binary.
@@ -75,7 +76,7 @@ export function fontCopyPath(path: string): string {
 
 /** A real file for each font: fontconfig cannot read files embedded in a compiled binary, so those are copied out once. */
 async function materialize(path: string): Promise<string> {
-  if (!path.startsWith("/$bunfs") && !path.startsWith("B:\\~BUN") && existsSync(path)) return path;
+  if (!isEmbeddedPath(path) && existsSync(path)) return path;
   const target = fontCopyPath(path);
   mkdirSync(dirname(target), { recursive: true });
   const source = Bun.file(path);

@@ -5,3 +5,4 @@ export * from "./clock";
 export * from "./ids";
 export * from "./log";
 export * from "./metadata";
+export * from "./embedded-path";

@@ -9,6 +9,7 @@ import { dlopen, FFIType } from "bun:ffi";
 import { chmodSync, existsSync, mkdirSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { defaultNativeDir } from "../config";
+import { isEmbeddedPath } from "../kernel";
 import { embedded, type EmbeddedAddon } from "./embedded";
 
 export { embedded, type Embedded, type EmbeddedModel } from "./embedded";
@@ -80,11 +81,9 @@ export async function unpackAll(env: Record<string, string | undefined> = proces
 /** A file embedded in the binary that a plugin copies to `to` on first use (the renderer's fonts). */
 export type CopiedOut = { from: string; to: string };
 
-const isEmbedded = (path: string) => path.startsWith("/$bunfs") || path.startsWith("B:\\~BUN");
-
 /** Copies the embedded files among `files` that have no copy of their size yet (the unpack child runs this). */
 export async function copyOut(files: CopiedOut[]): Promise<void> {
-  for (const f of files.filter((f) => isEmbedded(f.from))) await unpack(f.from, f.to, Bun.file(f.from).size, 0o644);
+  for (const f of files.filter((f) => isEmbeddedPath(f.from))) await unpack(f.from, f.to, Bun.file(f.from).size, 0o644);
 }
 
 /**
@@ -94,7 +93,7 @@ export async function copyOut(files: CopiedOut[]): Promise<void> {
  * nothing. Until the child is done, a plugin that needs a file copies it itself, as without this.
  */
 export function copyOutInChild(files: CopiedOut[]): boolean {
-  const missing = files.filter((f) => isEmbedded(f.from) && !(existsSync(f.to) && statSync(f.to).size === Bun.file(f.from).size));
+  const missing = files.filter((f) => isEmbeddedPath(f.from) && !(existsSync(f.to) && statSync(f.to).size === Bun.file(f.from).size));
   if (!embedded || missing.length === 0 || process.env._VITRIN_NATIVE_UNPACKING_CHILD) return false;
   const child = Bun.spawn([process.execPath, UNPACK_COMMAND], {
     env: { ...process.env, _VITRIN_NATIVE_UNPACKING_CHILD: "1" },

@@ -1,0 +1,1 @@
+export declare function isEmbeddedPath(path: string): boolean;
