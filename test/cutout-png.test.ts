@@ -1,0 +1,54 @@
+// The cut-out's own PNG encoder (plugins/background-removal-isnet/png.ts): what it writes decodes, in other readers,
+// to exactly the pixels it was given, in any size and however many strips it deflates in.
+import { expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import sharp from "sharp";
+import { encodeRgbaPng } from "../plugins/background-removal-isnet/png";
+
+/** Pixels with structure (gradients, hard edges, noise, every alpha level) so each filter and deflate path is exercised. */
+function pixels(width: number, height: number, seed = 7): Uint8Array {
+  const out = new Uint8Array(width * height * 4);
+  let s = seed;
+  const rand = () => ((s = (s * 1103515245 + 12345) & 0x7fffffff) >> 16) & 255;
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const i = (y * width + x) * 4;
+      out[i] = (x * 255) / Math.max(1, width - 1);
+      out[i + 1] = x > width / 2 ? 200 : (y * 7) & 255;
+      out[i + 2] = rand();
+      out[i + 3] = (x + y) % 256;
+    }
+  }
+  return out;
+}
+
+test("a PNG the encoder writes decodes to the same RGBA pixels (libspng through sharp)", async () => {
+  for (const [w, h, strips] of [[1, 1, 4], [3, 5, 4], [257, 130, 1], [257, 130, 2], [640, 1000, 4], [1024, 937, 3]] as const) {
+    const rgba = pixels(w, h);
+    const png = await encodeRgbaPng(rgba, w, h, strips);
+    const { data, info } = await sharp(png).raw().toBuffer({ resolveWithObject: true });
+    expect({ w: info.width, h: info.height, channels: info.channels }).toEqual({ w, h, channels: 4 });
+    expect(Buffer.compare(data, Buffer.from(rgba))).toBe(0);
+  }
+});
+
+test("ffmpeg reads the encoder's PNG too, with its alpha", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "vitrin-png-"));
+  try {
+    const rgba = pixels(300, 200);
+    writeFileSync(join(dir, "a.png"), await encodeRgbaPng(rgba, 300, 200));
+    const proc = Bun.spawn(["ffmpeg", "-v", "error", "-i", join(dir, "a.png"), "-f", "rawvideo", "-pix_fmt", "rgba", "-"], { stdout: "pipe", stderr: "pipe" });
+    const raw = new Uint8Array(await new Response(proc.stdout).arrayBuffer());
+    expect(await proc.exited).toBe(0);
+    expect(Buffer.compare(Buffer.from(raw), Buffer.from(rgba))).toBe(0);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("pixels that do not match the size given are refused", async () => {
+  await expect(encodeRgbaPng(new Uint8Array(10), 2, 2)).rejects.toThrow("expected 2x2 RGBA pixels");
+  await expect(encodeRgbaPng(new Uint8Array(0), 0, 0)).rejects.toThrow("RGBA pixels");
+});
