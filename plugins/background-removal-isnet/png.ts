@@ -13,13 +13,12 @@ const LEVEL = 2;
 /** Rows per strip at the least: a strip's deflate starts afresh (no window from the strip before), ~0.1 % per strip. */
 const MIN_STRIP_ROWS = 64;
 
-function chunk(type: string, data: Uint8Array): Buffer {
-  const out = Buffer.alloc(12 + data.length);
-  out.writeUInt32BE(data.length, 0);
-  out.write(type, 4, "latin1");
-  out.set(data, 8);
-  out.writeUInt32BE(zlib.crc32(out.subarray(4, 8 + data.length)) >>> 0, 8 + data.length);
-  return out;
+/** Writes a chunk's length, type and CRC around the `length` data bytes already placed at `at + 8`; returns its end. */
+function sealChunk(out: Buffer, at: number, type: string, length: number): number {
+  out.writeUInt32BE(length, at);
+  out.write(type, at + 4, "latin1");
+  out.writeUInt32BE(zlib.crc32(out.subarray(at + 4, at + 8 + length)) >>> 0, at + 8 + length);
+  return at + 12 + length;
 }
 
 function deflateStrip(data: Uint8Array, last: boolean): Promise<Buffer> {
@@ -64,14 +63,26 @@ export async function encodeRgbaPng(rgba: Uint8Array, width: number, height: num
   // Adler-32 (the zlib stream's checksum) of all the filtered rows, while the strips deflate.
   const checksum = Bun.hash.adler32(filtered);
   const deflated = await Promise.all(parts);
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
+  // One buffer for the whole file, each part written in place (joining 1-2 MB buffers twice took ~10 ms).
+  const idatLength = 2 + deflated.reduce((n, d) => n + d.length, 0) + 4;
+  const out = Buffer.allocUnsafe(SIGNATURE.length + 25 + 12 + idatLength + 12);
+  out.set(SIGNATURE, 0);
+  let at = SIGNATURE.length;
+  out.writeUInt32BE(width, at + 8);
+  out.writeUInt32BE(height, at + 12);
   // Bit depth 8, colour type 6 (RGBA), deflate, adaptive filtering (per-row filter bytes), no interlace.
-  ihdr.set([8, 6, 0, 0, 0], 8);
-  const trailer = Buffer.alloc(4);
-  trailer.writeUInt32BE(checksum, 0);
+  out.set([8, 6, 0, 0, 0], at + 16);
+  at = sealChunk(out, at, "IHDR", 13);
   // zlib header 0x78 0x5e: 32 KB window, "fast" level (informative only), and a check that makes it divisible by 31.
-  const idat = Buffer.concat([Buffer.from([0x78, 0x5e]), ...deflated, trailer]);
-  return Buffer.concat([SIGNATURE, chunk("IHDR", ihdr), chunk("IDAT", idat), chunk("IEND", new Uint8Array(0))]);
+  let pos = at + 8;
+  out[pos++] = 0x78;
+  out[pos++] = 0x5e;
+  for (const d of deflated) {
+    out.set(d, pos);
+    pos += d.length;
+  }
+  out.writeUInt32BE(checksum, pos);
+  at = sealChunk(out, at, "IDAT", idatLength);
+  sealChunk(out, at, "IEND", 0);
+  return out;
 }
