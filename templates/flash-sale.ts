@@ -179,13 +179,17 @@ async function compose(ctx: Ctx, z: ReturnType<typeof sizes>, base: string, part
   const area = above
     ? { x: region.x, y: burstY + z.burst / 2 + 10 + drop, w: region.w, h: region.y + region.h - (burstY + z.burst / 2 + 10 + drop) }
     : { x: region.x, y: region.y + drop, w: region.w - z.burst - 2 * margin - 20, h: region.h - drop };
-  const prod = await ctx.productImage({ maxWidth: area.w, maxHeight: area.h - 30, shadow: { opacity: 0.5, blur: 0.03, offsetY: 0.03 } });
   const cx = area.x + area.w / 2;
   const cy = area.y + area.h / 2 - 15;
+  // The backdrop needs only where the product will sit, not its picture: both are drawn at once.
+  const [prod, background] = await Promise.all([
+    ctx.productImage({ maxWidth: area.w, maxHeight: area.h - 30, shadow: { opacity: 0.5, blur: 0.03, offsetY: 0.03 } }),
+    backdrop(ctx, base, cx, cy),
+  ]);
   const speed = 110;
 
   return {
-    background: await backdrop(ctx, base, cx, cy),
+    background,
     layers: [
       // Drops in from partly above (seen from the first frame), then keeps drifting slowly up.
       { name: "product", image: prod, x: cx, y: [[0, cy - 320], [0.9, cy, "back"], [8, cy - drop, "linear"]] },

@@ -177,9 +177,13 @@ async function compose(ctx: Ctx, z: ReturnType<typeof sizes>, c: { base: string;
   const area = z.side
     ? { x: S.x + z.column + 40, y: S.y + drift, w: S.w - z.column - 40, h: S.h - 2 * drift }
     : { x: S.x, y: z.top + drift, w: S.w, h: wordsTop - 40 - z.top - 2 * drift };
-  const prod = await ctx.productImage({ maxWidth: area.w * 0.9, maxHeight: area.h, shadow: { opacity: 0.45, blur: 0.03, offsetY: 0.03 } });
   const px = area.x + area.w / 2;
   const py = area.y + area.h / 2;
+  // The backdrop needs only where the product will sit, not its picture: both are drawn at once.
+  const [prod, background] = await Promise.all([
+    ctx.productImage({ maxWidth: area.w * 0.9, maxHeight: area.h, shadow: { opacity: 0.45, blur: 0.03, offsetY: 0.03 } }),
+    backdrop(ctx, c.base, c.accent, px, py),
+  ]);
   // Once the card is up (tall formats), the product rests above it, smaller.
   const band = cardY - panel.h / 2 - 40 - z.top;
   const rest = z.side ? 1 : Math.min(1, (band - drift) / prod.content.h);
@@ -187,7 +191,7 @@ async function compose(ctx: Ctx, z: ReturnType<typeof sizes>, c: { base: string;
   const swing = Math.min(320, ctx.width - px);
 
   return {
-    background: await backdrop(ctx, c.base, c.accent, px, py),
+    background,
     layers: [
       {
         name: "product", image: prod,

@@ -247,12 +247,15 @@ async function productImage(w: AssetWriter, source: ProductSource, o: ProductIma
   let rgba = decoded.data;
   let mask: Buffer;
   if (source.cutout) {
-    const alpha = await sharp(rgba, { raw: { width: iw, height: ih, channels: 4 } }).extractChannel(3).raw().toBuffer();
-    if (source.maskPath && existsSync(source.maskPath)) {
-      mask = await sharp(source.maskPath).greyscale().resize(iw, ih, { fit: "fill" }).extractChannel(0).raw().toBuffer();
-      // A cut-out saved without transparency still gets its background removed by the mask.
-      if (alpha.every((v) => v === 255)) rgba = withAlpha(rgba, mask);
-    } else mask = alpha;
+    // The alpha and the stored mask are read side by side (independent libvips pipelines).
+    const withMask = !!source.maskPath && existsSync(source.maskPath);
+    const [alpha, stored] = await Promise.all([
+      sharp(rgba, { raw: { width: iw, height: ih, channels: 4 } }).extractChannel(3).raw().toBuffer(),
+      withMask ? sharp(source.maskPath!).greyscale().resize(iw, ih, { fit: "fill" }).extractChannel(0).raw().toBuffer() : null,
+    ]);
+    mask = stored ?? alpha;
+    // A cut-out saved without transparency still gets its background removed by the mask.
+    if (stored && alpha.every((v) => v === 255)) rgba = withAlpha(rgba, stored);
   } else {
     mask = Buffer.alloc(iw * ih, 255);
   }
@@ -262,13 +265,12 @@ async function productImage(w: AssetWriter, source: ProductSource, o: ProductIma
   const fit = Math.min((o.maxWidth * w.scale) / box.width, (o.maxHeight * w.scale) / box.height);
   const pw = Math.max(2, Math.round(box.width * fit));
   const ph = Math.max(2, Math.round(box.height * fit));
-  let product = await sharp(rgba, { raw: { width: iw, height: ih, channels: 4 } })
-    .extract(box)
-    .resize(pw, ph, { fit: "fill", kernel: "lanczos3" })
-    .raw()
-    .toBuffer();
-  // sharp hands a resized one-channel raw image back as three channels: keep one, so the shadow is the mask's shape.
-  let shape = await sharp(mask, { raw: { width: iw, height: ih, channels: 1 } }).extract(box).resize(pw, ph, { fit: "fill" }).extractChannel(0).raw().toBuffer();
+  // The picture and its shape are scaled side by side. sharp hands a resized one-channel raw image back as three
+  // channels: the shape keeps one, so the shadow is the mask's shape.
+  let [product, shape] = await Promise.all([
+    sharp(rgba, { raw: { width: iw, height: ih, channels: 4 } }).extract(box).resize(pw, ph, { fit: "fill", kernel: "lanczos3" }).raw().toBuffer(),
+    sharp(mask, { raw: { width: iw, height: ih, channels: 1 } }).extract(box).resize(pw, ph, { fit: "fill" }).extractChannel(0).raw().toBuffer(),
+  ]);
 
   if (!source.cutout) {
     // A photo with its background: shown as a rounded card rather than a rectangle pasted on the design.
@@ -310,8 +312,12 @@ async function productImage(w: AssetWriter, source: ProductSource, o: ProductIma
       .toBuffer();
     return { input, raw: { width: cw, height: ch - dy, channels: 4 }, left: 0, top: dy };
   };
-  if (glow) layers.push(await soft(glowSigma, glow.color, glow.opacity, 0));
-  if (shadow) layers.push(await soft(shadowSigma, shadow.color, shadow.opacity, Math.round(shadowDy)));
+  // Halo first, shadow over it, both made at once.
+  const softLayers = await Promise.all([
+    glow ? soft(glowSigma, glow.color, glow.opacity, 0) : null,
+    shadow ? soft(shadowSigma, shadow.color, shadow.opacity, Math.round(shadowDy)) : null,
+  ]);
+  for (const layer of softLayers) if (layer) layers.push(layer);
   layers.push({ input: product, raw: { width: pw, height: ph, channels: 4 }, left: pad, top: pad });
   const canvas = sharp({ create: { width: cw, height: ch, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } }).composite(layers);
   const asset = await w.write("product", canvas);
