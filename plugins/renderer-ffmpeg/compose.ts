@@ -99,11 +99,22 @@ export function placeLayer(layer: Layer, t: number, frame: Frame): Placed {
   };
 }
 
-/** The background at a moment: its picture (mirrored for right-to-left) at its pan offset. */
-export async function backgroundCanvas(bg: Background, t: number, frame: Frame, pictures: PictureCache): Promise<Canvas> {
+/** The background's plan (a plain picture or a panned one) and its picture at the working scale, mirrored for right-to-left. */
+function backgroundPlan(bg: Background, frame: Frame, pictures: PictureCache) {
   const plan = "path" in bg ? { image: bg as Asset } : (bg as Exclude<Background, Asset>);
   const flip = frame.rtl && plan.mirror !== false;
-  const pic = await pictures.get(plan.image.path, plan.image.w, plan.image.h, flip);
+  return { plan, flip, picture: pictures.get(plan.image.path, plan.image.w, plan.image.h, flip) };
+}
+
+/** Starts decoding the background's picture (the readable pass decodes every picture at once before it composes). */
+export function prefetchBackground(bg: Background, frame: Frame, pictures: PictureCache): Promise<Picture> {
+  return backgroundPlan(bg, frame, pictures).picture;
+}
+
+/** The background at a moment: its picture (mirrored for right-to-left) at its pan offset. */
+export async function backgroundCanvas(bg: Background, t: number, frame: Frame, pictures: PictureCache): Promise<Canvas> {
+  const { plan, flip, picture } = backgroundPlan(bg, frame, pictures);
+  const pic = await picture;
   const width = Math.max(1, Math.round(frame.width * WORK_SCALE));
   const height = Math.max(1, Math.round(frame.height * WORK_SCALE));
   const panned = plan.x !== undefined || plan.y !== undefined;

@@ -4,7 +4,7 @@
 import { rename } from "node:fs/promises";
 import type { Layer, Scene } from "../../src/plugins/renderer-kit";
 import type { AssetWriter } from "./assets";
-import { backgroundCanvas, drawLayer, drawPicture, forEachCovered, placeLayer, PictureCache, shifted, WORK_SCALE, type Canvas, type Frame } from "./compose";
+import { backgroundCanvas, drawLayer, prefetchBackground, drawPicture, forEachCovered, placeLayer, PictureCache, shifted, WORK_SCALE, type Canvas, type Frame } from "./compose";
 import { contrastOver, DECIDE, farthestOf, panelOpacity, parseColor, thresholdOf, type Ink } from "./contrast";
 import { itemOf, recipeOf, rememberRecipe } from "./inks";
 import { fadesOf, present } from "./scene/spans";
@@ -194,10 +194,10 @@ export async function makeReadable(scene: Scene, writer: AssetWriter, frame: Fra
   const pictures = new PictureCache();
   const panels = new Map<string, { color: string; opacity: number }>();
   // Every picture decoded at once: libvips decodes them side by side, where one after another waits on each.
-  await Promise.all(present(scene).flatMap((l) => [
+  await Promise.all([prefetchBackground(scene.background, frame, pictures), ...present(scene).flatMap((l) => [
     pictures.get(l.image.path, l.image.w, l.image.h),
     ...(l.image.ink ?? []).flatMap((k) => (k.on ? [] : [pictures.ofScale(k.mask, writer.scale), ...(k.under ? [pictures.get(k.under, l.image.w, l.image.h)] : [])])),
-  ]));
+  ])]);
   let measured = await sweep(scene, frame, pictures, writer.scale);
   for (let round = 0; round < 2; round++) {
     const failing = targetsOf(scene, frame.duration).filter((t) => (measured.get(t.ink)?.ratio ?? Infinity) < thresholdOf(t.ink) * DECIDE);
