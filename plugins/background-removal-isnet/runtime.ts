@@ -96,10 +96,11 @@ export function fastPixelValues(processor: Processor, rgb: Uint8Array, width: nu
   // Each plane reads its channel from the interleaved RGB (BGR when the config flips the order).
   for (let c = 0; c < 3; c++) {
     const from = ip.do_flip_channel_order ? 2 - c : c;
-    const m = mean[from];
-    const s = std[from];
+    // A byte has 256 values: a table of their normalised floats turns 3 M multiply-subtract-divides into lookups.
+    const table = new Float32Array(256);
+    for (let v = 0; v < 256; v++) table[v] = (v * scale - mean[from]) / std[from];
     const plane = c * n;
-    for (let i = 0, j = from; i < n; i++, j += 3) out[plane + i] = (rgb[j] * scale - m) / s;
+    for (let i = 0, j = from; i < n; i++, j += 3) out[plane + i] = table[rgb[j]];
   }
   return out;
 }
