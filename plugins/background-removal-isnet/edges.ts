@@ -260,12 +260,15 @@ function widePass(rgba: Uint8Array, w: number, band: Int32Array, coarse: Coarse,
 
 type Narrow = { photo: Uint8Array; coarseB: Float32Array; coarse: Coarse; sums: Float32Array };
 
+/** The narrow pass's estimate for a partly transparent pixel of photo colour v, from the local means F̂ and B̂. */
+const blend = (fg: number, bg: number, a: number, v: number) => clamp255(fg + a * (v - a * fg - (1 - a) * bg));
+
 /**
- * The narrow pass at band pixel k, from its window sums, into photo: an opaque pixel unmixed, a partly transparent one
- * re-estimated from the photo's colour, a transparent one given the product's. Where no fully transparent pixel is in
- * reach the background is the coarse one.
+ * The narrow pass at opaque or transparent band pixel k, from its window sums, into photo: an opaque pixel unmixed
+ * (its background the coarse one where no fully transparent pixel is in reach), a transparent one given the product's
+ * colour. Partly transparent pixels are done in narrowSums.
  */
-function narrowPixel(rgba: Uint8Array, k: number, q: number, x: number, y: number, { photo, coarseB, coarse, sums }: Narrow) {
+function narrowPixel(rgba: Uint8Array, k: number, q: number, x: number, y: number, { photo, coarse, sums }: Narrow) {
   const alpha = rgba[q + 3], p = k * 3;
   const sa = sums[0], sn = sums[4];
   if (alpha === 255) {
@@ -276,17 +279,8 @@ function narrowPixel(rgba: Uint8Array, k: number, q: number, x: number, y: numbe
     unmix(photo, p, photo, p, sums, 1, sums, 5);
     return;
   }
-  if (alpha === 0) {
-    // Invisible, but it is what a renderer that scales without premultiplying alpha blends into the edge.
-    if (sa > 0) (photo[p] = clamp255(sums[1] / sa)), (photo[p + 1] = clamp255(sums[2] / sa)), (photo[p + 2] = clamp255(sums[3] / sa));
-    return;
-  }
-  const a = alpha / 255;
-  for (let c = 0; c < 3; c++) {
-    const fg = sa > 0 ? sums[1 + c] / sa : rgba[q + c];
-    const bg = sn > 0 ? sums[5 + c] / sn : coarseB[p + c];
-    photo[p + c] = clamp255(fg + a * (photo[p + c] - a * fg - (1 - a) * bg));
-  }
+  // Invisible, but it is what a renderer that scales without premultiplying alpha blends into the edge.
+  if (sa > 0) (photo[p] = clamp255(sums[1] / sa)), (photo[p + 1] = clamp255(sums[2] / sa)), (photo[p + 2] = clamp255(sums[3] / sa));
 }
 
 /**
@@ -345,8 +339,18 @@ function narrowSums(rgba: Uint8Array, w: number, h: number, r: number, band: Int
         }
       }
       at = x;
-      (sums[0] = s0), (sums[1] = s1), (sums[2] = s2), (sums[3] = s3), (sums[4] = s4), (sums[5] = s5), (sums[6] = s6), (sums[7] = s7);
-      narrowPixel(rgba, k, band[k] * 4, x, y, narrow);
+      const q = band[k] * 4, alpha = rgba[q + 3];
+      if (alpha === 255 || alpha === 0) {
+        (sums[0] = s0), (sums[1] = s1), (sums[2] = s2), (sums[3] = s3), (sums[4] = s4), (sums[5] = s5), (sums[6] = s6), (sums[7] = s7);
+        narrowPixel(rgba, k, q, x, y, narrow);
+        continue;
+      }
+      // Partly transparent (most of the band in fur), done here from the sums as float32 values, as narrowPixel has them.
+      const { photo, coarseB } = narrow, p = k * 3, a = alpha / 255;
+      const sa = Math.fround(s0), sn = Math.fround(s4);
+      photo[p] = blend(sa > 0 ? Math.fround(s1) / sa : rgba[q], sn > 0 ? Math.fround(s5) / sn : coarseB[p], a, photo[p]);
+      photo[p + 1] = blend(sa > 0 ? Math.fround(s2) / sa : rgba[q + 1], sn > 0 ? Math.fround(s6) / sn : coarseB[p + 1], a, photo[p + 1]);
+      photo[p + 2] = blend(sa > 0 ? Math.fround(s3) / sa : rgba[q + 2], sn > 0 ? Math.fround(s7) / sn : coarseB[p + 2], a, photo[p + 2]);
     }
   }
 }
