@@ -2,7 +2,8 @@
 // its mask and the product box, differently per attempt so a retry can give a different result.
 import sharp from "../../src/plugins/sharp";
 import type { Box, Cutout } from "../../src/plugins";
-import { cutoutPng } from "./edges";
+import { decontaminate } from "./edges";
+import { encodeRgbaPng } from "./png";
 
 export const MAX_CUTOUT_SIDE = 1024;
 /** Below this share of the frame (after dropping specks) the model found nothing worth calling a product. */
@@ -276,6 +277,25 @@ function sampleAlpha(p: Float32Array, mw: number, xs: Axis, ys: Axis, ow: number
   return { alpha, ax0, ay0, ax1, ay1 };
 }
 
+/** The photo's crop scaled to the output grid, RGB. */
+function cropRgb(src: Upright, crop: { left: number; top: number; width: number; height: number }, ow: number, oh: number): Promise<Buffer> {
+  let pipeline = sharp(src.rgb, { raw: { width: src.width, height: src.height, channels: 3 } }).extract(crop);
+  if (ow !== crop.width || oh !== crop.height) pipeline = pipeline.resize(ow, oh, { fit: "fill" });
+  return pipeline.raw().toBuffer();
+}
+
+/** RGB pixels and an alpha plane of the same size interleaved into RGBA. */
+function withAlpha(rgb: Buffer, alpha: Uint8Array): Uint8Array {
+  const rgba = new Uint8Array(alpha.length * 4);
+  for (let i = 0, j = 0, k = 0; i < alpha.length; i++, j += 3, k += 4) {
+    rgba[k] = rgb[j]!;
+    rgba[k + 1] = rgb[j + 1]!;
+    rgba[k + 2] = rgb[j + 2]!;
+    rgba[k + 3] = alpha[i]!;
+  }
+  return rgba;
+}
+
 /** From the model's probability map to the finished cut-out: clean, box, crop, cap at 1024 px, apply alpha, encode. */
 export async function makeCutout(src: Upright, prob: Probability, attempt: number): Promise<Cutout> {
   const { variant, label } = variantFor(attempt);
@@ -326,7 +346,9 @@ export async function makeCutout(src: Upright, prob: Probability, attempt: numbe
   const ow = Math.max(1, Math.min(MAX_CUTOUT_SIDE, Math.round(cw * scale)));
   const oh = Math.max(1, Math.min(MAX_CUTOUT_SIDE, Math.round(ch * scale)));
 
-  // Alpha is sampled straight from the model grid onto the output grid (one bilinear step, no full-size mask in between).
+  // libvips crops and scales the photo to the output grid while the alpha is sampled here, from the model grid straight
+  // onto the output grid (one bilinear step, no full-size mask in between).
+  const rgbPixels = cropRgb(src, { left, top, width: cw, height: ch }, ow, oh);
   const xs = sampleAxis(ow, left, cw, src.width, mw);
   const ys = sampleAxis(oh, top, ch, src.height, mh);
   const { alpha, ax0, ay0, ax1, ay1 } = sampleAlpha(p, mw, xs, ys, ow, oh, variant);
@@ -340,15 +362,17 @@ export async function makeCutout(src: Upright, prob: Probability, attempt: numbe
           height: Math.max(1, Math.min(oh, Math.round((fy1 - fy0) * scale))),
         };
 
-  // The mask encodes in libvips while the cut-out's edges are decontaminated (edges.ts).
+  // The mask encodes in libvips while the cut-out's edges are decontaminated (edges.ts) and it is encoded (png.ts).
   const alphaRaw = Buffer.from(alpha.buffer, alpha.byteOffset, alpha.length);
-  const [png, mask] = await Promise.all([
-    cutoutPng(src, { left, top, width: cw, height: ch }, alpha, ow, oh),
-    sharp(alphaRaw, { raw: { width: ow, height: oh, channels: 1 } }).toColourspace("b-w").png({ compressionLevel: 6 }).toBuffer(),
-  ]);
+  const mask = sharp(alphaRaw, { raw: { width: ow, height: oh, channels: 1 } }).toColourspace("b-w").png({ compressionLevel: 6 }).toBuffer();
+  // Awaited below; until then a failure of either must not count as unhandled.
+  for (const pending of [mask, rgbPixels]) pending.catch(() => {});
+  const rgba = withAlpha(await rgbPixels, alpha);
+  decontaminate(rgba, ow, oh);
+  const [png, maskPng] = await Promise.all([encodeRgbaPng(rgba, ow, oh), mask]);
   return {
     png: new Uint8Array(png.buffer, png.byteOffset, png.length),
-    mask: new Uint8Array(mask.buffer, mask.byteOffset, mask.length),
+    mask: new Uint8Array(maskPng.buffer, maskPng.byteOffset, maskPng.length),
     width: ow,
     height: oh,
     box,

@@ -10,8 +10,6 @@
 // pixels touching the product take the product's colour too (invisible, but a renderer that scales the cut-out without
 // premultiplying alpha would otherwise pull the old background into the edge).
 
-import sharp from "../../src/plugins/sharp";
-import { encodeRgbaPng } from "./png";
 
 /** The wide pass works on cells this many pixels square. */
 const GRID = 4;
@@ -376,23 +374,4 @@ function addPixel(rgba: Uint8Array, q: number, sign: number, cols: Int32Array, o
   const a = sign * rgba[q + 3], clear = a === 0 ? sign : 0;
   (cols[o] += a), (cols[o + 1] += a * rgba[q]), (cols[o + 2] += a * rgba[q + 1]), (cols[o + 3] += a * rgba[q + 2]);
   (cols[o + 4] += clear), (cols[o + 5] += clear * rgba[q]), (cols[o + 6] += clear * rgba[q + 1]), (cols[o + 7] += clear * rgba[q + 2]);
-}
-
-/**
- * The cut-out PNG: the photo cropped (and scaled) to the output grid with `alpha` joined, its edges decontaminated,
- * encoded by png.ts (rows filtered "Up", deflated in strips on zlib's threads).
- */
-export async function cutoutPng(
-  photo: { rgb: Uint8Array; width: number; height: number },
-  crop: { left: number; top: number; width: number; height: number },
-  alpha: Uint8Array,
-  ow: number,
-  oh: number,
-): Promise<Buffer> {
-  let pipeline = sharp(photo.rgb, { raw: { width: photo.width, height: photo.height, channels: 3 } }).extract(crop);
-  if (ow !== crop.width || oh !== crop.height) pipeline = pipeline.resize(ow, oh, { fit: "fill" });
-  const alphaRaw = Buffer.from(alpha.buffer, alpha.byteOffset, alpha.length);
-  const rgba = await pipeline.joinChannel(alphaRaw, { raw: { width: ow, height: oh, channels: 1 } }).raw().toBuffer();
-  decontaminate(rgba, ow, oh);
-  return encodeRgbaPng(rgba, ow, oh);
 }
