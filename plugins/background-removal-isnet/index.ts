@@ -100,7 +100,8 @@ async function matteOf(s: ModelSession, memo: MatteMemo, key: string, upright: U
   const { prob, preprocessMs, inferenceMs } = await m.infer(upright);
   // ONNX Runtime cannot be interrupted mid-run; an abort is honoured as soon as it returns.
   signal?.throwIfAborted();
-  memo.last = { key, data: prob.data.slice(), width: prob.width, height: prob.height };
+  // Kept as it is, not copied: nothing after writes into the model's map (makeCutout copies before it drops specks).
+  memo.last = { key, data: prob.data, width: prob.width, height: prob.height };
   return { prob, loadMs, preprocessMs, inferenceMs };
 }
 
