@@ -1,5 +1,5 @@
 // The cut-out's own PNG encoder (plugins/background-removal-isnet/png.ts): what it writes decodes, in other readers,
-// to exactly the pixels it was given, in any size and however many strips it deflates in.
+// to exactly the pixels it was given, in any size.
 import { expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -25,9 +25,9 @@ function pixels(width: number, height: number, seed = 7): Uint8Array {
 }
 
 test("a PNG the encoder writes decodes to the same RGBA pixels (libspng through sharp)", async () => {
-  for (const [w, h, strips] of [[1, 1, 4], [3, 5, 4], [257, 130, 1], [257, 130, 2], [640, 1000, 4], [1024, 937, 3]] as const) {
+  for (const [w, h] of [[1, 1], [3, 5], [257, 130], [640, 1000], [1024, 937]] as const) {
     const rgba = pixels(w, h);
-    const png = await encodeRgbaPng(rgba, w, h, strips);
+    const png = await encodeRgbaPng(rgba, w, h);
     const { data, info } = await sharp(png).raw().toBuffer({ resolveWithObject: true });
     expect({ w: info.width, h: info.height, channels: info.channels }).toEqual({ w, h, channels: 4 });
     expect(Buffer.compare(data, Buffer.from(rgba))).toBe(0);
