@@ -1,6 +1,6 @@
 // The ISNet cut-out's connected-component labelling, checked against a plain flood fill written here.
 import { describe, expect, test } from "bun:test";
-import { components } from "../plugins/background-removal-isnet/cutout";
+import { components } from "../plugins/background-removal-isnet/components";
 
 /** Reference: 4-connected flood fill, labels in the order a raster scan first meets each component. */
 function floodFill(p: Float32Array, w: number, h: number, threshold: number) {

@@ -2,6 +2,7 @@
 // its mask and the product box, differently per attempt so a retry can give a different result.
 import sharp from "../../src/plugins/sharp";
 import type { Box, Cutout } from "../../src/plugins";
+import { components } from "./components";
 import { decontaminate } from "./edges";
 import { encodeRgbaPng } from "./png";
 
@@ -147,76 +148,6 @@ export function guidedFilter(rgb: Uint8Array, p: Float32Array, w: number, h: num
   return q;
 }
 
-type Components = { labels: Int32Array; areas: number[]; boxes: [number, number, number, number][] };
-
-/**
- * 4-connected components of the pixels at or above `threshold` (label 0 = background), numbered in the order a raster
- * scan first meets them. Two passes with union-find: a flood fill did the same in ~30 ms per 1024² map, this in ~8.
- */
-export function components(p: Float32Array, w: number, h: number, threshold: number): Components {
-  const n = w * h;
-  const labels = new Int32Array(n);
-  // Provisional labels: at most one per pixel pair on a row, plus one.
-  const parent = new Int32Array((n >> 1) + 2);
-  const find = (a: number) => {
-    while (parent[a] !== a) a = parent[a] = parent[parent[a]];
-    return a;
-  };
-  let next = 1;
-  for (let y = 0, i = 0; y < h; y++) {
-    for (let x = 0; x < w; x++, i++) {
-      if (p[i] < threshold) continue;
-      const left = x > 0 ? labels[i - 1] : 0;
-      const up = y > 0 ? labels[i - w] : 0;
-      if (left === 0 && up === 0) {
-        parent[next] = next;
-        labels[i] = next++;
-      } else if (left !== 0 && up !== 0 && left !== up) {
-        const a = find(left);
-        const b = find(up);
-        if (a < b) parent[b] = a;
-        else if (b < a) parent[a] = b;
-        labels[i] = a < b ? a : b;
-      } else labels[i] = left || up;
-    }
-  }
-  // Compact ids in raster order, with areas and boxes; a run of pixels shares one label, so its root is looked up once.
-  const id = new Int32Array(next);
-  const area = new Int32Array(next);
-  const x0 = new Int32Array(next), y0 = new Int32Array(next), x1 = new Int32Array(next), y1 = new Int32Array(next);
-  let count = 0;
-  for (let y = 0, i = 0; y < h; y++) {
-    let run = 0, c = 0;
-    for (let x = 0; x < w; x++, i++) {
-      const l = labels[i];
-      if (l === 0) continue;
-      if (l !== run) {
-        run = l;
-        const root = find(l);
-        c = id[root];
-        if (c === 0) {
-          c = id[root] = ++count;
-          x0[c] = x1[c] = x;
-          y0[c] = y;
-        }
-        if (x < x0[c]) x0[c] = x;
-      }
-      labels[i] = c;
-      area[c]++;
-      if (x > x1[c]) x1[c] = x;
-      // Rows only grow in a raster scan.
-      y1[c] = y;
-    }
-  }
-  const areas: number[] = [0];
-  const boxes: [number, number, number, number][] = [[0, 0, 0, 0]];
-  for (let c = 1; c <= count; c++) {
-    areas.push(area[c]);
-    boxes.push([x0[c], y0[c], x1[c], y1[c]]);
-  }
-  return { labels, areas, boxes };
-}
-
 /** Per output column (or row): the two source indices and the weight of the second, for bilinear sampling. */
 type Axis = { i0: Int32Array; i1: Int32Array; wt: Float32Array };
 
@@ -277,10 +208,47 @@ function sampleAlpha(p: Float32Array, mw: number, xs: Axis, ys: Axis, ow: number
   return { alpha, ax0, ay0, ax1, ay1 };
 }
 
+/** A crop of the photo (its pixels), the output grid it is scaled to, and the product box it was made from (photo px). */
+type Crop = { left: number; top: number; width: number; height: number; ow: number; oh: number; scale: number; fx0: number; fy0: number; fx1: number; fy1: number };
+
+/** The crop around a box of the model grid (inclusive corners): in photo pixels, widened by the margin, clipped. */
+function cropAround(src: Upright, mw: number, mh: number, [bx0, by0, bx1, by1]: [number, number, number, number], margin: number): Crop {
+  const sx = src.width / mw;
+  const sy = src.height / mh;
+  const fx0 = bx0 * sx, fy0 = by0 * sy, fx1 = (bx1 + 1) * sx, fy1 = (by1 + 1) * sy;
+  const m = margin * Math.max(fx1 - fx0, fy1 - fy0);
+  const left = Math.max(0, Math.floor(fx0 - m));
+  const top = Math.max(0, Math.floor(fy0 - m));
+  const width = Math.max(1, Math.min(src.width, Math.ceil(fx1 + m)) - left);
+  const height = Math.max(1, Math.min(src.height, Math.ceil(fy1 + m)) - top);
+  const scale = Math.min(1, MAX_CUTOUT_SIDE / Math.max(width, height));
+  const ow = Math.max(1, Math.min(MAX_CUTOUT_SIDE, Math.round(width * scale)));
+  const oh = Math.max(1, Math.min(MAX_CUTOUT_SIDE, Math.round(height * scale)));
+  return { left, top, width, height, ow, oh, scale, fx0, fy0, fx1, fy1 };
+}
+
+/** The box (inclusive corners) of every pixel at or above the threshold, or null when there is none. */
+function aboveBox(p: Float32Array, w: number, h: number, threshold: number): [number, number, number, number] | null {
+  let x0 = w, y0 = -1, x1 = -1, y1 = -1;
+  for (let y = 0; y < h; y++) {
+    const row = y * w;
+    let first = 0;
+    while (first < w && p[row + first] < threshold) first++;
+    if (first === w) continue;
+    let last = w - 1;
+    while (p[row + last] < threshold) last--;
+    if (y0 < 0) y0 = y;
+    y1 = y;
+    if (first < x0) x0 = first;
+    if (last > x1) x1 = last;
+  }
+  return y0 < 0 ? null : [x0, y0, x1, y1];
+}
+
 /** The photo's crop scaled to the output grid, RGB. */
-function cropRgb(src: Upright, crop: { left: number; top: number; width: number; height: number }, ow: number, oh: number): Promise<Buffer> {
-  let pipeline = sharp(src.rgb, { raw: { width: src.width, height: src.height, channels: 3 } }).extract(crop);
-  if (ow !== crop.width || oh !== crop.height) pipeline = pipeline.resize(ow, oh, { fit: "fill" });
+function cropRgb(src: Upright, crop: Crop): Promise<Buffer> {
+  let pipeline = sharp(src.rgb, { raw: { width: src.width, height: src.height, channels: 3 } }).extract({ left: crop.left, top: crop.top, width: crop.width, height: crop.height });
+  if (crop.ow !== crop.width || crop.oh !== crop.height) pipeline = pipeline.resize(crop.ow, crop.oh, { fit: "fill" });
   return pipeline.raw().toBuffer();
 }
 
@@ -302,6 +270,14 @@ export async function makeCutout(src: Upright, prob: Probability, attempt: numbe
   const { width: mw, height: mh } = prob;
   let p = prob.data;
   if (variant.refine) p = guidedFilter(await prob.guide(), p, mw, mh, Math.max(2, Math.round(Math.max(mw, mh) / 128)), 2e-3);
+
+  // With no component dropped (the usual case), the crop is the one around every pixel at or above the threshold:
+  // libvips starts on it while the components are found. When a speck is dropped, the photo is cropped again.
+  const all = variant.largestOnly ? null : aboveBox(p, mw, mh, variant.threshold);
+  const early = all ? cropAround(src, mw, mh, all, variant.margin) : null;
+  const earlyPixels = early ? cropRgb(src, early) : null;
+  // Awaited below, or dropped; its failure counts only if it is used.
+  earlyPixels?.catch(() => {});
 
   const comps = components(p, mw, mh, variant.threshold);
   let largest = 0;
@@ -333,22 +309,12 @@ export async function makeCutout(src: Upright, prob: Probability, attempt: numbe
     for (let i = 0; i < p.length; i++) if (comps.labels[i] !== 0 && keep[comps.labels[i]] === 0) p[i] = 0;
   }
 
-  // The product box in photo pixels (model grid → photo), widened by the margin and clipped to the photo.
-  const sx = src.width / mw;
-  const sy = src.height / mh;
-  const fx0 = bx0 * sx, fy0 = by0 * sy, fx1 = (bx1 + 1) * sx, fy1 = (by1 + 1) * sy;
-  const m = variant.margin * Math.max(fx1 - fx0, fy1 - fy0);
-  const left = Math.max(0, Math.floor(fx0 - m));
-  const top = Math.max(0, Math.floor(fy0 - m));
-  const cw = Math.max(1, Math.min(src.width, Math.ceil(fx1 + m)) - left);
-  const ch = Math.max(1, Math.min(src.height, Math.ceil(fy1 + m)) - top);
-  const scale = Math.min(1, MAX_CUTOUT_SIDE / Math.max(cw, ch));
-  const ow = Math.max(1, Math.min(MAX_CUTOUT_SIDE, Math.round(cw * scale)));
-  const oh = Math.max(1, Math.min(MAX_CUTOUT_SIDE, Math.round(ch * scale)));
-
+  const crop = cropAround(src, mw, mh, [bx0, by0, bx1, by1], variant.margin);
+  const { left, top, width: cw, height: ch, ow, oh, scale, fx0, fy0, fx1, fy1 } = crop;
   // libvips crops and scales the photo to the output grid while the alpha is sampled here, from the model grid straight
   // onto the output grid (one bilinear step, no full-size mask in between).
-  const rgbPixels = cropRgb(src, { left, top, width: cw, height: ch }, ow, oh);
+  const same = early && early.left === left && early.top === top && early.width === cw && early.height === ch && early.ow === ow && early.oh === oh;
+  const rgbPixels = same ? earlyPixels! : cropRgb(src, crop);
   const xs = sampleAxis(ow, left, cw, src.width, mw);
   const ys = sampleAxis(oh, top, ch, src.height, mh);
   const { alpha, ax0, ay0, ax1, ay1 } = sampleAlpha(p, mw, xs, ys, ow, oh, variant);

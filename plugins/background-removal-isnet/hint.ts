@@ -2,7 +2,8 @@
 // the ISNet matte picks that object out, even when the model finds another one more salient.
 import sharp from "../../src/plugins/sharp";
 import type { CutoutHint, Point } from "../../src/plugins";
-import { components, guidedFilter, type Probability } from "./cutout";
+import { components } from "./components";
+import { guidedFilter, type Probability } from "./cutout";
 import { opencv, type CV, type Mat } from "./opencv";
 
 /**
