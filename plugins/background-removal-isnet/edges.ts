@@ -10,7 +10,6 @@
 // pixels touching the product take the product's colour too (invisible, but a renderer that scales the cut-out without
 // premultiplying alpha would otherwise pull the old background into the edge).
 
-
 /** The wide pass works on cells this many pixels square. */
 const GRID = 4;
 /** Opaque pixels this close (chessboard) to a non-opaque one are part of the band. */

@@ -1,7 +1,7 @@
 // The cut-out's PNG encoder: RGBA rows filtered with "Up" and deflated by libdeflate (Bun's deflateSync).
 //
 // Why not sharp's PNG writer (libspng): it tries all five filters on every row and deflates with zlib, ~60-75 ms for a
-// 1024 px cut-out on a 2-core EPYC; this writes a file of about the same size (1-2 % larger) in ~20-25 ms
+// 1024 px cut-out on a 2-core EPYC; this writes a file of about the same size (within 1 %) in ~20-25 ms
 // (docs/benchmarks.md, bench:dekupe). Deflating strips on zlib's thread pool (level 2, joined with sync flushes) was
 // tried and measured slower and larger: the pool's work did not overlap this thread's. The format is small and fixed
 // (RFC 2083): signature, IHDR, one IDAT holding the zlib stream (header, raw deflate, Adler-32), IEND, each chunk with
@@ -21,19 +21,16 @@ function sealChunk(out: Buffer, at: number, type: string, length: number): numbe
 }
 
 /**
- * Filters rows [from, to) into `out` (each row a filter byte and its bytes): "Up" (the byte above subtracted), "Sub"
- * (the pixel to the left) on the first row. Up on a cut-out's rows came within 1-4 % of per-row adaptive filtering and
+ * The rows filtered into `out` (each row a filter byte and its bytes): "Up" (the byte above subtracted), "Sub" (the
+ * pixel to the left) on the first row. Up on a cut-out's rows came within 1-4 % of per-row adaptive filtering and
  * costs one subtraction a byte; Paeth saved ~3 % more for four times the work.
  */
-function filterRows(rgba: Uint8Array, stride: number, from: number, to: number, out: Uint8Array): void {
-  for (let y = from; y < to; y++) {
+function filterRows(rgba: Uint8Array, stride: number, height: number, out: Uint8Array): void {
+  out[0] = 1;
+  for (let i = 0; i < stride; i++) out[1 + i] = rgba[i] - (i >= 4 ? rgba[i - 4] : 0);
+  for (let y = 1; y < height; y++) {
     const o = y * (stride + 1);
     const row = y * stride;
-    if (y === 0) {
-      out[o] = 1;
-      for (let i = 0; i < stride; i++) out[o + 1 + i] = rgba[row + i] - (i >= 4 ? rgba[row + i - 4] : 0);
-      continue;
-    }
     out[o] = 2;
     const above = row - stride;
     for (let i = 0; i < stride; i++) out[o + 1 + i] = rgba[row + i] - rgba[above + i];
@@ -44,7 +41,7 @@ function filterRows(rgba: Uint8Array, stride: number, from: number, to: number, 
 export async function encodeRgbaPng(rgba: Uint8Array, width: number, height: number): Promise<Buffer> {
   if (!(width > 0 && height > 0) || rgba.length !== width * height * 4) throw new Error(`expected ${width}x${height} RGBA pixels, got ${rgba.length} bytes`);
   const filtered = new Uint8Array(height * (width * 4 + 1));
-  filterRows(rgba, width * 4, 0, height, filtered);
+  filterRows(rgba, width * 4, height, filtered);
   const deflated = Bun.deflateSync(filtered, { library: "libdeflate", level: LEVEL });
   // Adler-32: the zlib stream's checksum of the uncompressed (filtered) bytes.
   const checksum = Bun.hash.adler32(filtered);
