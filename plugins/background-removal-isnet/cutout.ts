@@ -3,7 +3,7 @@
 import sharp from "../../src/plugins/sharp";
 import type { Box, Cutout } from "../../src/plugins";
 import { components } from "./components";
-import { decontaminate } from "./edges";
+import { decontaminate, edgeBand } from "./edges";
 import { encodeRgbaPng } from "./png";
 
 export const MAX_CUTOUT_SIDE = 1024;
@@ -178,32 +178,49 @@ export type Probability = {
 
 /**
  * The alpha of the output grid: each pixel bilinear from the model grid, mapped through the variant's low/high ramp;
- * with the bounds of the pixels at least half opaque (ax1 < 0 when there are none).
+ * with the bounds of the pixels at least half opaque (ax1 < 0 when there are none). Each model row the crop needs is
+ * first interpolated along the output's columns, once: output rows that fall between the same two model rows (the
+ * crop is usually scaled up from the model's grid) then cost one step each, with the same arithmetic as four reads.
  */
 function sampleAlpha(p: Float32Array, mw: number, xs: Axis, ys: Axis, ow: number, oh: number, variant: { low: number; high: number }) {
   const alpha = new Uint8Array(ow * oh);
-  const span = variant.high - variant.low;
+  const { low, high } = variant;
+  const span = high - low;
+  // Two model rows interpolated along x, kept by the model row they came from.
+  let rowA = new Float64Array(ow), rowB = new Float64Array(ow);
+  let heldA = -1, heldB = -1;
+  const along = (r: number, out: Float64Array) => {
+    const base = r * mw;
+    for (let x = 0; x < ow; x++) {
+      const c0 = base + xs.i0[x];
+      out[x] = p[c0] + (p[base + xs.i1[x]] - p[c0]) * xs.wt[x];
+    }
+  };
   let ax0 = ow, ay0 = oh, ax1 = -1, ay1 = -1;
   for (let y = 0; y < oh; y++) {
-    const r0 = ys.i0[y] * mw;
-    const r1 = ys.i1[y] * mw;
+    const r0 = ys.i0[y], r1 = ys.i1[y];
+    if (heldA !== r0) {
+      if (heldB === r0) [rowA, rowB, heldA, heldB] = [rowB, rowA, heldB, heldA];
+      else (along(r0, rowA), (heldA = r0));
+    }
+    if (heldB !== r1) (along(r1, rowB), (heldB = r1));
     const wy = ys.wt[y];
-    for (let x = 0; x < ow; x++) {
-      const c0 = xs.i0[x];
-      const c1 = xs.i1[x];
-      const wx = xs.wt[x];
-      const top0 = p[r0 + c0] + (p[r0 + c1] - p[r0 + c0]) * wx;
-      const bot0 = p[r1 + c0] + (p[r1 + c1] - p[r1 + c0]) * wx;
-      const v = top0 + (bot0 - top0) * wy;
-      const a = v <= variant.low ? 0 : v >= variant.high ? 255 : Math.round(((v - variant.low) / span) * 255);
-      alpha[y * ow + x] = a;
+    let first = -1, last = -1;
+    for (let x = 0, o = y * ow; x < ow; x++, o++) {
+      const top = rowA[x];
+      const v = top + (rowB[x] - top) * wy;
+      const a = v <= low ? 0 : v >= high ? 255 : Math.round(((v - low) / span) * 255);
+      alpha[o] = a;
       if (a >= 128) {
-        if (x < ax0) ax0 = x;
-        if (x > ax1) ax1 = x;
-        if (y < ay0) ay0 = y;
-        if (y > ay1) ay1 = y;
+        if (first < 0) first = x;
+        last = x;
       }
     }
+    if (first < 0) continue;
+    if (first < ax0) ax0 = first;
+    if (last > ax1) ax1 = last;
+    if (ay0 > y) ay0 = y;
+    ay1 = y;
   }
   return { alpha, ax0, ay0, ax1, ay1 };
 }
@@ -252,15 +269,14 @@ function cropRgb(src: Upright, crop: Crop): Promise<Buffer> {
   return pipeline.raw().toBuffer();
 }
 
-/** RGB pixels and an alpha plane of the same size interleaved into RGBA. */
+/**
+ * RGB pixels and an alpha plane of the same size interleaved into RGBA, a pixel at a time as one 32-bit word (R in its
+ * low byte: Bun runs only on little-endian CPUs), ~3× faster than a byte at a time.
+ */
 function withAlpha(rgb: Buffer, alpha: Uint8Array): Uint8Array {
   const rgba = new Uint8Array(alpha.length * 4);
-  for (let i = 0, j = 0, k = 0; i < alpha.length; i++, j += 3, k += 4) {
-    rgba[k] = rgb[j]!;
-    rgba[k + 1] = rgb[j + 1]!;
-    rgba[k + 2] = rgb[j + 2]!;
-    rgba[k + 3] = alpha[i]!;
-  }
+  const words = new Uint32Array(rgba.buffer);
+  for (let i = 0, j = 0; i < alpha.length; i++, j += 3) words[i] = rgb[j]! | (rgb[j + 1]! << 8) | (rgb[j + 2]! << 16) | (alpha[i]! << 24);
   return rgba;
 }
 
@@ -268,15 +284,16 @@ function withAlpha(rgb: Buffer, alpha: Uint8Array): Uint8Array {
  * Clears the colour of the transparent pixels that touch no visible one: nothing shows it, and the photo's old
  * background there cost the PNG a third of its bytes (0.89 MB instead of 1.35 for a coffee cup with a third of its
  * frame transparent) and ~5 ms of deflating. The ring of transparent pixels next to the product keeps the product's
- * colour that decontamination gave it, for renderers that scale without premultiplying alpha.
+ * colour that decontamination gave it, for renderers that scale without premultiplying alpha. `alpha` is the cut-out's
+ * alpha plane (decontamination leaves alpha as it is); a cleared pixel is a zero word.
  */
-function clearHidden(rgba: Uint8Array, w: number, h: number): void {
-  const stride = w * 4;
-  for (let y = 0, q = 0; y < h; y++) {
-    for (let x = 0; x < w; x++, q += 4) {
-      if (rgba[q + 3] !== 0) continue;
-      if ((x > 0 && rgba[q - 1] !== 0) || (x < w - 1 && rgba[q + 7] !== 0) || (y > 0 && rgba[q - stride + 3] !== 0) || (y < h - 1 && rgba[q + stride + 3] !== 0)) continue;
-      rgba[q] = rgba[q + 1] = rgba[q + 2] = 0;
+function clearHidden(rgba: Uint8Array, alpha: Uint8Array, w: number, h: number): void {
+  const words = new Uint32Array(rgba.buffer, rgba.byteOffset, w * h);
+  for (let y = 0, i = 0; y < h; y++) {
+    for (let x = 0; x < w; x++, i++) {
+      if (alpha[i] !== 0) continue;
+      if ((x > 0 && alpha[i - 1] !== 0) || (x < w - 1 && alpha[i + 1] !== 0) || (y > 0 && alpha[i - w] !== 0) || (y < h - 1 && alpha[i + w] !== 0)) continue;
+      words[i] = 0;
     }
   }
 }
@@ -350,9 +367,11 @@ export async function makeCutout(src: Upright, prob: Probability, attempt: numbe
   const mask = sharp(alphaRaw, { raw: { width: ow, height: oh, channels: 1 } }).toColourspace("b-w").png({ compressionLevel: 6 }).toBuffer();
   // Awaited below; until then a failure of either must not count as unhandled.
   for (const pending of [mask, rgbPixels]) pending.catch(() => {});
+  // The edge band needs only the alpha: it is found while libvips is still cropping.
+  const band = edgeBand(alpha, ow, oh);
   const rgba = withAlpha(await rgbPixels, alpha);
-  decontaminate(rgba, ow, oh);
-  clearHidden(rgba, ow, oh);
+  decontaminate(rgba, ow, oh, band);
+  clearHidden(rgba, alpha, ow, oh);
   const [png, maskPng] = await Promise.all([encodeRgbaPng(rgba, ow, oh), mask]);
   return {
     png: new Uint8Array(png.buffer, png.byteOffset, png.length),

@@ -53,7 +53,7 @@ function boxSum(plane: Float32Array, w: number, h: number, r: number, tmp: Float
 }
 
 /** Pixels whose colour is re-estimated, in raster order: partly transparent ones, and transparent ones touching the product. */
-function edgeBand(rgba: Uint8Array, w: number, h: number): Int32Array {
+export function edgeBand(alpha: Uint8Array, w: number, h: number): Int32Array {
   // edge: partly transparent, or transparent beside a pixel that is not. near: an edge pixel lies within RING along
   // the row; its rows are padded to whole 4-byte words so they can be added four columns at a time.
   const stride = (w + 3) & ~3;
@@ -63,10 +63,9 @@ function edgeBand(rgba: Uint8Array, w: number, h: number): Int32Array {
   for (let y = 0, i = 0; y < h; y++) {
     let marked = -1; // the row's near[] is set up to this x
     for (let x = 0; x < w; x++, i++) {
-      const q = i * 4 + 3;
-      const a = rgba[q];
+      const a = alpha[i];
       if (a === 255) continue;
-      if (a === 0 && !((x > 0 && rgba[q - 4] > 0) || (x < w - 1 && rgba[q + 4] > 0) || (y > 0 && rgba[q - 4 * w] > 0) || (y < h - 1 && rgba[q + 4 * w] > 0))) continue;
+      if (a === 0 && !((x > 0 && alpha[i - 1] > 0) || (x < w - 1 && alpha[i + 1] > 0) || (y > 0 && alpha[i - w] > 0) || (y < h - 1 && alpha[i + w] > 0))) continue;
       edge[i] = 1;
       const to = Math.min(w - 1, x + RING);
       for (let xx = Math.max(marked + 1, x - RING), j = y * stride + xx; xx <= to; xx++, j++) near[j] = 1;
@@ -95,7 +94,7 @@ function edgeBand(rgba: Uint8Array, w: number, h: number): Int32Array {
     for (let c = 0; c < words; c++) {
       if (within4[c] === 0) continue;
       for (let x = c * 4, end = Math.min(w, x + 4), i = y * w + x; x < end; x++, i++) {
-        if (within[x] && (edge[i] || rgba[i * 4 + 3] === 255)) band[n++] = i;
+        if (within[x] && (edge[i] || alpha[i] === 255)) band[n++] = i;
       }
     }
   }
@@ -205,12 +204,19 @@ function bilinear(means: Float32Array, i00: number, i01: number, i10: number, i1
  */
 const clamp255 = (v: number) => (v < 0.5 ? 0 : v >= 254.5 ? 255 : (v + 0.5) | 0);
 
+/** The alpha plane of RGBA pixels. */
+function alphaOf(rgba: Uint8Array, w: number, h: number): Uint8Array {
+  const alpha = new Uint8Array(w * h);
+  for (let i = 0; i < alpha.length; i++) alpha[i] = rgba[i * 4 + 3];
+  return alpha;
+}
+
 /**
  * Decontaminates the edges of a cut-out in place: `rgba` is the photo cropped to the cut-out with its matte as alpha.
- * Alpha is left as it is.
+ * Alpha is left as it is. The band depends on alpha alone, so a caller holding the alpha plane before the colours can
+ * find it first (edgeBand) and pass it in.
  */
-export function decontaminate(rgba: Uint8Array, w: number, h: number): void {
-  const band = edgeBand(rgba, w, h);
+export function decontaminate(rgba: Uint8Array, w: number, h: number, band = edgeBand(alphaOf(rgba, w, h), w, h)): void {
   if (band.length === 0) return;
   const { wide, narrow } = edgeRadii(w, h);
   const { gw, gh, means } = coarseMeans(rgba, w, h, wide);
