@@ -101,7 +101,7 @@ describe("dekupe attempts", () => {
     await t.service.plugins.storage.delete(storageKeyOf(product.body.original_image_url));
     await t.runJobs();
     const list = (await attempts(id)).data;
-    expect(list[1]).toMatchObject({ number: 2, status: "failed", preview_url: null, error: "The original image is missing from storage." });
+    expect(list[1]).toMatchObject({ number: 2, status: "failed", preview_url: null, error: "The original image is missing from storage.", error_code: "image_missing" });
     const res = await accept(id, { attempt_id: list[1].id });
     expect(res.status).toBe(409);
     expect(res.body.status).toBe("failed");

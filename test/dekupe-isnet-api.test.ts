@@ -135,6 +135,7 @@ describe("dekupe with the ISNet model, through the API", () => {
     const product = await t.json("GET", `/v1/products/${c.body.id}`, { token });
     expect(product.body.dekupe.status).toBe("failed");
     expect(product.body.dekupe.error).toMatch(/^Background removal failed: No product found in the image: /);
+    expect(product.body.dekupe.error_code).toBe("no_subject");
     expect(product.body.image_url).toBe(product.body.original_image_url);
     expect((await fetchStored(t, product.body.image_url)).status).toBe(200);
   }, SLOW);
@@ -153,6 +154,7 @@ describe("dekupe with the ISNet model, through the API", () => {
     const product = await t.json("GET", `/v1/products/${c.body.id}`, { token });
     expect(product.body.dekupe.status).toBe("failed");
     expect(product.body.dekupe.error).toMatch(/is damaged .*Run `vitrin models install`/);
+    expect(product.body.dekupe.error_code).toBe("removal_failed");
     expect(product.body.image_url).toBe(product.body.original_image_url);
     const ready = await t.call("GET", "/readyz");
     expect(ready.status).toBe(503);

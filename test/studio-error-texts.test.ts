@@ -3,7 +3,8 @@
 // their fields, and why a video failed. Browser-free: the bodies are the real catalogue's (src/kernel/errors.ts).
 import { describe, expect, test } from "bun:test";
 import { errors, type ApiError } from "../src/kernel";
-import { problemText } from "../studio/src/i18n/errors";
+import { DEKUPE_ERROR_CODES } from "../src/products";
+import { dekupeErrorText, problemText } from "../studio/src/i18n/errors";
 import { asProblem, fieldError, fieldErrors } from "../studio/src/problems";
 
 /** One error of every catalogue entry, built as the server builds it. */
@@ -92,5 +93,20 @@ describe("the Studio's error texts", () => {
     expect(problemText(failure, "tr")).toBe("Ürünün görseli depoda bulunamadı.");
     expect(problemText(failure, "en")).toBe(failure.message);
     expect(problemText({ code: "renderer_exploded", message: "boom" }, "tr")).toBe("boom");
+  });
+
+  test("why a cut-out failed reads in Turkish for every code the server gives; an unknown code keeps the server's message", () => {
+    const message = "Background removal failed: model file is damaged";
+    for (const code of DEKUPE_ERROR_CODES) {
+      const text = dekupeErrorText(code, message, "tr");
+      expect([code, text === message]).toEqual([code, false]);
+    }
+    expect(dekupeErrorText("no_subject", message, "tr")).toStartWith("Dekupe edilecek bir ürün bulunamadı.");
+    expect(dekupeErrorText("no_subject", message, "en")).toStartWith("No product was found to cut out.");
+    // The plugin's own reason is the best English for a plugin fault.
+    expect(dekupeErrorText("removal_failed", message, "en")).toBe(message);
+    expect(dekupeErrorText("melted", message, "tr")).toBe(message);
+    expect(dekupeErrorText(null, message, "tr")).toBe(message);
+    expect(dekupeErrorText(null, null, "tr")).toBeNull();
   });
 });

@@ -1,6 +1,7 @@
 // Studio's messages instead of dead ends, in chromium (issue #22 points 3 and 4): a file that is no image (also in a
 // Turkish browser, in Turkish), a photo dropped on the drop zone, the limit of five products, a template field the API
-// refuses (422) shown at that field, and a failed video that says why and that its credits came back.
+// refuses (422) shown at that field, a failed video that says why and that its credits came back, and a failed cut-out
+// that says why in Turkish.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
@@ -157,6 +158,27 @@ describeBrowser("Studio: messages instead of dead ends, in chromium", () => {
     await alert.first().waitFor();
     expect(await alert.first().textContent()).toMatch(/credit/i);
     expect((await api("/v1/balance")).body.credits).toBe(CREDITS);
+  }, SLOW);
+
+  test("in a Turkish browser a failed cut-out says why in Turkish, on the product and in its attempts", async () => {
+    const product = (await api("/v1/products")).body.data.find((p: any) => p.name.startsWith("Filler"));
+    await server.service.plugins.storage.delete(storageKeyOf(product.original_image_url));
+    expect((await server.api("POST", `/v1/products/${product.id}/dekupe/retry`, { token: account.token, body: {} })).status).toBe(202);
+    const failed = await waitFor(() => api(`/v1/products/${product.id}`), (res) => res.body.dekupe.status === "failed", 60_000);
+    expect(failed.body.dekupe.error_code).toBe("image_missing");
+    const tr = await openContext(browser, server.base, { locale: "tr-TR" });
+    try {
+      await startSession(tr.context, server.base, account.token);
+      await tr.page.goto(`/products/${product.id}`);
+      const alert = tr.page.getByRole("alert").filter({ hasText: "Özgün fotoğraf depoda bulunamadı" });
+      await alert.first().waitFor();
+      await tr.page.locator("#attempts-title").waitFor();
+      const page = await tr.page.locator("main").textContent();
+      expect(page).not.toContain(failed.body.dekupe.error);
+      expect(page?.split("Özgün fotoğraf depoda bulunamadı").length).toBe(3);
+    } finally {
+      await tr.context.close();
+    }
   }, SLOW);
 
   test("every request went to the service itself, and the CSP refused nothing", () => {

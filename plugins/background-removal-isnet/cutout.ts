@@ -1,7 +1,7 @@
 // Image side of the ISNet plugin: decodes the photo upright, and turns the model's probability map into the cut-out PNG,
 // its mask and the product box, differently per attempt so a retry can give a different result.
 import sharp from "../../src/plugins/sharp";
-import type { Box, Cutout } from "../../src/plugins";
+import { NoSubjectError, type Box, type Cutout } from "../../src/plugins";
 import { components } from "./components";
 import { decontaminate, edgeBand } from "./edges";
 import { encodeRgbaPng } from "./png";
@@ -12,7 +12,8 @@ export const MIN_FOREGROUND_SHARE = 0.002;
 
 export type Upright = { rgb: Buffer; width: number; height: number };
 
-export class NoProductError extends Error {
+/** The model found no product: the kit's NoSubjectError, so the attempt fails with code `no_subject`. */
+export class NoProductError extends NoSubjectError {
   constructor(message: string) {
     super(message);
     this.name = "NoProductError";

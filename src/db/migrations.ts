@@ -12,6 +12,7 @@ import m0006 from "../../drizzle/sqlite/0006_formats_metadata.sql" with { type: 
 import m0007 from "../../drizzle/sqlite/0007_webhook_endpoints.sql" with { type: "text" };
 import m0008 from "../../drizzle/sqlite/0008_dekupe_attempts.sql" with { type: "text" };
 import m0009 from "../../drizzle/sqlite/0009_studio_sessions.sql" with { type: "text" };
+import m0010 from "../../drizzle/sqlite/0010_dekupe_error_codes.sql" with { type: "text" };
 import pgJournal from "../../drizzle/pg/meta/_journal.json";
 import pg0000 from "../../drizzle/pg/0000_init.sql" with { type: "text" };
 import pg0001 from "../../drizzle/pg/0001_webhook_outbox.sql" with { type: "text" };
@@ -22,6 +23,7 @@ import pg0005 from "../../drizzle/pg/0005_formats_metadata.sql" with { type: "te
 import pg0006 from "../../drizzle/pg/0006_webhook_endpoints.sql" with { type: "text" };
 import pg0007 from "../../drizzle/pg/0007_dekupe_attempts.sql" with { type: "text" };
 import pg0008 from "../../drizzle/pg/0008_studio_sessions.sql" with { type: "text" };
+import pg0009 from "../../drizzle/pg/0009_dekupe_error_codes.sql" with { type: "text" };
 
 const files: Record<string, string> = {
   "0000_init": m0000,
@@ -34,6 +36,7 @@ const files: Record<string, string> = {
   "0007_webhook_endpoints": m0007,
   "0008_dekupe_attempts": m0008,
   "0009_studio_sessions": m0009,
+  "0010_dekupe_error_codes": m0010,
 };
 
 const pgFiles: Record<string, string> = {
@@ -46,6 +49,7 @@ const pgFiles: Record<string, string> = {
   "0006_webhook_endpoints": pg0006,
   "0007_dekupe_attempts": pg0007,
   "0008_studio_sessions": pg0008,
+  "0009_dekupe_error_codes": pg0009,
 };
 
 export type Migration = { tag: string; when: number; hash: string; statements: string[] };

@@ -35,6 +35,8 @@ export const products = pgTable(
     dekupeAttempts: integer("dekupe_attempts").notNull().default(0),
     dekupeRetriesLeft: integer("dekupe_retries_left").notNull().default(3),
     dekupeError: text("dekupe_error"),
+    // Why the attempt failed, for programs and translated messages (src/products/dekupe-errors.ts); null unless failed.
+    dekupeErrorCode: text("dekupe_error_code"),
     dekupePreviewKey: text("dekupe_preview_key"),
     dekupeMaskKey: text("dekupe_mask_key"),
     dekupeBox: text("dekupe_box"),
@@ -75,6 +77,7 @@ export const dekupeAttempts = pgTable(
     sourceBox: text("source_box"),
     warnings: text("warnings").notNull().default("[]"),
     error: text("error"),
+    errorCode: text("error_code"),
     acceptedAt: ms("accepted_at"),
     createdAt: ms("created_at").notNull(),
   },

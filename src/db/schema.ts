@@ -34,6 +34,8 @@ export const products = sqliteTable(
     dekupeAttempts: integer("dekupe_attempts").notNull().default(0),
     dekupeRetriesLeft: integer("dekupe_retries_left").notNull().default(3),
     dekupeError: text("dekupe_error"),
+    // Why the attempt failed, for programs and translated messages (src/products/dekupe-errors.ts); null unless failed.
+    dekupeErrorCode: text("dekupe_error_code"),
     dekupePreviewKey: text("dekupe_preview_key"),
     dekupeMaskKey: text("dekupe_mask_key"),
     dekupeBox: text("dekupe_box"),
@@ -74,6 +76,7 @@ export const dekupeAttempts = sqliteTable(
     sourceBox: text("source_box"),
     warnings: text("warnings").notNull().default("[]"),
     error: text("error"),
+    errorCode: text("error_code"),
     acceptedAt: integer("accepted_at"),
     createdAt: integer("created_at").notNull(),
   },

@@ -1,6 +1,7 @@
 // The success bodies of the API as JSON Schemas (TypeBox), for /openapi.json: each mirrors a JSON function of the
 // domain (src/*/json.ts and the few answers built in place), so generated clients get exact types.
 import { t, type TSchema } from "elysia";
+import { DEKUPE_ERROR_CODES } from "../products";
 
 const timestamp = t.String({ format: "date-time" });
 const maybeTimestamp = t.Union([timestamp, t.Null()]);
@@ -12,6 +13,14 @@ const metadata = t.Record(t.String(), t.String(), { description: "Your own key-v
 export function pageOf(item: TSchema, description: string) {
   return t.Object({ data: t.Array(item), has_more: t.Boolean() }, { description });
 }
+
+/** Why a cut-out attempt failed, beside its English message; null unless it failed. */
+const dekupeErrorCode = t.Union([...DEKUPE_ERROR_CODES.map((code) => t.Literal(code)), t.Null()], {
+  description:
+    "image_missing (the photo is gone from storage), no_subject (nothing to cut out, or nothing under the hint: try a hint or another photo), " +
+    "empty_matte (the mask came out empty), removal_failed (the plugin failed; see error), image_changing (the photo kept being replaced), " +
+    "did_not_finish (the job timed out or its instance stopped); null unless failed.",
+});
 
 const dekupeFields = {
   enabled: t.Boolean(),
@@ -26,6 +35,7 @@ const dekupeFields = {
   warnings: t.Array(t.String(), { description: "subject_touches_edge, small_subject, soft_matte, frame_filling." }),
   timings: t.Unknown({ description: "Milliseconds per step of the last removal, or null." }),
   error: maybeString,
+  error_code: dekupeErrorCode,
   updated_at: maybeTimestamp,
 };
 
@@ -264,6 +274,7 @@ export const dekupeAttempt = t.Object({
   preview_url: maybeString,
   mask_url: maybeString,
   error: maybeString,
+  error_code: dekupeErrorCode,
   in_use: t.Boolean(),
   accepted: t.Boolean(),
   created_at: maybeTimestamp,

@@ -95,8 +95,22 @@ export type Cutout = {
 export type BackgroundRemovalPlugin = Lifecycle & {
   readonly slot: "background-removal";
   readonly name: string;
+  /** Throws `NoSubjectError` when the photo shows nothing to cut out (or nothing under the hint); any other error is a fault. */
   remove(request: CutoutRequest): Promise<Cutout>;
 };
+
+/**
+ * The photo holds nothing the plugin can cut out, or nothing under the hint: the attempt fails with error code
+ * `no_subject` (which tells the account to try a hint or another photo) instead of `removal_failed`. The core reads
+ * the `code`, not the class, so a plugin built against another copy of the kit is understood the same.
+ */
+export class NoSubjectError extends Error {
+  readonly code = "no_subject";
+  constructor(message: string) {
+    super(message);
+    this.name = "NoSubjectError";
+  }
+}
 
 export type RenderProgress = (percent: number) => void;
 

@@ -140,6 +140,7 @@ function patchColumns(current: ProductRow, patch: ProductPatch, replacement: Rep
       dekupeBox: null,
       dekupeTimings: null,
       dekupeError: null,
+      dekupeErrorCode: null,
       dekupeRetriesLeft: DEKUPE_RETRIES,
       dekupeAttempts: current.dekupeEnabled ? 1 : 0,
       dekupeStatus: current.dekupeEnabled ? "processing" : "off",

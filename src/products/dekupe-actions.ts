@@ -63,6 +63,7 @@ export async function retryDekupe(deps: DekupeDeps, accountId: string, id: strin
       dekupeAttempts: current.dekupeAttempts + 1,
       dekupeRetriesLeft: current.dekupeRetriesLeft - 1,
       dekupeError: null,
+      dekupeErrorCode: null,
       dekupeUpdatedAt: at,
       updatedAt: at,
     };

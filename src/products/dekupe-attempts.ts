@@ -4,6 +4,7 @@ import { and, asc, eq, isNotNull } from "drizzle-orm";
 import type { Db, Orm, schema } from "../db";
 import { errors, iso, newId } from "../kernel";
 import type { Box, StoragePlugin } from "../plugins";
+import type { DekupeErrorCode, DekupeFailure } from "./dekupe-errors";
 import type { DekupeHint } from "./dekupe-hint";
 import type { CutoutResult, DekupeCrop } from "./dekupe-result";
 import { productJson } from "./json";
@@ -14,7 +15,7 @@ export type AttemptRow = typeof schema.dekupeAttempts.$inferSelect;
 
 type Outcome =
   | { status: "ready"; result: CutoutResult; previewKey: string; maskKey: string; method: string; hint?: DekupeHint }
-  | { status: "failed"; error: string; hint?: DekupeHint };
+  | { status: "failed"; failure: DekupeFailure; hint?: DekupeHint };
 
 /** Records attempt number `row.dekupeAttempts` of the product's current photo, in the transaction that settles it. */
 export async function recordAttempt(db: Db, tx: Orm, row: ProductRow, crop: DekupeCrop, outcome: Outcome, at: number) {
@@ -22,7 +23,7 @@ export async function recordAttempt(db: Db, tx: Orm, row: ProductRow, crop: Deku
   // The hint rides in the box column's JSON beside the box (no column of its own): {x, y, width, height, hint}.
   const hint = outcome.hint ? { hint: outcome.hint } : null;
   if (outcome.status === "failed") {
-    await tx.insert(db.schema.dekupeAttempts).values({ ...base, status: "failed", error: outcome.error, box: hint ? JSON.stringify(hint) : null });
+    await tx.insert(db.schema.dekupeAttempts).values({ ...base, status: "failed", error: outcome.failure.message, errorCode: outcome.failure.code, box: hint ? JSON.stringify(hint) : null });
     return;
   }
   const { cut, sourceBox, warnings } = outcome.result;
@@ -79,6 +80,7 @@ function attemptJson(a: AttemptRow, product: ProductRow, storage: StoragePlugin)
     preview_url: a.previewKey ? storage.url(a.previewKey) : null,
     mask_url: a.maskKey ? storage.url(a.maskKey) : null,
     error: a.error,
+    error_code: a.errorCode as DekupeErrorCode | null,
     // In use: the product shows this cut-out now (not after a revert or while a photo is still the image).
     in_use: a.previewKey !== null && a.previewKey === product.imageKey,
     accepted: a.acceptedAt !== null,
@@ -125,7 +127,7 @@ export async function acceptAttempt(deps: DekupeDeps, accountId: string, id: str
     await tx.update(a).set({ acceptedAt: at }).where(eq(a.id, attemptId));
     const [updated] = await tx
       .update(products)
-      .set({ ...attemptColumns(attempt), dekupeEnabled: true, dekupeStatus: "ready", dekupeError: null, dekupeUpdatedAt: at, updatedAt: at })
+      .set({ ...attemptColumns(attempt), dekupeEnabled: true, dekupeStatus: "ready", dekupeError: null, dekupeErrorCode: null, dekupeUpdatedAt: at, updatedAt: at })
       .where(eq(products.id, id))
       .returning();
     return updated;

@@ -4,6 +4,7 @@ import { and, eq } from "drizzle-orm";
 import type { Orm } from "../db";
 import { newId } from "../kernel";
 import { hasAccepted, recordAttempt } from "./dekupe-attempts";
+import { didNotFinish, failureOf, imageChanging, imageMissing, type DekupeFailure } from "./dekupe-errors";
 import type { DekupeHint } from "./dekupe-hint";
 import { finishCutout, type CutoutResult, type DekupeCrop } from "./dekupe-result";
 import { productJson } from "./json";
@@ -27,14 +28,14 @@ async function announce(deps: DekupeDeps, tx: Orm, row: ProductRow | undefined) 
 }
 
 /** Marks the attempt `row` stands for failed, unless the product has moved on (new image, new attempt, settled). */
-async function markFailed(deps: DekupeDeps, row: ProductRow, crop: DekupeCrop, message: string, started?: number, hint?: DekupeHint) {
+async function markFailed(deps: DekupeDeps, row: ProductRow, crop: DekupeCrop, failure: DekupeFailure, started?: number, hint?: DekupeHint) {
   const { products } = deps.db.schema;
   const at = deps.clock.now();
   if (started !== undefined) deps.observe?.("failed", (at - started) / 1000);
   await deps.db.tx(async (tx) => {
     const [failed] = await tx
       .update(products)
-      .set({ dekupeStatus: "failed", dekupeError: message, dekupeUpdatedAt: at, updatedAt: at })
+      .set({ dekupeStatus: "failed", dekupeError: failure.message, dekupeErrorCode: failure.code, dekupeUpdatedAt: at, updatedAt: at })
       .where(
         and(
           eq(products.id, row.id),
@@ -44,7 +45,7 @@ async function markFailed(deps: DekupeDeps, row: ProductRow, crop: DekupeCrop, m
         ),
       )
       .returning();
-    if (failed) await recordAttempt(deps.db, tx, row, crop, { status: "failed", error: message, hint }, at);
+    if (failed) await recordAttempt(deps.db, tx, row, crop, { status: "failed", failure, hint }, at);
     await announce(deps, tx, failed);
   });
 }
@@ -84,6 +85,7 @@ async function saveCutout(deps: DekupeDeps, row: ProductRow, saved: SavedCutout)
         // total_ms: job start to ready; cutout_ms: the plugin's call, broken down further when the plugin says how.
         dekupeTimings: JSON.stringify({ total_ms: at - started, cutout_ms: cutoutMs, ...cut.timings, variant: cut.variant }),
         dekupeError: null,
+        dekupeErrorCode: null,
         dekupeUpdatedAt: at,
         updatedAt: at,
       })
@@ -100,7 +102,7 @@ async function attempt(deps: DekupeDeps, row: ProductRow, crop: DekupeCrop, hint
   const started = deps.clock.now();
   const file = await storage.get(row.originalKey);
   if (!file) {
-    await markFailed(deps, row, crop, "The original image is missing from storage.", started, hint);
+    await markFailed(deps, row, crop, imageMissing, started, hint);
     return true;
   }
   const source = new Uint8Array(await file.body.arrayBuffer());
@@ -111,7 +113,7 @@ async function attempt(deps: DekupeDeps, row: ProductRow, crop: DekupeCrop, hint
     result = await finishCutout(source, removed, crop, row.originalWidth, row.originalHeight);
   } catch (e) {
     if (signal.aborted) throw e;
-    await markFailed(deps, row, crop, `Background removal failed: ${(e as Error).message}`, started, hint);
+    await markFailed(deps, row, crop, failureOf(e), started, hint);
     return true;
   }
   const { cut } = result;
@@ -139,7 +141,7 @@ export async function runDekupe(deps: DekupeDeps, payload: DekupeJobPayload, sig
     if (await attempt(deps, row, payload.crop ?? "subject", payload.hint, signal)) return;
   }
   const row = await loadProduct(deps, payload.productId);
-  if (row && row.dekupeStatus === "processing") await markFailed(deps, row, payload.crop ?? "subject", "The image kept changing while it was being cleaned.", undefined, payload.hint);
+  if (row && row.dekupeStatus === "processing") await markFailed(deps, row, payload.crop ?? "subject", imageChanging, undefined, payload.hint);
 }
 
 /**
@@ -150,12 +152,12 @@ export async function runDekupe(deps: DekupeDeps, payload: DekupeJobPayload, sig
 export async function dekupeDead(deps: DekupeDeps, tx: Orm, payload: DekupeJobPayload, error: string): Promise<void> {
   const { products } = deps.db.schema;
   const at = deps.clock.now();
-  const message = `Background removal did not finish: ${error}`;
+  const failure = didNotFinish(error);
   const [failed] = await tx
     .update(products)
-    .set({ dekupeStatus: "failed", dekupeError: message, dekupeUpdatedAt: at, updatedAt: at })
+    .set({ dekupeStatus: "failed", dekupeError: failure.message, dekupeErrorCode: failure.code, dekupeUpdatedAt: at, updatedAt: at })
     .where(and(eq(products.id, payload.productId), eq(products.dekupeStatus, "processing")))
     .returning();
-  if (failed) await recordAttempt(deps.db, tx, failed, payload.crop ?? "subject", { status: "failed", error: message, hint: payload.hint }, at);
+  if (failed) await recordAttempt(deps.db, tx, failed, payload.crop ?? "subject", { status: "failed", failure, hint: payload.hint }, at);
   await announce(deps, tx, failed);
 }

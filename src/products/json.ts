@@ -1,6 +1,7 @@
 // A product and its dekupe state as the API shows them.
 import { iso, parseMetadata } from "../kernel";
 import type { StoragePlugin } from "../plugins";
+import type { DekupeErrorCode } from "./dekupe-errors";
 import type { DekupeStatus, ProductRow } from "./types";
 
 export function productJson(row: ProductRow, storage: StoragePlugin) {
@@ -39,6 +40,7 @@ export function dekupeJson(row: ProductRow, storage: StoragePlugin) {
     ...placement(row.dekupeBox),
     timings: row.dekupeTimings ? JSON.parse(row.dekupeTimings) : null,
     error: row.dekupeError,
+    error_code: row.dekupeErrorCode as DekupeErrorCode | null,
     updated_at: iso(row.dekupeUpdatedAt),
   };
 }

@@ -1053,6 +1053,8 @@ export interface webhooks {
                                 /** @description Milliseconds per step of the last removal, or null. */
                                 timings: unknown;
                                 error: string | null;
+                                /** @description image_missing (the photo is gone from storage), no_subject (nothing to cut out, or nothing under the hint: try a hint or another photo), empty_matte (the mask came out empty), removal_failed (the plugin failed; see error), image_changing (the photo kept being replaced), did_not_finish (the job timed out or its instance stopped); null unless failed. */
+                                error_code: "image_missing" | "no_subject" | "empty_matte" | "removal_failed" | "image_changing" | "did_not_finish" | null;
                                 updated_at: string | null;
                             };
                             /** @description Your own key-value strings. */
@@ -1141,6 +1143,8 @@ export interface webhooks {
                                 /** @description Milliseconds per step of the last removal, or null. */
                                 timings: unknown;
                                 error: string | null;
+                                /** @description image_missing (the photo is gone from storage), no_subject (nothing to cut out, or nothing under the hint: try a hint or another photo), empty_matte (the mask came out empty), removal_failed (the plugin failed; see error), image_changing (the photo kept being replaced), did_not_finish (the job timed out or its instance stopped); null unless failed. */
+                                error_code: "image_missing" | "no_subject" | "empty_matte" | "removal_failed" | "image_changing" | "did_not_finish" | null;
                                 updated_at: string | null;
                             };
                             /** @description Your own key-value strings. */
@@ -1514,6 +1518,8 @@ export interface operations {
                                 /** @description Milliseconds per step of the last removal, or null. */
                                 timings: unknown;
                                 error: string | null;
+                                /** @description image_missing (the photo is gone from storage), no_subject (nothing to cut out, or nothing under the hint: try a hint or another photo), empty_matte (the mask came out empty), removal_failed (the plugin failed; see error), image_changing (the photo kept being replaced), did_not_finish (the job timed out or its instance stopped); null unless failed. */
+                                error_code: "image_missing" | "no_subject" | "empty_matte" | "removal_failed" | "image_changing" | "did_not_finish" | null;
                                 updated_at: string | null;
                             };
                             /** @description Your own key-value strings. */
@@ -1722,6 +1728,8 @@ export interface operations {
                             /** @description Milliseconds per step of the last removal, or null. */
                             timings: unknown;
                             error: string | null;
+                            /** @description image_missing (the photo is gone from storage), no_subject (nothing to cut out, or nothing under the hint: try a hint or another photo), empty_matte (the mask came out empty), removal_failed (the plugin failed; see error), image_changing (the photo kept being replaced), did_not_finish (the job timed out or its instance stopped); null unless failed. */
+                            error_code: "image_missing" | "no_subject" | "empty_matte" | "removal_failed" | "image_changing" | "did_not_finish" | null;
                             updated_at: string | null;
                         };
                         /** @description Your own key-value strings. */
@@ -1979,6 +1987,8 @@ export interface operations {
                             /** @description Milliseconds per step of the last removal, or null. */
                             timings: unknown;
                             error: string | null;
+                            /** @description image_missing (the photo is gone from storage), no_subject (nothing to cut out, or nothing under the hint: try a hint or another photo), empty_matte (the mask came out empty), removal_failed (the plugin failed; see error), image_changing (the photo kept being replaced), did_not_finish (the job timed out or its instance stopped); null unless failed. */
+                            error_code: "image_missing" | "no_subject" | "empty_matte" | "removal_failed" | "image_changing" | "did_not_finish" | null;
                             updated_at: string | null;
                         };
                         /** @description Your own key-value strings. */
@@ -2296,6 +2306,8 @@ export interface operations {
                             /** @description Milliseconds per step of the last removal, or null. */
                             timings: unknown;
                             error: string | null;
+                            /** @description image_missing (the photo is gone from storage), no_subject (nothing to cut out, or nothing under the hint: try a hint or another photo), empty_matte (the mask came out empty), removal_failed (the plugin failed; see error), image_changing (the photo kept being replaced), did_not_finish (the job timed out or its instance stopped); null unless failed. */
+                            error_code: "image_missing" | "no_subject" | "empty_matte" | "removal_failed" | "image_changing" | "did_not_finish" | null;
                             updated_at: string | null;
                         };
                         /** @description Your own key-value strings. */
@@ -2530,6 +2542,8 @@ export interface operations {
                         /** @description Milliseconds per step of the last removal, or null. */
                         timings: unknown;
                         error: string | null;
+                        /** @description image_missing (the photo is gone from storage), no_subject (nothing to cut out, or nothing under the hint: try a hint or another photo), empty_matte (the mask came out empty), removal_failed (the plugin failed; see error), image_changing (the photo kept being replaced), did_not_finish (the job timed out or its instance stopped); null unless failed. */
+                        error_code: "image_missing" | "no_subject" | "empty_matte" | "removal_failed" | "image_changing" | "did_not_finish" | null;
                         updated_at: string | null;
                         image_url?: string;
                         original_image_url?: string;
@@ -2707,6 +2721,8 @@ export interface operations {
                         /** @description Milliseconds per step of the last removal, or null. */
                         timings: unknown;
                         error: string | null;
+                        /** @description image_missing (the photo is gone from storage), no_subject (nothing to cut out, or nothing under the hint: try a hint or another photo), empty_matte (the mask came out empty), removal_failed (the plugin failed; see error), image_changing (the photo kept being replaced), did_not_finish (the job timed out or its instance stopped); null unless failed. */
+                        error_code: "image_missing" | "no_subject" | "empty_matte" | "removal_failed" | "image_changing" | "did_not_finish" | null;
                         updated_at: string | null;
                         image_url?: string;
                         original_image_url?: string;
@@ -2899,6 +2915,8 @@ export interface operations {
                             preview_url: string | null;
                             mask_url: string | null;
                             error: string | null;
+                            /** @description image_missing (the photo is gone from storage), no_subject (nothing to cut out, or nothing under the hint: try a hint or another photo), empty_matte (the mask came out empty), removal_failed (the plugin failed; see error), image_changing (the photo kept being replaced), did_not_finish (the job timed out or its instance stopped); null unless failed. */
+                            error_code: "image_missing" | "no_subject" | "empty_matte" | "removal_failed" | "image_changing" | "did_not_finish" | null;
                             in_use: boolean;
                             accepted: boolean;
                             created_at: string | null;
@@ -3058,6 +3076,8 @@ export interface operations {
                             /** @description Milliseconds per step of the last removal, or null. */
                             timings: unknown;
                             error: string | null;
+                            /** @description image_missing (the photo is gone from storage), no_subject (nothing to cut out, or nothing under the hint: try a hint or another photo), empty_matte (the mask came out empty), removal_failed (the plugin failed; see error), image_changing (the photo kept being replaced), did_not_finish (the job timed out or its instance stopped); null unless failed. */
+                            error_code: "image_missing" | "no_subject" | "empty_matte" | "removal_failed" | "image_changing" | "did_not_finish" | null;
                             updated_at: string | null;
                         };
                         /** @description Your own key-value strings. */
@@ -3263,6 +3283,8 @@ export interface operations {
                         /** @description Milliseconds per step of the last removal, or null. */
                         timings: unknown;
                         error: string | null;
+                        /** @description image_missing (the photo is gone from storage), no_subject (nothing to cut out, or nothing under the hint: try a hint or another photo), empty_matte (the mask came out empty), removal_failed (the plugin failed; see error), image_changing (the photo kept being replaced), did_not_finish (the job timed out or its instance stopped); null unless failed. */
+                        error_code: "image_missing" | "no_subject" | "empty_matte" | "removal_failed" | "image_changing" | "did_not_finish" | null;
                         updated_at: string | null;
                         image_url?: string;
                         original_image_url?: string;

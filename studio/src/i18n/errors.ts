@@ -40,6 +40,14 @@ const en = {
   dekupe_timeout: null,
   render_timeout: null,
   render_failed: null,
+  // Why a cut-out attempt failed (dekupe.error_code, src/products/dekupe-errors.ts), under "dekupe." so they stay
+  // apart from the catalogue's codes. removal_failed: the server's English names the plugin's reason.
+  "dekupe.image_missing": "The original photo is missing from storage; upload the photo again.",
+  "dekupe.no_subject": "No product was found to cut out. Mark the product on the photo and retry, or upload another photo.",
+  "dekupe.empty_matte": "The cut-out came out empty. Mark the product on the photo and retry.",
+  "dekupe.removal_failed": null,
+  "dekupe.image_changing": "The photo was replaced again and again while it was being cut out; retry once it stays the same.",
+  "dekupe.did_not_finish": "The cut-out did not finish in time; retry it.",
 } satisfies Record<string, string | null>;
 
 type ErrorKey = keyof typeof en;
@@ -77,6 +85,12 @@ const tr: Record<ErrorKey, string> = {
   dekupe_timeout: "Ürünün dekupesi zamanında hazır olmadı.",
   render_timeout: "Video oluşturma çok uzun sürdü ve durduruldu.",
   render_failed: "Video oluşturulurken bir hata oluştu.",
+  "dekupe.image_missing": "Özgün fotoğraf depoda bulunamadı; fotoğrafı yeniden yükleyin.",
+  "dekupe.no_subject": "Dekupe edilecek bir ürün bulunamadı. Fotoğrafta ürünü işaretleyip yeniden deneyin ya da başka bir fotoğraf yükleyin.",
+  "dekupe.empty_matte": "Dekupe boş çıktı. Fotoğrafta ürünü işaretleyip yeniden deneyin.",
+  "dekupe.removal_failed": "Arka plan kaldırılırken bir hata oluştu. Yeniden deneyin; sürerse yöneticiye haber verin.",
+  "dekupe.image_changing": "Fotoğraf dekupe sırasında defalarca değiştirildi; değişmediğinde yeniden deneyin.",
+  "dekupe.did_not_finish": "Dekupe zamanında bitmedi; yeniden deneyin.",
 };
 
 const dictionaries: Record<Lang, Record<ErrorKey, string | null>> = { en, tr };
@@ -113,6 +127,12 @@ export function problemText(body: Body, lang: Lang): string {
   const text = format(template, varsOf(body), lang);
   // A value the body lacked would show as `{name}`: the server's message then says it better.
   return /\{\w+[|}]/.test(text) ? body.message : text;
+}
+
+/** Why a cut-out attempt failed, in `lang`: the Studio's text for its code, else the server's message. */
+export function dekupeErrorText(code: string | null | undefined, message: string | null | undefined, lang: Lang): string | null {
+  if (!code && !message) return null;
+  return problemText({ code: code ? `dekupe.${code}` : "", message: message ?? code ?? "" }, lang);
 }
 
 /**

@@ -5,7 +5,7 @@ import { StatusBadge } from "../components/status-badge";
 import { Warnings } from "./product-warnings";
 import { Table } from "../components/table";
 import { useLoad } from "../hooks";
-import { formatDate, useLang, useT } from "../i18n";
+import { dekupeErrorText, formatDate, useLang, useT } from "../i18n";
 
 type Props = { productId: string; version: string; busy: boolean; onAccept(attemptId: string): void };
 
@@ -40,7 +40,7 @@ export function Attempts({ productId, version, busy, onAccept }: Props) {
               <span class="meta">
                 <StatusBadge status={a.status} />
                 {a.in_use && <strong>{t("product.current")}</strong>}
-                {a.error && <span>{a.error}</span>}
+                {a.error && <span>{dekupeErrorText(a.error_code, a.error, lang)}</span>}
               </span>
             ),
           },

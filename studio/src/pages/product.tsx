@@ -10,7 +10,7 @@ import { Page } from "../components/page";
 import { Loading, Spinner } from "../components/spinner";
 import { StatusBadge } from "../components/status-badge";
 import { useLoad, usePoll } from "../hooks";
-import { defineMessages, useT } from "../i18n";
+import { dekupeErrorText, defineMessages, useLang, useT } from "../i18n";
 import { Compare } from "./product-compare";
 import { Attempts } from "./product-attempts";
 import { Warnings } from "./product-warnings";
@@ -35,6 +35,7 @@ const useMessages = defineMessages({
 /** The cut-out's state and what can be done about it: Retry (with the frame to cut), Revert, attempts left. */
 function CutoutPanel({ dekupe: d, busy, onRetry, onRevert }: { dekupe: Dekupe; busy: boolean; onRetry(crop: Crop): void; onRevert(): void }) {
   const t = useT();
+  const { lang } = useLang();
   const m = useMessages();
   const [crop, setCrop] = useState<Crop>("subject");
   const left = Number(d.retries_left);
@@ -49,7 +50,7 @@ function CutoutPanel({ dekupe: d, busy, onRetry, onRevert }: { dekupe: Dekupe; b
           <Spinner label="" />{t("product.working")}
         </p>
       )}
-      {d.status === "failed" && <Alert tone="error">{t("product.failed", { reason: d.error ?? t("common.error") })}</Alert>}
+      {d.status === "failed" && <Alert tone="error">{t("product.failed", { reason: dekupeErrorText(d.error_code, d.error, lang) ?? t("common.error") })}</Alert>}
       <Warnings codes={d.warnings} />
       <p>{t("product.attemptsLeft", { n: left })}</p>
       <SelectField
