@@ -17,9 +17,10 @@ backgroundRemovalConformance(
     await installModel(modelDir);
     return createIsnetRemoval({ modelDir, threads: 2, idleMs: 60_000 });
   },
-  { variesByAttempt: true },
+  { variesByAttempt: true, detectsSubjects: true },
 );
 
 backgroundRemovalConformance("example folder plugin background-removal-colorkey", () => examplePlugin("background-removal", "colorkey"), {
   variesByAttempt: true,
+  detectsSubjects: true,
 });

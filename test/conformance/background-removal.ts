@@ -1,16 +1,21 @@
 // The background-removal slot's conformance kit: the bun:test cases every background-removal plugin must pass (a PNG
 // cut-out with alpha, at most 1024 px, a same-size greyscale mask the alpha follows, a tight box, EXIF orientation, each
-// input format, attempts, hints, abort, undecodable input). One plugin instance serves the whole suite, as in the service,
+// input format, attempts, hints, abort, undecodable input, and "nothing to cut out" for plugins that detect subjects). One plugin instance serves the whole suite, as in the service,
 // so a slow model loads once. Run it from a test file: `backgroundRemovalConformance("mine", async () => plugin)`.
 import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { BackgroundRemovalPlugin, Cutout } from "../../src/plugins";
-import { channelOf, decodePng, productPhotoPng } from "./images";
+import { channelOf, decodePng, encodePng, productPhotoPng } from "./images";
 
 export type BackgroundRemovalConformanceOptions = {
   /** Whether a retry (attempt 2) does something else than attempt 1, so its `variant` must differ. */
   variesByAttempt?: boolean;
+  /**
+   * Whether the plugin tells a subject from the rest: then a photo of one plain colour must be refused with an error
+   * whose `code` is "no_subject" (the kit's NoSubjectError), not cut out whole. A pass-through plugin says false.
+   */
+  detectsSubjects?: boolean;
   /** Time limit of one test (a model may take seconds a cut-out on a slow machine). */
   timeoutMs?: number;
 };
@@ -130,6 +135,17 @@ export function backgroundRemovalConformance(name: string, make: () => Promise<B
       await expect(p.remove({ image: photo, attempt: 1, signal: ctrl.signal })).rejects.toThrow();
       expectValidCutout(await p.remove({ image: fixture("sideways-exif6.jpg"), attempt: 1, signal: new AbortController().signal }));
     }, timeout);
+
+    if (options.detectsSubjects) {
+      test("a photo of one plain colour is refused as no_subject, with a message", async () => {
+        const p = await plugin();
+        const plain = encodePng(800, 600, 3, new Uint8Array(800 * 600 * 3).map((_, i) => [0xe8, 0xe4, 0xdc][i % 3]));
+        const err = await p.remove({ image: plain, attempt: 1 }).catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(Error);
+        expect((err as { code?: unknown }).code).toBe("no_subject");
+        expect((err as Error).message.length).toBeGreaterThan(0);
+      }, timeout);
+    }
 
     test("bytes that are no image are a clear error", async () => {
       const p = await plugin();
