@@ -373,7 +373,8 @@ export async function makeCutout(src: Upright, prob: Probability, attempt: numbe
   const rgba = withAlpha(await rgbPixels, alpha);
   decontaminate(rgba, ow, oh, band);
   clearHidden(rgba, alpha, ow, oh);
-  const [png, maskPng] = await Promise.all([encodeRgbaPng(rgba, ow, oh), mask]);
+  const png = encodeRgbaPng(rgba, ow, oh);
+  const maskPng = await mask;
   return {
     png: new Uint8Array(png.buffer, png.byteOffset, png.length),
     mask: new Uint8Array(maskPng.buffer, maskPng.byteOffset, maskPng.length),

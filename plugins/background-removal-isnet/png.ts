@@ -50,8 +50,11 @@ function filterRows(rgba: Uint8Array, width: number, height: number, out: Uint8A
   }
 }
 
-/** An 8-bit RGBA PNG of `rgba` (width × height × 4 bytes, rows top to bottom, straight alpha). */
-export async function encodeRgbaPng(rgba: Uint8Array, width: number, height: number): Promise<Buffer> {
+/**
+ * An 8-bit RGBA PNG of `rgba` (width × height × 4 bytes, rows top to bottom, straight alpha). Synchronous: libdeflate
+ * runs on this thread (the thread pool's zlib measured slower, see above).
+ */
+export function encodeRgbaPng(rgba: Uint8Array, width: number, height: number): Buffer {
   if (!(width > 0 && height > 0) || rgba.length !== width * height * 4) throw new Error(`expected ${width}x${height} RGBA pixels, got ${rgba.length} bytes`);
   // Every byte is written by filterRows, so the buffer need not be zeroed.
   const filtered = Buffer.allocUnsafe(height * (width * 4 + 1));
