@@ -165,7 +165,7 @@ export const webhookEvents = {
   ),
   "product.dekupe.failed": event(
     "product.dekupe.failed",
-    "A background-removal attempt failed; data is the product (dekupe.error says why).",
+    "A background-removal attempt failed; data is the product (dekupe.error says why, dekupe.error_code for programs).",
     body.product,
   ),
   "balance.low": event(

@@ -1093,7 +1093,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * A background-removal attempt failed; data is the product (dekupe.error says why).
+         * A background-removal attempt failed; data is the product (dekupe.error says why, dekupe.error_code for programs).
          * @description Signed as Standard Webhooks: headers webhook-id, webhook-timestamp and webhook-signature (v1,<base64 HMAC-SHA256 of `<id>.<timestamp>.<body>` with the account's whsec_ secret). Answer 2xx; anything else is retried with backoff.
          */
         post: {
