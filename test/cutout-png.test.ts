@@ -34,6 +34,17 @@ test("a PNG the encoder writes decodes to the same RGBA pixels (libspng through 
   }
 });
 
+test("pixels that start off a 4-byte boundary (a view into a larger buffer) encode the same", async () => {
+  const rgba = pixels(33, 17);
+  const holder = new Uint8Array(rgba.length + 3);
+  holder.set(rgba, 1);
+  const offset = holder.subarray(1, 1 + rgba.length);
+  expect(offset.byteOffset % 4).toBe(1);
+  expect(Buffer.compare(encodeRgbaPng(offset, 33, 17), encodeRgbaPng(rgba, 33, 17))).toBe(0);
+  const { data } = await sharp(encodeRgbaPng(offset, 33, 17)).raw().toBuffer({ resolveWithObject: true });
+  expect(Buffer.compare(data, Buffer.from(rgba))).toBe(0);
+});
+
 test("ffmpeg reads the encoder's PNG too, with its alpha", async () => {
   const dir = mkdtempSync(join(tmpdir(), "vitrin-png-"));
   try {

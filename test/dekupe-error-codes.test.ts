@@ -59,12 +59,23 @@ describe("dekupe error codes", () => {
     expect(dekupe.error_code).toBe("no_subject");
   });
 
-  test("any other plugin error is removal_failed, its message kept", async () => {
-    const { dekupe, attempts } = await failedProduct(async () => {
+  test("any other plugin error is removal_failed, its message kept; a revert clears it from the product, not the attempt", async () => {
+    const { t, token, id, dekupe, attempts } = await failedProduct(async () => {
       throw new Error("model file is damaged");
     });
     expect(dekupe).toMatchObject({ status: "failed", error_code: "removal_failed", error: "Background removal failed: model file is damaged" });
     expect(attempts[0].error_code).toBe("removal_failed");
+    const reverted = await t.json("POST", `/v1/products/${id}/dekupe/revert`, { token });
+    expect(reverted.body.dekupe).toMatchObject({ status: "off", error: null, error_code: null });
+    const listed = (await t.json("GET", `/v1/products/${id}/dekupe/attempts`, { token })).body.data;
+    expect(listed[0].error_code).toBe("removal_failed");
+  });
+
+  test("a thrown plain object keeps its message", async () => {
+    const { dekupe } = await failedProduct(async () => {
+      throw { code: "no_subject", message: "Nothing in the frame." };
+    });
+    expect(dekupe).toMatchObject({ error_code: "no_subject", error: "Background removal failed: Nothing in the frame." });
   });
 
   test("a cut-out whose mask shows nothing is empty_matte", async () => {
@@ -119,25 +130,29 @@ describe("failures recorded before the codes existed", () => {
   test("the migration gives them the code their message stands for", async () => {
     const none = createNoneRemoval();
     const { t, token } = await serviceWith((req) => none.remove(req));
-    const messages: Record<string, string> = {
-      image_missing: "The original image is missing from storage.",
-      did_not_finish: "Background removal did not finish: the job's instance went away",
-      image_changing: "The image kept changing while it was being cleaned.",
-      no_subject: "Background removal failed: No product found in the image: the model marked 0.00% of it as foreground.",
-      empty_matte: "Background removal failed: The cut-out came out empty: no pixel of the mask reaches alpha 20.",
-      removal_failed: "Background removal failed: model file is damaged",
-    };
+    const messages: [string, string][] = [
+      ["image_missing", "The original image is missing from storage."],
+      ["did_not_finish", "Background removal did not finish: the job's instance went away"],
+      ["image_changing", "The image kept changing while it was being cleaned."],
+      ["no_subject", "Background removal failed: No product found in the image: the model marked 0.00% of it as foreground."],
+      // The colorkey example's own words, in lower case: PostgreSQL's LIKE minds case, SQLite's does not.
+      ["no_subject", "Background removal failed: no product found: the whole picture matches the backdrop colour #ffffff"],
+      ["no_subject", "Background removal failed: No object found under the hint (a point at 10, 10): the model saw nothing there."],
+      ["empty_matte", "Background removal failed: The cut-out came out empty: no pixel of the mask reaches alpha 20."],
+      ["removal_failed", "Background removal failed: model file is damaged"],
+    ];
     const photo = dataUrl(await productPhoto("jpeg", 64, 48));
-    const ids: Record<string, string> = {};
+    const ids: [string, string][] = [];
     const { products, dekupeAttempts } = t.service.db.schema;
-    for (const [code, message] of Object.entries(messages)) {
-      // Five products an account: a second account holds the sixth.
-      const owner = Object.keys(ids).length < 5 ? token : (await t.newAccount()).token;
+    for (const [code, message] of messages) {
+      // Five products an account: other accounts hold the rest.
+      const owner = ids.length < 5 ? token : (await t.newAccount()).token;
       const created = await t.json("POST", "/v1/products", { token: owner, body: { name: code, image_url: photo, dekupe: false } });
-      ids[code] = created.body.id;
+      const id = created.body.id as string;
+      ids.push([code, id]);
       await t.service.db.tx(async (tx) => {
-        await tx.update(products).set({ dekupeStatus: "failed", dekupeError: message, dekupeErrorCode: null }).where(eq(products.id, ids[code]));
-        await tx.insert(dekupeAttempts).values({ id: `dka_${code}`, productId: ids[code], number: 1, originalKey: "k", status: "failed", crop: "subject", error: message, createdAt: 0 });
+        await tx.update(products).set({ dekupeStatus: "failed", dekupeError: message, dekupeErrorCode: null }).where(eq(products.id, id));
+        await tx.insert(dekupeAttempts).values({ id: `dka_${id}`, productId: id, number: 1, originalKey: "k", status: "failed", crop: "subject", error: message, createdAt: 0 });
       });
     }
     const migrations = t.service.db.dialect === "sqlite" ? sqliteMigrations() : postgresMigrations();
@@ -149,7 +164,7 @@ describe("failures recorded before the codes existed", () => {
         else await (tx as unknown as { execute(q: unknown): Promise<unknown> }).execute(sql.raw(statement));
       }
     });
-    for (const [code, id] of Object.entries(ids)) {
+    for (const [code, id] of ids) {
       const [row] = await t.service.db.read.select().from(products).where(eq(products.id, id));
       expect([code, row.dekupeErrorCode]).toEqual([code, code]);
       const [attempt] = await t.service.db.read.select().from(dekupeAttempts).where(eq(dekupeAttempts.productId, id));

@@ -140,6 +140,18 @@ describe("dekupe with the ISNet model, through the API", () => {
     expect((await fetchStored(t, product.body.image_url)).status).toBe(200);
   }, SLOW);
 
+  test("a hinted retry whose exclude points leave nothing to cut out fails as no_subject, asking for a point or a box", async () => {
+    const { t, token } = await isnetService();
+    const c = await t.json("POST", "/v1/products", { token, body: { name: "Empty table", image_url: host.url("/blank.jpg") } });
+    await t.runJobs();
+    const retry = await t.json("POST", `/v1/products/${c.body.id}/dekupe/retry`, { token, body: { hint: { exclude: [{ x: 10, y: 10 }] } } });
+    expect(retry.status).toBe(202);
+    await t.runJobs();
+    const dekupe = (await t.json("GET", `/v1/products/${c.body.id}`, { token })).body.dekupe;
+    expect(dekupe).toMatchObject({ status: "failed", error_code: "no_subject" });
+    expect(dekupe.error).toMatch(/No object found under the hint.*point or a box/);
+  }, SLOW);
+
   test("a damaged model fails the job with a clear error, readiness reports it, and the original stays in use", async () => {
     const dir = join(root, "damaged");
     await installModel(dir);

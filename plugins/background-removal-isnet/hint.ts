@@ -3,7 +3,7 @@
 import sharp from "../../src/plugins/sharp";
 import type { CutoutHint, Point } from "../../src/plugins";
 import { components } from "./components";
-import { guidedFilter, type Probability } from "./cutout";
+import { guidedFilter, NoProductError, type Probability } from "./cutout";
 import { opencv, type CV, type Mat } from "./opencv";
 
 /**
@@ -168,7 +168,9 @@ function cropRgb(rgb: Uint8Array, mw: number, roi: Roi): Uint8Array {
 function graphCut(cv: CV, rgb: Uint8Array, labels: Uint8Array, w: number, h: number): Uint8Array {
   let fgSeeds = 0, bgSeeds = 0;
   for (const l of labels) l === cv.GC_FGD || l === cv.GC_PR_FGD ? fgSeeds++ : bgSeeds++;
-  if (fgSeeds === 0 || bgSeeds === 0) throw new Error(`the hint leaves no ${fgSeeds === 0 ? "object" : "background"} to learn colours from`);
+  // Nothing left to cut out (exclude points alone, over the only objects there were) is the account's "no subject".
+  if (fgSeeds === 0) throw new NoProductError("No object found under the hint: it leaves nothing to cut out. Mark the product with a point or a box round it.");
+  if (bgSeeds === 0) throw new Error("the hint leaves no background to learn colours from");
   const img = new cv.Mat(h, w, cv.CV_8UC3);
   const mask = new cv.Mat(h, w, cv.CV_8UC1);
   const bgd = new cv.Mat();

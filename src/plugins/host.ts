@@ -3,7 +3,7 @@
 // everything from `host` (its `import type` lines are erased and cost nothing).
 import { Value } from "@sinclair/typebox/value";
 import { t } from "../templates";
-import { boolean, definePlugin, httpUrl, integer, oneOf, optionalText, optionalUrl, PaymentSignatureError } from "./index";
+import { boolean, definePlugin, httpUrl, integer, NoSubjectError, oneOf, optionalText, optionalUrl, PaymentSignatureError } from "./index";
 import pkg from "../../package.json" with { type: "json" };
 
 export const PLUGIN_API_VERSION = 1;
@@ -15,6 +15,7 @@ export const pluginHost = {
   version: pkg.version as string,
   definePlugin,
   PaymentSignatureError,
+  NoSubjectError,
   /** Elysia's TypeBox builder, the same `t` the core validates requests with (typed as TypeBox's: TypeBuilder). */
   t,
   /** TypeBox's value checker: `host.Value.Check(schema, data)`, `host.Value.Errors(schema, data)`. */

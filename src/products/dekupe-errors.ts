@@ -26,7 +26,8 @@ export const didNotFinish = (reason: string): DekupeFailure => ({ code: "did_not
  * known by its `code`, so a plugin built against another copy of the kit is read the same way.
  */
 export function failureOf(e: unknown): DekupeFailure {
-  const message = `Background removal failed: ${e instanceof Error ? e.message : String(e)}`;
+  const said = (e as { message?: unknown } | null)?.message;
+  const message = `Background removal failed: ${typeof said === "string" ? said : String(e)}`;
   if (e instanceof EmptyMatteError) return { code: "empty_matte", message };
   if ((e as { code?: unknown } | null)?.code === "no_subject") return { code: "no_subject", message };
   return { code: "removal_failed", message };

@@ -124,8 +124,8 @@ export default function colorkeyRemoval(host: PluginHost) {
             const header = new DataView(pngBytes.buffer, pngBytes.byteOffset, 24);
             const [width, height] = [header.getUint32(16), header.getUint32(20)];
             const box = boxOf(alpha, width, height);
-            // code "no_subject" is what the kit's NoSubjectError carries: the attempt fails as "nothing to cut out".
-            if (!box) throw Object.assign(new Error(`no product found: the whole picture matches the backdrop colour #${colour}`), { code: "no_subject" });
+            // The attempt fails as "nothing to cut out" (error_code no_subject), not as a fault of the plugin.
+            if (!box) throw new host.NoSubjectError(`no product found: the whole picture matches the backdrop colour #${colour}`);
             return { png: pngBytes, mask: new Uint8Array(await readFile(mask)), width, height, box, variant: `backdrop #${colour} keyed out, similarity ${similarity}` };
           } finally {
             await rm(dir, { recursive: true, force: true });

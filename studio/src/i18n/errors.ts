@@ -42,7 +42,7 @@ const en = {
   render_failed: null,
   // Why a cut-out attempt failed (dekupe.error_code, src/products/dekupe-errors.ts), under "dekupe." so they stay
   // apart from the catalogue's codes. removal_failed: the server's English names the plugin's reason.
-  "dekupe.image_missing": "The original photo is missing from storage; upload the photo again.",
+  "dekupe.image_missing": "The original photo is missing from storage; create the product again with its photo.",
   "dekupe.no_subject": "No product was found to cut out. Mark the product on the photo and retry, or upload another photo.",
   "dekupe.empty_matte": "The cut-out came out empty. Mark the product on the photo and retry.",
   "dekupe.removal_failed": null,
@@ -85,11 +85,11 @@ const tr: Record<ErrorKey, string> = {
   dekupe_timeout: "Ürünün dekupesi zamanında hazır olmadı.",
   render_timeout: "Video oluşturma çok uzun sürdü ve durduruldu.",
   render_failed: "Video oluşturulurken bir hata oluştu.",
-  "dekupe.image_missing": "Özgün fotoğraf depoda bulunamadı; fotoğrafı yeniden yükleyin.",
+  "dekupe.image_missing": "Özgün fotoğraf depoda bulunamadı; ürünü fotoğrafıyla yeniden oluşturun.",
   "dekupe.no_subject": "Dekupe edilecek bir ürün bulunamadı. Fotoğrafta ürünü işaretleyip yeniden deneyin ya da başka bir fotoğraf yükleyin.",
   "dekupe.empty_matte": "Dekupe boş çıktı. Fotoğrafta ürünü işaretleyip yeniden deneyin.",
   "dekupe.removal_failed": "Arka plan kaldırılırken bir hata oluştu. Yeniden deneyin; sürerse yöneticiye haber verin.",
-  "dekupe.image_changing": "Fotoğraf dekupe sırasında defalarca değiştirildi; değişmediğinde yeniden deneyin.",
+  "dekupe.image_changing": "Fotoğraf dekupe sırasında defalarca değiştirildi; fotoğraf artık değişmiyorsa yeniden deneyin.",
   "dekupe.did_not_finish": "Dekupe zamanında bitmedi; yeniden deneyin.",
 };
 

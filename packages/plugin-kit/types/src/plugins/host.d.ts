@@ -1,5 +1,5 @@
 import { Value } from "@sinclair/typebox/value";
-import { boolean, definePlugin, httpUrl, integer, oneOf, optionalText, optionalUrl, PaymentSignatureError } from "./index";
+import { boolean, definePlugin, httpUrl, integer, NoSubjectError, oneOf, optionalText, optionalUrl, PaymentSignatureError } from "./index";
 export declare const PLUGIN_API_VERSION = 1;
 export declare const pluginHost: {
     /** Bumped when anything below changes incompatibly; a plugin may refuse to load on a version it does not know. */
@@ -8,6 +8,7 @@ export declare const pluginHost: {
     version: string;
     definePlugin: typeof definePlugin;
     PaymentSignatureError: typeof PaymentSignatureError;
+    NoSubjectError: typeof NoSubjectError;
     /** Elysia's TypeBox builder, the same `t` the core validates requests with (typed as TypeBox's: TypeBuilder). */
     t: import("./kit-types").TypeBuilder;
     /** TypeBox's value checker: `host.Value.Check(schema, data)`, `host.Value.Errors(schema, data)`. */
