@@ -53,6 +53,24 @@ describe("dekupe", () => {
     expect(final.body.attempts).toBe(4);
   });
 
+  test("on a product made with dekupe off, the first cut-out is no retry: three remain after it", async () => {
+    const p = await t.json("POST", "/v1/products", { token: acct.token, body: { name: "Mug", image_url: host.url("/mug.jpg"), dekupe: false } });
+    const id = p.body.id as string;
+    expect(p.body.dekupe).toMatchObject({ status: "off", attempts: 0, retries_left: 3 });
+    const first = await t.json("POST", `/v1/products/${id}/dekupe/retry`, { token: acct.token });
+    expect(first.status).toBe(202);
+    expect(first.body).toMatchObject({ status: "processing", attempts: 1, retries_left: 3 });
+    await t.runJobs();
+    for (let i = 0; i < 3; i++) {
+      const res = await t.json("POST", `/v1/products/${id}/dekupe/retry`, { token: acct.token });
+      expect([res.status, res.body.retries_left]).toEqual([202, 2 - i]);
+      await t.runJobs();
+    }
+    const res = await t.json("POST", `/v1/products/${id}/dekupe/retry`, { token: acct.token });
+    expect(res.status).toBe(409);
+    expect((await t.json("GET", `/v1/products/${id}/dekupe`, { token: acct.token })).body.attempts).toBe(4);
+  });
+
   test("a retry while one is running is a 409", async () => {
     const id = await readyProduct();
     await t.json("POST", `/v1/products/${id}/dekupe/retry`, { token: acct.token });

@@ -99,7 +99,12 @@ export async function afterRender(api: Client, videoId: string, productId: strin
   const balance = await api.GET("/v1/balance");
   const transactions = await api.GET("/v1/balance/transactions");
   const deliveries = await api.GET("/v1/webhooks/deliveries", { params: { query: { video_id: videoId } } });
+  const reverted = await api.POST("/v1/products/{id}/dekupe/revert", { params: { path: { id: productId } }, body: {} });
+  // Typed as the product: a wrong documented answer (the dekupe state) has no \`object\` and fails to type-check.
+  const revertedKind: "product" | undefined = reverted.data?.object;
   return {
+    reverted: reverted.data,
+    revertedKind,
     video: video.data,
     list: list.data,
     credits: balance.data?.credits,
@@ -182,6 +187,8 @@ test("a client generated from /openapi.json type-checks strictly and runs the pr
   expect(done.transactions.data.length).toBeGreaterThan(0);
   expect(Value.Check(schemas.pageOf(schemas.webhookMessage, ""), done.deliveries)).toBe(true);
   expect(done.events).toEqual(["video.completed"]);
+  expect(done.revertedKind).toBe("product");
+  expect(Value.Check(schemas.product, done.reverted)).toBe(true);
   expect(hooks).toBeGreaterThan(0);
 }, 90_000);
 

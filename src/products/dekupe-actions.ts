@@ -61,7 +61,8 @@ export async function retryDekupe(deps: DekupeDeps, accountId: string, id: strin
       dekupeEnabled: true,
       dekupeStatus: "processing",
       dekupeAttempts: current.dekupeAttempts + 1,
-      dekupeRetriesLeft: current.dekupeRetriesLeft - 1,
+      // The first cut-out of a photo (a product made with dekupe off) is not a retry: three remain after it.
+      dekupeRetriesLeft: current.dekupeAttempts === 0 ? current.dekupeRetriesLeft : current.dekupeRetriesLeft - 1,
       dekupeError: null,
       dekupeErrorCode: null,
       dekupeUpdatedAt: at,
@@ -81,6 +82,9 @@ export async function revertDekupe(deps: DekupeDeps, accountId: string, id: stri
     imageHeight: current.originalHeight,
     dekupeEnabled: false,
     dekupeStatus: "off",
+    // Off is no failure: a failed attempt's reason stays listed with the attempt.
+    dekupeError: null,
+    dekupeErrorCode: null,
     dekupeUpdatedAt: at,
     updatedAt: at,
   });

@@ -3249,7 +3249,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Back on the original */
+            /** @description The product, back on its original image */
             200: {
                 headers: {
                     /** @description Requests the bucket holds. */
@@ -3264,30 +3264,41 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        product_id: string;
+                        id: string;
                         /** @constant */
-                        object: "dekupe";
-                        enabled: boolean;
-                        status: "processing" | "ready" | "failed" | "off";
-                        preview_url: string | null;
-                        mask_url: string | null;
-                        attempts: string | number;
-                        retries_left: string | number;
-                        /** @description The product's bounding box within the cut-out PNG, or null. */
-                        box: unknown;
-                        /** @description Where the cut-out sits in the original photo, in the photo's pixels, or null. */
-                        source_box: unknown;
-                        crop: "subject" | "none" | null;
-                        /** @description subject_touches_edge, small_subject, soft_matte, frame_filling. */
-                        warnings: string[];
-                        /** @description Milliseconds per step of the last removal, or null. */
-                        timings: unknown;
-                        error: string | null;
-                        /** @description image_missing (the photo is gone from storage), no_subject (nothing to cut out, or nothing under the hint: try a hint or another photo), empty_matte (the mask came out empty), removal_failed (the plugin failed; see error), image_changing (the photo kept being replaced), did_not_finish (the job timed out or its instance stopped); null unless failed. */
-                        error_code: "image_missing" | "no_subject" | "empty_matte" | "removal_failed" | "image_changing" | "did_not_finish" | null;
+                        object: "product";
+                        name: string;
+                        description: string | null;
+                        image_url: string;
+                        original_image_url: string;
+                        /** @description The background removal of a product. */
+                        dekupe: {
+                            enabled: boolean;
+                            status: "processing" | "ready" | "failed" | "off";
+                            preview_url: string | null;
+                            mask_url: string | null;
+                            attempts: string | number;
+                            retries_left: string | number;
+                            /** @description The product's bounding box within the cut-out PNG, or null. */
+                            box: unknown;
+                            /** @description Where the cut-out sits in the original photo, in the photo's pixels, or null. */
+                            source_box: unknown;
+                            crop: "subject" | "none" | null;
+                            /** @description subject_touches_edge, small_subject, soft_matte, frame_filling. */
+                            warnings: string[];
+                            /** @description Milliseconds per step of the last removal, or null. */
+                            timings: unknown;
+                            error: string | null;
+                            /** @description image_missing (the photo is gone from storage), no_subject (nothing to cut out, or nothing under the hint: try a hint or another photo), empty_matte (the mask came out empty), removal_failed (the plugin failed; see error), image_changing (the photo kept being replaced), did_not_finish (the job timed out or its instance stopped); null unless failed. */
+                            error_code: "image_missing" | "no_subject" | "empty_matte" | "removal_failed" | "image_changing" | "did_not_finish" | null;
+                            updated_at: string | null;
+                        };
+                        /** @description Your own key-value strings. */
+                        metadata: {
+                            [key: string]: string;
+                        };
+                        created_at: string | null;
                         updated_at: string | null;
-                        image_url?: string;
-                        original_image_url?: string;
                     };
                 };
             };

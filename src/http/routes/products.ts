@@ -131,6 +131,7 @@ export function productRoutes(guard: GuardDeps, products: Products, dekupe: Deku
       params: idParams,
       body: noBody,
       parse: "json",
-      headers: idempotencyHeaders, detail: operation({ tags: ["Products"], summary: "Go back to the original image", ok: ok(200, s.dekupe, "Back on the original"), errors: [400, 404, 409, 422] }),
+      headers: idempotencyHeaders,
+      detail: operation({ tags: ["Products"], summary: "Go back to the original image", ok: ok(200, s.product, "The product, back on its original image"), errors: [400, 404, 409, 422] }),
     });
 }

@@ -39,7 +39,7 @@ export declare const errors: {
     noPreviews: (renderer: string) => ApiError;
     /** A method the path does not take. Not answered today: a wrong method gets notFound's "No such route.". */
     methodNotAllowed: (method: string, path: string) => ApiError;
-    /** An Idempotency-Key reused with another body or still in use (`idempotency_key`), dekupe retries used up or one running (`dekupe_status`), deleting the files of a video still queued or processing (`video_status`), re-driving a job that is not dead, a correction below zero. */
+    /** An Idempotency-Key reused with another body or still in use (`idempotency_key`), dekupe retries used up (`retries_left`) or one running (`dekupe_status`), deleting the files of a video still queued or processing (`video_status`), re-driving a job that is not dead, a correction below zero. */
     conflict: (message: string, extra?: ErrorExtra) => ApiError;
     /** An image over 5 MB (5242880 bytes), announced or counted as it arrives. */
     fileTooLarge: (maxSize?: number, message?: string) => ApiError;
