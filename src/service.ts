@@ -130,7 +130,6 @@ function buildDomain(f: Foundation) {
     leaseMs: config.jobLeaseMs,
     observeDeath: metrics.observeJobDeath,
   });
-  const accounts = createAccounts(db, clock, logger.child({ component: "accounts" }));
   const image = { allowPrivateNetworks: config.allowPrivateNetworks, timeoutMs: config.fetchTimeoutMs, resolve: opts.resolve };
   const products = createProducts({ db, clock, storage: plugins.storage, jobs, logger, image });
   const brand = createBrand({ db, clock, storage: plugins.storage, logger, image });
@@ -144,6 +143,7 @@ function buildDomain(f: Foundation) {
     outbound: { ...outbound, timeoutMs: config.webhookTimeoutMs },
     observeAttempt: metrics.observeWebhookAttempt,
   });
+  const accounts = createAccounts(db, clock, logger.child({ component: "accounts" }), { threshold: config.lowBalanceThreshold, webhooks });
   const dekupe = createDekupe({
     db,
     clock,

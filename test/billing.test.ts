@@ -246,6 +246,34 @@ describe("low balance", () => {
   });
 });
 
+describe("low balance, by an operator's correction", () => {
+  test("a correction through the admin API that crosses the threshold sends balance.low; a grant sends nothing", async () => {
+    const received: { event: string; data: { credits: number; threshold: number } }[] = [];
+    const receiver = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      async fetch(req) {
+        received.push((await req.json()) as (typeof received)[number]);
+        return new Response("ok");
+      },
+    });
+    try {
+      t = await startService({ VITRIN_LOW_BALANCE_THRESHOLD: "10" });
+      const a = await t.newAccount({ credits: 19 });
+      await t.json("PUT", "/v1/webhooks/endpoint", { token: a.token, body: { url: `http://127.0.0.1:${receiver.port}/hook` } });
+      const credits = (amount: number) => t.json("POST", `/v1/admin/accounts/${a.id}/credits`, { token: ADMIN_TOKEN, body: { amount } });
+      expect((await credits(5)).status).toBe(201); // 24
+      expect((await credits(-15)).status).toBe(201); // 9: crosses
+      expect((await credits(-1)).status).toBe(201); // 8: already under
+      await t.runJobs();
+      expect(received).toHaveLength(1);
+      expect(received[0]).toMatchObject({ event: "balance.low", data: { credits: 9, threshold: 10 } });
+    } finally {
+      receiver.stop(true);
+    }
+  });
+});
+
 describe("stripe", () => {
   let stripe: FakeStripe;
   const WHSEC = "whsec_test_secret_for_vitrin_0123456789";

@@ -1,5 +1,6 @@
 // Accounts and their bearer tokens: tokens are random, shown once, kept only as a SHA-256 hash, and revocable.
 // This face assembles the named functions of records.ts and tokens.ts over one dependencies object.
+import type { LowBalanceAlert } from "../billing";
 import type { Db } from "../db";
 import type { Clock, Logger } from "../kernel";
 import { createAccount, getAccount, grantCredits, listAccounts, updateAccount } from "./records";
@@ -16,9 +17,12 @@ export { TOKEN_USE_RESOLUTION_MS } from "./token-use";
 export { LOGIN_LINK_TTL_MS, loginLinkJson } from "./login-links";
 export { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS, type SessionKind, type StudioSession } from "./sessions";
 
-/** `logger` hears of a token's last use that could not be recorded (the request goes on regardless). */
-export function createAccounts(db: Db, clock: Clock, logger?: Logger) {
-  const deps = { db, clock };
+/**
+ * `logger` hears of a token's last use that could not be recorded (the request goes on regardless); `lowBalance` is
+ * the service's low-balance signal, sent when an operator's correction crosses the threshold.
+ */
+export function createAccounts(db: Db, clock: Clock, logger?: Logger, lowBalance?: LowBalanceAlert) {
+  const deps = { db, clock, lowBalance };
   const lookup = tokenLookup(db);
   const use = createTokenUse(db, clock, logger);
   return {

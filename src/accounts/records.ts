@@ -1,7 +1,7 @@
 // Accounts themselves: opening one (with its opening credits booked and a first token), reading, changing, and an
 // operator's credit grant or correction.
 import { desc, eq } from "drizzle-orm";
-import { book, checkAmount, MAX_CREDIT_GRANT, transactionJson } from "../billing";
+import { alertLowBalance, book, checkAmount, MAX_CREDIT_GRANT, transactionJson, type LedgerEntry } from "../billing";
 import { errors, newId } from "../kernel";
 import { normalizeLanguage } from "./json";
 import { issueToken } from "./tokens";
@@ -83,15 +83,19 @@ export async function grantCredits(deps: AccountDeps, accountId: string, amount:
   const { row } = await db.tx(async (tx) => {
     const [acct] = await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId));
     if (!acct) throw errors.notFound("account");
+    const entry: LedgerEntry = {
+      accountId,
+      amount,
+      type: amount > 0 ? "grant" : "adjustment",
+      description: description ?? (amount > 0 ? "Credits granted by an operator" : "Correction by an operator"),
+      platform: "system",
+      at,
+    };
     try {
-      return await book(db.schema, tx, {
-        accountId,
-        amount,
-        type: amount > 0 ? "grant" : "adjustment",
-        description: description ?? (amount > 0 ? "Credits granted by an operator" : "Correction by an operator"),
-        platform: "system",
-        at,
-      });
+      const booked = await book(db.schema, tx, entry);
+      // A correction can take the balance below the threshold as a video charge can.
+      if (deps.lowBalance) await alertLowBalance(deps.lowBalance, tx, entry, booked);
+      return booked;
     } catch (e) {
       if ((e as { status?: number }).status === 402) {
         throw errors.conflict("This correction would take the balance below zero.");

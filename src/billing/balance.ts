@@ -3,23 +3,32 @@
 import { eq, sql } from "drizzle-orm";
 import { createPager, type Db, type Orm, type PageQuery } from "../db";
 import { errors } from "../kernel";
+import type { Webhooks } from "../webhooks";
 import type { BillingDeps } from "./deps";
 import { book, transactionJson, type LedgerEntry, type TransactionRow } from "./ledger";
 
+/** What the low-balance signal needs: the threshold (0 turns it off) and where the account's events go. */
+export type LowBalanceAlert = { threshold: number; webhooks: Pick<Webhooks, "publish"> };
+
 /**
- * Books a ledger entry and, when a debit takes the balance below the threshold, queues a `balance.low` webhook
- * to the account's receivers in the same transaction.
+ * Queues a `balance.low` webhook to the account's receivers, in the booking's transaction, when the entry just booked
+ * was a debit that took the balance from at or above the threshold to below it (once per crossing). Every debit
+ * passes here: video charges (bookEntry) and operators' corrections (the accounts folder's grant).
  */
+export async function alertLowBalance(alert: LowBalanceAlert, tx: Orm, entry: LedgerEntry, booked: { row: TransactionRow; created: boolean }) {
+  const { threshold } = alert;
+  if (!booked.created || entry.amount >= 0 || threshold <= 0) return;
+  const after = booked.row.balanceAfter;
+  const before = after - entry.amount;
+  if (before >= threshold && after < threshold) {
+    await alert.webhooks.publish(tx, { accountId: entry.accountId, event: "balance.low", data: { object: "balance", credits: after, threshold } });
+  }
+}
+
+/** Books a ledger entry, with the low-balance signal. */
 export async function bookEntry(deps: BillingDeps, tx: Orm, entry: LedgerEntry) {
   const result = await book(deps.db.schema, tx, entry);
-  const threshold = deps.config.lowBalanceThreshold;
-  if (result.created && entry.amount < 0 && threshold > 0) {
-    const after = result.row.balanceAfter;
-    const before = after - entry.amount;
-    if (before >= threshold && after < threshold) {
-      await deps.webhooks.publish(tx, { accountId: entry.accountId, event: "balance.low", data: { object: "balance", credits: after, threshold } });
-    }
-  }
+  await alertLowBalance({ threshold: deps.config.lowBalanceThreshold, webhooks: deps.webhooks }, tx, entry, result);
   return result;
 }
 
