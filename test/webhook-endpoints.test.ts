@@ -208,6 +208,21 @@ describe("delivery to endpoints", () => {
     expect(signedWith(c.body.secret, r.received[1])).toBe(true);
   });
 
+  test("a message to an endpoint deleted since cannot be redelivered: 409, and nothing is sent", async () => {
+    const a = await setup();
+    const r = newReceiver();
+    const c = await t.json("POST", "/v1/webhook_endpoints", { token: a.token, body: { url: r.url, events: ["balance.topped_up"] } });
+    await paidTopUp(a.token);
+    await t.runJobs();
+    const id = r.received[0].headers.get("webhook-id")!;
+    await t.json("DELETE", `/v1/webhook_endpoints/${c.body.id}`, { token: a.token });
+    const res = await t.json("POST", `/v1/webhooks/deliveries/${id}/redeliver`, { token: a.token });
+    expect(res.status).toBe(409);
+    expect(res.body.message).toContain("deleted");
+    await t.runJobs();
+    expect(r.received).toHaveLength(1);
+  });
+
   test("deleting an endpoint gives up on its waiting messages", async () => {
     const a = await setup();
     const c = await t.json("POST", "/v1/webhook_endpoints", { token: a.token, body: { url: "http://127.0.0.1:9/hook", events: ["*"] } });

@@ -59,11 +59,17 @@ export async function redeliver(deps: HistoryDeps, accountId: string, id: string
   const { webhookMessages } = deps.db.schema;
   await deps.db.tx(async (tx) => {
     const [row] = await tx
-      .select({ attemptCount: webhookMessages.attemptCount, updatedAt: webhookMessages.updatedAt })
+      .select({ attemptCount: webhookMessages.attemptCount, updatedAt: webhookMessages.updatedAt, endpointId: webhookMessages.endpointId })
       .from(webhookMessages)
       .where(and(eq(webhookMessages.accountId, accountId), eq(webhookMessages.id, id)))
       .limit(1);
     if (!row) throw errors.notFound("webhook message");
+    // A message for an endpoint deleted since has no secret to sign with: it could only fail again.
+    if (row.endpointId !== null) {
+      const { webhookEndpoints } = deps.db.schema;
+      const [endpoint] = await tx.select({ id: webhookEndpoints.id }).from(webhookEndpoints).where(eq(webhookEndpoints.id, row.endpointId)).limit(1);
+      if (!endpoint) throw errors.conflict("The webhook endpoint this message was for has been deleted; it cannot be sent again.");
+    }
     const now = deps.clock.now();
     await tx
       .update(webhookMessages)
