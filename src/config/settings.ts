@@ -302,7 +302,7 @@ export const coreSettings: CoreSetting[] = [
     env: "VITRIN_TOP_UP_TTL_MS",
     key: "topUpTtlMs",
     default: "86400000",
-    doc: "How long a started top-up waits for its payment before it expires.",
+    doc: "How long a started top-up waits for its payment before it expires (one minute to 30 days).",
     parse: integer(60_000, 30 * 86_400_000),
   },
   {
@@ -317,7 +317,7 @@ export const coreSettings: CoreSetting[] = [
     env: "VITRIN_LOW_BALANCE_THRESHOLD",
     key: "lowBalanceThreshold",
     default: "10",
-    doc: "A `balance.low` webhook goes to the account's webhook URL when its credits fall below this. 0 turns it off.",
+    doc: "A `balance.low` webhook goes to the account's webhook URL and subscribed endpoints when a video's charge or an operator's correction through the admin API takes its credits below this. 0 turns it off.",
     parse: integer(0, 1_000_000_000),
   },
   {

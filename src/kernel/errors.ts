@@ -60,7 +60,7 @@ export const errors = {
       "Forbidden",
       "A request made with the session cookie must send the session's csrf_token in the X-CSRF-Token header (GET /studio/session gives it).",
     ),
-  /** A premium template asked for by an account that is not premium. */
+  /** A premium template asked for by an account that is not premium; a 17th webhook endpoint (16 at most per account). */
   forbidden: (message: string) => new ApiError(403, "forbidden", "Forbidden", message),
   /** An unknown id, another account's resource (never 403), or an unknown route. */
   notFound: (what = "resource") => new ApiError(404, "not_found", "Not found", `No such ${what}.`),

@@ -249,7 +249,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The account-level webhook URL (receives balance.low) */
+        /** The account-level webhook URL (receives the account's events: product.dekupe.*, balance.*) */
         get: operations["getV1WebhooksEndpoint"];
         /** Set (or clear with null) the account-level webhook URL */
         put: operations["putV1WebhooksEndpoint"];

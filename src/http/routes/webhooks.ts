@@ -23,7 +23,7 @@ export function webhookRoutes(guard: GuardDeps, webhooks: Webhooks, accounts: Ac
     .get(
       "/endpoint",
       async ({ principal }) => ({ object: "webhook_endpoint", url: (await accounts.get(principal.accountId))?.webhookUrl ?? null }),
-      { detail: operation({ tags: ["Webhooks"], summary: "The account-level webhook URL (receives balance.low)", ok: ok(200, s.webhookEndpoint, "The endpoint") }) },
+      { detail: operation({ tags: ["Webhooks"], summary: "The account-level webhook URL (receives the account's events: product.dekupe.*, balance.*)", ok: ok(200, s.webhookEndpoint, "The endpoint") }) },
     )
     .put(
       "/endpoint",

@@ -25,7 +25,7 @@ export declare const errors: {
     productLimit: (currentCount: number, maxAllowed: number) => ApiError;
     /** A state-changing request made with the Studio's session cookie whose `X-CSRF-Token` header is missing or is not the session's csrf_token. */
     csrfFailed: () => ApiError;
-    /** A premium template asked for by an account that is not premium. */
+    /** A premium template asked for by an account that is not premium; a 17th webhook endpoint (16 at most per account). */
     forbidden: (message: string) => ApiError;
     /** An unknown id, another account's resource (never 403), or an unknown route. */
     notFound: (what?: string) => ApiError;
