@@ -295,17 +295,21 @@ function createLifecycle(f: Foundation, domain: Domain, app: HttpApp, state: Run
       logger.info("worker listening", { url: `http://${hostname}:${server.port}` });
       return server;
     },
-    /** Graceful shutdown: refuse new work, let requests and jobs finish within the deadline, close everything. */
+    /**
+     * Graceful shutdown: refuse new work, let requests and jobs finish within the deadline, close everything. The job
+     * engine stops claiming at once, beside the listener's close, so both drain under the one deadline.
+     */
     stop(): Promise<void> {
       stopping ??= (async () => {
         state.shuttingDown = true;
         const deadline = config.shutdownTimeoutMs;
+        const jobsStopped = jobs.stop({ deadlineMs: deadline });
         if (server) {
           const drained = server.stop(false);
           await Promise.race([drained, Bun.sleep(deadline)]);
           server.stop(true);
         }
-        await jobs.stop({ deadlineMs: deadline });
+        await jobsStopped;
         idle.close();
         await plugins.close();
         // A token's last use still being written would otherwise meet a closed database.

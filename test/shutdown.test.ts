@@ -18,11 +18,15 @@ describe("graceful shutdown", () => {
       });
       await Bun.sleep(100);
       const stopping = t.service.stop();
+      // The job engine stops claiming at once, not after the requests in flight have drained (read from its state:
+      // asking the engine to stop here would start its shutdown itself).
+      expect((t.service.jobs as unknown as { state: { stopping: boolean } }).state.stopping).toBe(true);
       const ready = await t.call("GET", "/readyz");
       expect(ready.status).toBe(503);
       const res = await inflight;
       expect(res.status).toBe(201);
       await stopping;
+      // The listener closed at once: a new connection is refused (a balancer's cue to use another instance).
       await expect(fetch(`${base}/healthz`)).rejects.toThrow();
     } finally {
       host.close();
