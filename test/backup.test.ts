@@ -3,7 +3,7 @@
 // database in use, PostgreSQL and S3) that leave the target untouched.
 import { afterEach, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Readable, type Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -154,6 +154,8 @@ describe("vitrin backup and vitrin restore", () => {
     expect(backup.stderr).toBe("");
     expect(backup.code).toBe(0);
     expect(backup.stdout).toContain("backup written");
+    // It holds token hashes and webhook secrets: readable by its owner only, whatever the umask.
+    expect(statSync(archive).mode & 0o777).toBe(0o600);
 
     const target = join(scratch(), "restored");
     const restore = await cli(["restore", archive, "--data-dir", target], {});

@@ -33,7 +33,8 @@ export class ArchiveWriter {
 
   constructor(readonly file: string) {
     this.done = (async () => {
-      await pipeline(this.pack as unknown as Readable, createGzip(), createWriteStream(file, { flags: "wx" }));
+      // Readable by its owner only: it holds token hashes, webhook secrets and customer data.
+      await pipeline(this.pack as unknown as Readable, createGzip(), createWriteStream(file, { flags: "wx", mode: 0o600 }));
       // The archive is the backup: it reaches the disk before anyone is told it was written.
       await syncPath(file);
     })();
