@@ -383,7 +383,8 @@ if (import.meta.main && process.argv[2] === UNPACK_COMMAND) {
       else if (isApiError(e)) console.error(`error: ${e.message}`);
       else if ((e as { code?: string }).code?.startsWith?.("ERR_PARSE_ARGS")) console.error(`${(e as Error).message}\n\n${usage(builtinPlugins())}`);
       else console.error(e);
-      process.exit(e instanceof ConfigError || isApiError(e) ? 2 : 1);
+      const usageError = (e as { code?: string }).code?.startsWith?.("ERR_PARSE_ARGS") === true;
+      process.exit(e instanceof ConfigError || isApiError(e) || usageError ? 2 : 1);
     },
   );
 }

@@ -1,5 +1,6 @@
 // The command line as an operator meets it: --version, help that exits 0, numbers below zero without `--`, and start-up
-// failures (a busy port, a missing or malformed Stripe key) as one clear line on stderr instead of a stack trace.
+// failures (a busy port, a missing or malformed Stripe key, S3 without its bucket, a slot set to an unknown plugin) as
+// one clear line on stderr instead of a stack trace, exit 2 for those and for an unknown option.
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import packageJson from "../package.json";
@@ -115,5 +116,25 @@ describe("start-up failures", () => {
     expect(r.code).toBe(2);
     expect(r.err).toContain("VITRIN_STRIPE_SECRET_KEY must be a Stripe secret key");
     expectOneLine(r.err);
+  });
+
+  test("serve with a slot set to a plugin nobody registered is one configuration line, exit 2", () => {
+    const r = cli(["serve"], { VITRIN_BACKGROUND_REMOVAL: "bogus" });
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('configuration error: VITRIN_BACKGROUND_REMOVAL: unknown background-removal plugin "bogus"');
+    expectOneLine(r.err);
+  });
+
+  test("S3 storage without its bucket and keys is one configuration line, exit 2", () => {
+    const r = cli(["serve"], { VITRIN_STORAGE: "s3" });
+    expect(r.code).toBe(2);
+    expect(r.err).toContain("configuration error: VITRIN_STORAGE=s3 needs VITRIN_S3_BUCKET");
+    expectOneLine(r.err);
+  });
+
+  test("an unknown option is a usage error, exit 2", () => {
+    const r = cli(["accounts", "create", "--nope"]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain("--nope");
   });
 });

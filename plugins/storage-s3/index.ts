@@ -1,6 +1,6 @@
 // Storage in an S3-compatible bucket (AWS S3, MinIO, Garage, R2…) through Bun's built-in S3 client; clients fetch files from the bucket, never through vitrin.
 import { S3Client } from "bun";
-import { contentTypeOf, definePlugin, isSafeKey, type ReadyReport, type StoragePlugin } from "../../src/plugins";
+import { ConfigError, contentTypeOf, definePlugin, isSafeKey, type ReadyReport, type StoragePlugin } from "../../src/plugins";
 import { s3Settings, type S3Settings } from "./settings";
 
 /** The connection settings as declared in settings.ts, and how links are made. */
@@ -52,7 +52,7 @@ export function createS3Storage(options: S3StorageOptions): StoragePlugin {
       )
         .filter(([, value]) => !value)
         .map(([name]) => name);
-      if (missing.length > 0) throw new Error(`VITRIN_STORAGE=s3 needs ${missing.join(", ")}`);
+      if (missing.length > 0) throw new ConfigError(`VITRIN_STORAGE=s3 needs ${missing.join(", ")}`);
       // Every value is passed explicitly: left out, Bun would quietly fall back to S3_*/AWS_* environment variables.
       client = new S3Client({
         endpoint,

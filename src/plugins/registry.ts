@@ -1,7 +1,7 @@
 // The registry of plugins: picks one implementation per slot from config, reads every plugin's declared settings at
 // start (refusing bad values and VITRIN_* names nobody reads), runs their lifecycle (init in order, close in reverse)
 // and finds their CLI commands.
-import { checkSettingNames, settingNames, type Config } from "../config";
+import { checkSettingNames, ConfigError, settingNames, type Config } from "../config";
 import type { Logger } from "../kernel";
 import type { PluginCommand } from "./commands";
 import type { Lifecycle, PluginContext, PluginDefinition, ReadyReport, Slot, SlotMap } from "./contracts";
@@ -86,11 +86,13 @@ export class PluginRegistry {
     const started: Started[] = [];
     const close = () => closeAll(started, ctx.logger);
     const boot = async <S extends Slot>(slot: S, name: string, setting: string): Promise<SlotMap[S]> => {
+      // Only here are folder plugins loaded too (the command line's other commands never load them), so only here
+      // can a name nobody registered be told from a folder plugin's: a configuration error, one line at start.
       let def: PluginDefinition<S>;
       try {
         def = this.find(slot, name);
       } catch (e) {
-        throw new Error(`${setting}: ${(e as Error).message}`);
+        throw new ConfigError(`${setting}: ${(e as Error).message}`);
       }
       const instance = await def.create({ ...ctx, settings: settings.get(idOf(def)), logger: ctx.logger.child({ plugin: `${slot}-${name}` }) });
       await instance.init?.();
