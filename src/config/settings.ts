@@ -85,8 +85,8 @@ export const coreSettings: CoreSetting[] = [
       const host = config.host && config.host !== "0.0.0.0" && config.host !== "::" ? config.host : "localhost";
       return `http://${host.includes(":") ? `[${host}]` : host}:${config.port}`;
     },
-    default: "http://localhost:$VITRIN_PORT",
-    doc: "Public base URL of this service, used to build links (`{base_url}` is this + `/v1`).",
+    default: "http://$VITRIN_HOST:$VITRIN_PORT (localhost when the host is 0.0.0.0 or ::)",
+    doc: "Public base URL of this service, used to build links (`{base_url}` is this + `/v1`). Set it when VITRIN_PORT is 0: links are built from the configured port, not the one picked.",
     parse: httpUrl,
   },
   {
