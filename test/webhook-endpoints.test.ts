@@ -103,6 +103,14 @@ describe("webhook endpoint routes", () => {
     expect(p.status).toBe(422);
   });
 
+  test("an empty PATCH is a 422 that names the body, not a blank field", async () => {
+    const a = await setup();
+    const c = await t.json("POST", "/v1/webhook_endpoints", { token: a.token, body: { url: "https://93.184.215.14/hook", events: ["*"] } });
+    const p = await t.json("PATCH", `/v1/webhook_endpoints/${c.body.id}`, { token: a.token, body: {} });
+    expect(p.status).toBe(422);
+    expect(p.body.details.map((d: { field: string }) => d.field)).toEqual(["body"]);
+  });
+
   test("an account has at most 16 endpoints", async () => {
     const a = await setup();
     for (let i = 0; i < 16; i++) {

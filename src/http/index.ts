@@ -80,9 +80,11 @@ export function errorResponse(err: ApiError, requestId: string): Response {
 }
 
 function validationProblems(error: ValidationError): FieldProblem[] {
+  // A problem with the whole body (or query) rather than one field of it, such as an empty PATCH, is named after it.
+  const whole = typeof (error as { type?: unknown }).type === "string" ? (error as { type: string }).type : "body";
   const problems = error.all.map((e) => {
     const path = "path" in e && typeof e.path === "string" ? e.path : "";
-    const field = path.replace(/^\//, "").replaceAll("/", ".");
+    const field = path.replace(/^\//, "").replaceAll("/", ".") || whole;
     let message = "message" in e && typeof e.message === "string" ? e.message : "is invalid";
     if (message === "Unexpected property") message = "is not a known field";
     return { field, message };
