@@ -12,13 +12,15 @@
 //     prompt: t.Object({ headline: fields.headline(), price: fields.price(), colors: fields.colors() }),
 //     strings: { en: { tagline: "Made to last" }, tr: { tagline: "Uzun ömürlü" } },
 //     async build(ctx) {
-//       const product = await ctx.productImage({ maxWidth: 800, maxHeight: 900 });
-//       const title = await ctx.text({ text: ctx.prompt.headline ?? ctx.product.name, size: 96, maxWidth: 900, maxLines: 2 });
+//       const { width, height, safe } = ctx;
+//       const product = await ctx.productImage({ maxWidth: safe.w * 0.8, maxHeight: safe.h * 0.55 });
+//       const title = await ctx.text({ text: ctx.prompt.headline ?? ctx.product.name, size: 96, maxWidth: safe.w, maxLines: 2 });
+//       const x = safe.x + safe.w / 2;
 //       return {
-//         background: await ctx.svg(`<rect width="1080" height="1920" fill="#123"/>`, 1080, 1920),
+//         background: await ctx.svg(`<rect width="${width}" height="${height}" fill="#123"/>`, width, height),
 //         layers: [
-//           { image: product, x: 540, y: 800, scale: [[0, 0.9], [1.5, 1, "out"]] },
-//           { image: title, x: 540, y: [[0.5, 1800], [1.2, 1500, "out"]], opacity: [[0.5, 0], [1, 1]] },
+//           { image: product, x, y: safe.y + safe.h * 0.3, scale: [[0, 0.9], [1.5, 1, "out"]] },
+//           { image: title, x, y: safe.y + safe.h - title.h / 2, opacity: [[0.5, 0], [1, 1]] },
 //         ],
 //       };
 //     },
@@ -35,7 +37,8 @@
 //   (headline, subheadline, price, currency, callToAction, features, colors). Unknown fields are refused.
 // - `strings`: the template's own words per language; the built-in ones (shopNow, buyNow, discover, new,
 //   newArrival, newCollection, limitedOffer, sale, endsSoon, now, only, was, off, whyLoveIt, premiumQuality,
-//   freeShipping) exist in en, tr, de, fr, es, ar, ja. Other languages use English words.
+//   freeShipping) exist in en, tr, de, fr, es, ar, ja. A template offers those of these seven languages it has all
+//   its own words in; words in other languages are not used.
 // - `build(ctx)` makes pictures with the context (text, svg, productImage, button, group: all sized in template
 //   pixels of the full-size frame, made at the render's scale) and returns a Scene: a background and layers
 //   whose x, y, scale and rotate are numbers, keyframes `[seconds, value, ease?]` or expressions (`wave`,

@@ -1,0 +1,60 @@
+// The template examples a template author copies (templates/README.md and the head of src/templates/api.ts), loaded
+// from a folder as written (only the import made absolute): they pass the layout check in every format and preview.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { productPhoto, startService, tempDir, type TestService } from "./helpers";
+
+const ROOT = join(import.meta.dir, "..");
+const API = join(ROOT, "src/templates/api.ts");
+
+/** The README's example: its first ```ts block. */
+function readmeExample(): string {
+  const text = readFileSync(join(ROOT, "templates/README.md"), "utf8");
+  const block = /```ts\n([\s\S]*?)```/.exec(text);
+  if (!block) throw new Error("templates/README.md has no ts block");
+  return block[1];
+}
+
+/** The example in api.ts's opening comment: the lines from its import to the closing `});`, without `//   `. */
+function apiExample(): string {
+  const lines = readFileSync(API, "utf8").split("\n");
+  const start = lines.findIndex((l) => l.startsWith("//   import "));
+  const end = lines.findIndex((l, i) => i > start && l.startsWith("//   });"));
+  if (start < 0 || end < 0) throw new Error("src/templates/api.ts has no example in its opening comment");
+  return lines.slice(start, end + 1).map((l) => l.replace(/^\/\/ {3}/, "")).join("\n");
+}
+
+let t: TestService;
+let token: string;
+let productId: string;
+
+beforeAll(async () => {
+  const dir = join(tempDir(), "templates");
+  mkdirSync(dir);
+  const absolute = (code: string) => code.replace(/from "\.\.\/src\/templates\/api"/, `from ${JSON.stringify(API)}`);
+  writeFileSync(join(dir, "readme-example.ts"), absolute(readmeExample()));
+  writeFileSync(join(dir, "api-example.ts"), absolute(apiExample()).replace('id: "my-ad"', 'id: "my-ad-api"'));
+  t = await startService({ VITRIN_TEMPLATE_DIRS: dir });
+  ({ token } = await t.newAccount({ credits: 10 }));
+  const photo = `data:image/jpeg;base64,${Buffer.from(await productPhoto("jpeg", 800, 600)).toString("base64")}`;
+  const created = await t.json("POST", "/v1/products", { token, body: { name: "Stoneware mug", image_url: photo, dekupe: false } });
+  productId = created.body.id;
+});
+afterAll(() => t?.close());
+
+for (const id of ["my-ad", "my-ad-api"]) {
+  test(`the example template ${id} lays out in every format and language it lists, and previews`, async () => {
+    const listed = (await t.json("GET", `/v1/templates/${id}`, { token })).body;
+    expect(listed.id).toBe(id);
+    for (const aspect_ratio of ["9:16", "4:5", "1:1", "16:9"]) {
+      for (const language of listed.languages as string[]) {
+        const res = await t.json("POST", "/v1/videos/estimate", { token, body: { template_id: id, product_id: productId, aspect_ratio, language } });
+        expect([aspect_ratio, language, res.status, res.body.details ?? null]).toEqual([aspect_ratio, language, 200, null]);
+      }
+    }
+    const preview = await t.call("POST", "/v1/videos/preview", { token, body: { template_id: id, product_id: productId, aspect_ratio: "16:9" } });
+    expect([preview.status, preview.status === 200 ? "" : await preview.text()]).toEqual([200, ""]);
+    expect(preview.headers.get("content-type")).toBe("image/png");
+  });
+}
