@@ -1,5 +1,6 @@
 // The template examples a template author copies (templates/README.md and the head of src/templates/api.ts), loaded
-// from a folder as written (only the import made absolute): they pass the layout check in every format and preview.
+// from a folder as written (only the import made absolute): they pass the layout check in every format and preview; the
+// same example with a slip that makes its positions NaN is refused at the estimate as the template's fault.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -35,6 +36,10 @@ beforeAll(async () => {
   const absolute = (code: string) => code.replace(/from "\.\.\/src\/templates\/api"/, `from ${JSON.stringify(API)}`);
   writeFileSync(join(dir, "readme-example.ts"), absolute(readmeExample()));
   writeFileSync(join(dir, "api-example.ts"), absolute(apiExample()).replace('id: "my-ad"', 'id: "my-ad-api"'));
+  // The README's example with a slip an author makes: a field of the safe area by a name it does not have (NaN x).
+  const slip = absolute(readmeExample()).replace('id: "my-ad"', 'id: "my-ad-slip"').replace("const x = safe.x + safe.w / 2", "const x = safe.x + safe.width / 2");
+  if (!slip.includes("safe.width")) throw new Error("the README's example no longer has the line this test changes");
+  writeFileSync(join(dir, "slip.ts"), slip);
   t = await startService({ VITRIN_TEMPLATE_DIRS: dir });
   ({ token } = await t.newAccount({ credits: 10 }));
   const photo = `data:image/jpeg;base64,${Buffer.from(await productPhoto("jpeg", 800, 600)).toString("base64")}`;
@@ -58,3 +63,10 @@ for (const id of ["my-ad", "my-ad-api"]) {
     expect(preview.headers.get("content-type")).toBe("image/png");
   });
 }
+
+test("a template whose positions come out as NaN is refused at the estimate as the template's fault, before anything is charged", async () => {
+  const res = await t.json("POST", "/v1/videos/estimate", { token, body: { template_id: "my-ad-slip", product_id: productId } });
+  expect(res.status).toBe(422);
+  expect(res.body.details[0].field).toBe("template_id");
+  expect(res.body.details[0].message).toContain("not a number");
+});

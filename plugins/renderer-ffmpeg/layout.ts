@@ -170,6 +170,12 @@ export function layoutProblems(scene: Scene, ledger: LayoutLedger, frame: Layout
   present(scene).forEach((layer, i) => {
     for (const t of settledMoments(layer, frame)) {
       const all = elementsAt(scene, ledger, frame, t);
+      // NaN compares false with everything, so a box of NaNs (a template reading a field that is not there) would
+      // pass every rule below and only fail in the render: the template's own fault, said as such.
+      for (const e of all.filter((x) => x.layer === i && ![x.box.x, x.box.y, x.box.w, x.box.h].every(Number.isFinite))) {
+        const said = `The template's ${e.name} has a position or size that is not a number in the ${frame.aspect} format.`;
+        problems.set(`template_id\u0000${said}`, { field: "template_id", message: said });
+      }
       for (const e of all.filter((x) => x.layer === i && (x.kind === "text" || x.kind === "button"))) {
         const bounds = e.scrolls ? tickerBounds(frame, safe, e.box) : safe;
         if (!inside(e.box, bounds)) report(e.name, e.text, `leaves the safe area of the ${frame.aspect} format (text must stay clear of the edges and of what apps lay over the video).`);
