@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { loadConfig } from "../src/config";
+import { ConfigError, loadConfig } from "../src/config";
 import { run } from "../src/main";
 import { PluginRegistry } from "../src/plugins";
 import { loadPluginFolders } from "../src/plugins/load";
@@ -115,9 +115,25 @@ describe("plugin folders", () => {
     await expect(loadPluginFolders(["/nonexistent/vitrin-plugins"], new PluginRegistry())).rejects.toThrow(/cannot read the plugins folder/);
   });
 
+  test("a function of the host that throws, or a command without words, is refused as configuration, naming the file", async () => {
+    const bad = (text: string) => loadPluginFolders([folder({ "q.ts": text })], new PluginRegistry());
+    const thrown = await bad(`export default () => { throw new Error("boom in factory"); };`).catch((e: unknown) => e);
+    expect(thrown).toBeInstanceOf(ConfigError);
+    expect((thrown as Error).message).toMatch(/q\.ts: its default-exported function threw: boom in factory/);
+    const wordless = await bad(`export default { slot: "payment", name: "p", create() {}, commands: [{ words: [], usage: "", summary: "x", run: () => 0 }] };`).catch((e: unknown) => e);
+    expect(wordless).toBeInstanceOf(ConfigError);
+    expect((wordless as Error).message).toMatch(/q\.ts: each of its commands needs at least one word/);
+  });
+
   test("settings named VITRIN_PLUGIN_<NAME>_<SETTING> pass; other unknown VITRIN_ names are still refused", () => {
     expect(() => builtinPlugins().settings(loadConfig({ VITRIN_PLUGIN_SANDBOX_SECRET: "x" }))).not.toThrow();
     expect(() => builtinPlugins().settings(loadConfig({ VITRIN_PLUGIN_DIR: "/x" }))).toThrow(/unknown setting VITRIN_PLUGIN_DIR/);
+  });
+
+  test("once a folder plugin is loaded, a misspelt setting under its prefix stops the start, naming it", async () => {
+    await expect(startService({ VITRIN_PLUGIN_DIRS: EXAMPLES, VITRIN_PLUGIN_MEMORY_MAX_BYTE: "1000" })).rejects.toThrow(
+      /unknown setting VITRIN_PLUGIN_MEMORY_MAX_BYTE: plugin storage-memory declares no such setting/,
+    );
   });
 
   test("a folder plugin's declared setting with a bad value stops the start, naming it", async () => {

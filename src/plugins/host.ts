@@ -3,7 +3,7 @@
 // everything from `host` (its `import type` lines are erased and cost nothing).
 import { Value } from "@sinclair/typebox/value";
 import { t } from "../templates";
-import { boolean, definePlugin, httpUrl, integer, NoSubjectError, oneOf, optionalText, optionalUrl, PaymentSignatureError } from "./index";
+import { boolean, ConfigError, contentTypeOf, definePlugin, httpUrl, integer, isSafeKey, NoSubjectError, oneOf, optionalText, optionalUrl, PaymentSignatureError } from "./index";
 import pkg from "../../package.json" with { type: "json" };
 
 export const PLUGIN_API_VERSION = 1;
@@ -16,6 +16,11 @@ export const pluginHost = {
   definePlugin,
   PaymentSignatureError,
   NoSubjectError,
+  /** Throw it from create or init for a setting the plugin cannot work with: one line at start, exit 2. */
+  ConfigError,
+  /** Storage keys: whether a key is one the core could have made, and the content type its extension stands for. */
+  isSafeKey,
+  contentTypeOf,
   /** Elysia's TypeBox builder, the same `t` the core validates requests with (typed as TypeBox's: TypeBuilder). */
   t,
   /** TypeBox's value checker: `host.Value.Check(schema, data)`, `host.Value.Errors(schema, data)`. */

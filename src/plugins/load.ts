@@ -3,6 +3,7 @@
 import { readdir, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { ConfigError } from "../config";
 import type { Logger } from "../kernel";
 import { pluginHost } from "./host";
 import type { PluginDefinition, PluginRegistry, Slot } from "./index";
@@ -53,6 +54,17 @@ function settingsProblem(d: PluginDefinition): string | null {
   return null;
 }
 
+/** A command needs words of its own: with none it would take every command line the core does not know. */
+function commandsProblem(d: PluginDefinition): string | null {
+  for (const command of d.commands ?? []) {
+    const words = (command as { words?: unknown }).words;
+    if (!Array.isArray(words) || words.length === 0 || !words.every((w) => typeof w === "string" && w.length > 0)) {
+      return "each of its commands needs at least one word (e.g. words: [\"mystore\", \"sync\"])";
+    }
+  }
+  return null;
+}
+
 function checkDefinition(def: unknown, file: string): PluginDefinition {
   const d = def as Partial<PluginDefinition> | null;
   const problem =
@@ -64,8 +76,9 @@ function checkDefinition(def: unknown, file: string): PluginDefinition {
           ? "its name must be lowercase letters, digits and dashes"
           : typeof d.create !== "function"
             ? "it has no create(ctx) function"
-            : settingsProblem(d as PluginDefinition);
-  if (problem) throw new Error(`plugin ${file}: ${problem}`);
+            : settingsProblem(d as PluginDefinition) ?? commandsProblem(d as PluginDefinition);
+  // Refusals are configuration errors: one line naming the file at start, exit 2, as a bad setting is.
+  if (problem) throw new ConfigError(`plugin ${file}: ${problem}`);
   return { description: "", ...d } as PluginDefinition;
 }
 
@@ -81,16 +94,22 @@ export async function loadPluginFolders(dirs: string[], registry: PluginRegistry
       try {
         mod = await import(pathToFileURL(file).href);
       } catch (e) {
-        throw new Error(`plugin ${file} failed to load: ${(e as Error).message}`);
+        throw new ConfigError(`plugin ${file} failed to load: ${(e as Error).message}`);
       }
       let exported = mod.default;
-      if (typeof exported === "function") exported = await (exported as (host: typeof pluginHost) => unknown)(pluginHost);
+      if (typeof exported === "function") {
+        try {
+          exported = await (exported as (host: typeof pluginHost) => unknown)(pluginHost);
+        } catch (e) {
+          throw new ConfigError(`plugin ${file}: its default-exported function threw: ${(e as Error).message}`);
+        }
+      }
       for (const def of Array.isArray(exported) ? exported : [exported]) {
         const checked = checkDefinition(def, file);
         try {
           registry.add(checked);
         } catch (e) {
-          throw new Error(`plugin ${file}: ${(e as Error).message}`);
+          throw new ConfigError(`plugin ${file}: ${(e as Error).message}`);
         }
         added.push(`${checked.slot}-${checked.name}`);
         logger?.info("plugin loaded", { plugin: `${checked.slot}-${checked.name}`, file });

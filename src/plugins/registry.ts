@@ -5,7 +5,7 @@ import { checkSettingNames, ConfigError, settingNames, type Config } from "../co
 import type { Logger } from "../kernel";
 import type { PluginCommand } from "./commands";
 import type { Lifecycle, PluginContext, PluginDefinition, ReadyReport, Slot, SlotMap } from "./contracts";
-import { readPluginSettings, type PluginSetting } from "./settings";
+import { folderSettingPrefix, readPluginSettings, type PluginSetting } from "./settings";
 
 type Started = { slot: Slot; name: string; instance: Lifecycle };
 
@@ -30,7 +30,7 @@ export class PluginRegistry {
 
   add(def: PluginDefinition): this {
     const id = `${def.slot}:${def.name}`;
-    if (this.defs.has(id)) throw new Error(`plugin ${idOf(def)} is registered twice`);
+    if (this.defs.has(id)) throw new Error(`plugin ${idOf(def)} is registered twice: another plugin, built in or loaded, has that slot and name`);
     for (const setting of Object.values(def.settings ?? {}) as PluginSetting<unknown>[]) {
       if (settingNames.includes(setting.env)) throw new Error(`plugin ${idOf(def)} declares ${setting.env}, a core setting`);
       const other = [...this.defs.values()].find((d) => Object.values(d.settings ?? {}).some((s) => (s as PluginSetting<unknown>).env === setting.env));
@@ -66,7 +66,16 @@ export class PluginRegistry {
   settings(config: Config): Map<string, unknown> {
     const values = new Map<string, unknown>();
     for (const def of this.defs.values()) values.set(idOf(def), readPluginSettings(def.settings, config));
-    checkSettingNames(config, this.declaredSettings().flatMap((p) => p.settings.map((s) => s.env)));
+    const declared = this.declaredSettings().flatMap((p) => p.settings.map((s) => s.env));
+    checkSettingNames(config, declared);
+    // VITRIN_PLUGIN_<NAME>_* passes the core's check (commands that never load folder plugins cannot know them); once
+    // a plugin of that name is registered, a name under its prefix that nobody declares is a misspelling.
+    const known = new Set(declared);
+    const prefixes = [...this.defs.values()].map((d) => ({ id: idOf(d), prefix: folderSettingPrefix(d.name) }));
+    for (const name of Object.keys(config.environment)) {
+      const owner = known.has(name) ? undefined : prefixes.find((p) => name.startsWith(p.prefix));
+      if (owner) throw new ConfigError(`unknown setting ${name}: plugin ${owner.id} declares no such setting; see the configuration table`);
+    }
     return values;
   }
 

@@ -1,5 +1,5 @@
 import { Value } from "@sinclair/typebox/value";
-import { boolean, definePlugin, httpUrl, integer, NoSubjectError, oneOf, optionalText, optionalUrl, PaymentSignatureError } from "./index";
+import { boolean, ConfigError, contentTypeOf, definePlugin, httpUrl, integer, isSafeKey, NoSubjectError, oneOf, optionalText, optionalUrl, PaymentSignatureError } from "./index";
 export declare const PLUGIN_API_VERSION = 1;
 export declare const pluginHost: {
     /** Bumped when anything below changes incompatibly; a plugin may refuse to load on a version it does not know. */
@@ -9,6 +9,11 @@ export declare const pluginHost: {
     definePlugin: typeof definePlugin;
     PaymentSignatureError: typeof PaymentSignatureError;
     NoSubjectError: typeof NoSubjectError;
+    /** Throw it from create or init for a setting the plugin cannot work with: one line at start, exit 2. */
+    ConfigError: typeof ConfigError;
+    /** Storage keys: whether a key is one the core could have made, and the content type its extension stands for. */
+    isSafeKey: typeof isSafeKey;
+    contentTypeOf: typeof contentTypeOf;
     /** Elysia's TypeBox builder, the same `t` the core validates requests with (typed as TypeBox's: TypeBuilder). */
     t: import("./kit-types").TypeBuilder;
     /** TypeBox's value checker: `host.Value.Check(schema, data)`, `host.Value.Errors(schema, data)`. */
