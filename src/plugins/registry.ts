@@ -70,7 +70,7 @@ export class PluginRegistry {
     checkSettingNames(config, declared);
     // VITRIN_PLUGIN_<NAME>_* passes the core's check (commands that never load folder plugins cannot know them); once
     // a plugin of that name is registered, a name under its prefix that nobody declares is a misspelling.
-    const known = new Set(declared);
+    const known = new Set([...settingNames, ...declared]);
     const prefixes = [...this.defs.values()].map((d) => ({ id: idOf(d), prefix: folderSettingPrefix(d.name) }));
     for (const name of Object.keys(config.environment)) {
       const owner = known.has(name) ? undefined : prefixes.find((p) => name.startsWith(p.prefix));
