@@ -2,9 +2,9 @@
 // commands plugins add (such as `models install`); the compiled binary takes the same words.
 import { parseArgs } from "node:util";
 import { ConfigError, loadConfig, type Config } from "./config";
-import { createLogger, isApiError, systemClock } from "./kernel";
+import { createLogger, isApiError, iso, systemClock } from "./kernel";
 import { openDatabase, type Db } from "./db";
-import { accountJson, createAccounts, createStudioSessions, loginLinkJson } from "./accounts";
+import { accountJson, createAccounts, createStudioSessions, loginLinkJson, tokenJson } from "./accounts";
 import { copyOut, copyOutInChild, UNPACK_COMMAND, unpackAll } from "./native";
 import { createService } from "./service";
 import { JobEngine, JOB_STATUSES, type JobStatus } from "./jobs";
@@ -213,13 +213,15 @@ async function tokens({ config, values, sub, rest, out, usage }: Invocation): Pr
   return withAccounts(config, async (accounts) => {
     if (sub === "create" && rest[0]) {
       const token = await accounts.createToken(rest[0], values.name ?? "");
-      out.print(`token ${token.id} (shown once, keep it): ${token.token}`, { id: token.id, token: token.token });
+      // The same fields as the API's issued token (POST /v1/tokens) and as `accounts create`'s token_id and token.
+      out.print(`token ${token.id} (shown once, keep it): ${token.token}`, { id: token.id, object: "token", name: values.name ?? "", token: token.token });
       return 0;
     }
     if (sub === "list" && rest[0]) {
       const rows = await accounts.listTokens(rest[0]);
       out.print(rows.map((r) => `${r.id}\t${r.hint}\t${r.revokedAt ? "revoked" : "active"}\t${r.name}`).join("\n") || "no tokens", {
-        data: rows,
+        // As the API lists tokens (snake_case, ISO dates), with revoked ones too and when they were revoked.
+        data: rows.map((r) => ({ ...tokenJson(r), revoked_at: r.revokedAt === null ? null : iso(r.revokedAt) })),
       });
       return 0;
     }

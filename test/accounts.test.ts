@@ -136,6 +136,24 @@ describe("CLI", () => {
     }
   });
 
+  test("tokens create and tokens list --json answer as the API does: snake_case, ISO dates, never the token in a list", () => {
+    const dir = tempDir();
+    try {
+      const account = JSON.parse(cli(dir, "accounts", "create", "--json").stdout.toString()).account.id as string;
+      const issued = JSON.parse(cli(dir, "tokens", "create", account, "--name", "ci", "--json").stdout.toString());
+      expect([issued.object, issued.name, /^tok_/.test(issued.id), /^vt_/.test(issued.token)]).toEqual(["token", "ci", true, true]);
+      expect(cli(dir, "tokens", "revoke", issued.id).exitCode).toBe(0);
+      const listed = JSON.parse(cli(dir, "tokens", "list", account, "--json").stdout.toString()).data;
+      const row = listed.find((r: { id: string }) => r.id === issued.id);
+      expect(Object.keys(row).sort()).toEqual(["created_at", "hint", "id", "last_used_at", "name", "object", "revoked_at"]);
+      expect(row.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T.*Z$/);
+      expect(row.revoked_at).toMatch(/Z$/);
+      expect(JSON.stringify(listed)).not.toContain(issued.token);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test("a bad setting stops the process with a message naming the variable", () => {
     const res = Bun.spawnSync([process.execPath, "run", "src/main.ts", "migrate"], {
       env: { PATH: process.env.PATH ?? "", VITRIN_PORT: "eighty" },

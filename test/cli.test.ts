@@ -1,6 +1,6 @@
 // The command line as an operator meets it: --version, help that exits 0, numbers below zero without `--`, and start-up
 // failures (a busy port, a missing or malformed Stripe key, S3 without its bucket, a slot set to an unknown plugin) as
-// one clear line on stderr instead of a stack trace, exit 2 for those and for an unknown option.
+// one clear line on stderr instead of a stack trace, exit 2 for those and for an unknown option; --json in snake_case.
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import packageJson from "../package.json";
@@ -137,4 +137,14 @@ describe("start-up failures", () => {
     expect(r.code).toBe(2);
     expect(r.err).toContain("--nope");
   });
+});
+
+describe("--json", () => {
+  test("models install --json answers in snake_case like every other command", () => {
+    const r = cli(["models", "install", "--json"]);
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.out);
+    expect(Object.keys(out).sort()).toEqual(["action", "bytes", "file", "model_dir", "sha256"]);
+    expect(out.action).toBe("assembled");
+  }, 120_000);
 });

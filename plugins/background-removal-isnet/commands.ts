@@ -10,7 +10,9 @@ export const modelsInstall: PluginCommand<IsnetSettings> = {
   description: "assemble and verify the background-removal model in VITRIN_MODEL_DIR",
   async run({ settings, logger, print }) {
     const result = await installModel(settings.modelDir, logger);
-    print(`model ${result.action}: ${result.file} (${result.bytes} bytes, sha256 ${result.sha256})`, result);
+    // --json in the API's style (snake_case), as every other command prints.
+    const { modelDir: model_dir, ...rest } = result;
+    print(`model ${result.action}: ${result.file} (${result.bytes} bytes, sha256 ${result.sha256})`, { model_dir, ...rest });
     return 0;
   },
 };

@@ -11,7 +11,7 @@ import { consumeLoginLink, createLoginLink } from "./login-links";
 import { adminFingerprint, closeSession, openSession, resolveSession, type SessionKind } from "./sessions";
 
 export type { AccountPatch, AccountRow, NewAccount, Principal } from "./types";
-export { accountJson, normalizeLanguage } from "./json";
+export { accountJson, normalizeLanguage, tokenJson } from "./json";
 export { hashToken } from "./tokens";
 export { TOKEN_USE_RESOLUTION_MS } from "./token-use";
 export { LOGIN_LINK_TTL_MS, loginLinkJson } from "./login-links";

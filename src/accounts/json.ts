@@ -1,4 +1,4 @@
-// An account as the API shows it, and the one reading of a language tag accounts (and videos) accept.
+// An account and a listed token as the API shows them, and the one reading of a language tag accounts (and videos) accept.
 import { iso } from "../kernel";
 import type { AccountRow } from "./types";
 
@@ -20,5 +20,17 @@ export function accountJson(row: AccountRow) {
     is_premium: row.isPremium,
     language: row.language,
     created_at: iso(row.createdAt),
+  };
+}
+
+/** A listed API token as the API and the command line show it: never the token itself, only its hint. */
+export function tokenJson(row: { id: string; name: string; hint: string; createdAt: number; lastUsedAt: number | null }) {
+  return {
+    id: row.id,
+    object: "token" as const,
+    name: row.name,
+    hint: row.hint,
+    created_at: iso(row.createdAt),
+    last_used_at: row.lastUsedAt === null ? null : iso(row.lastUsedAt),
   };
 }

@@ -1,8 +1,8 @@
 // HTTP routes for /v1/tokens: an account lists, issues and revokes its own API tokens (the Studio's Developers page);
 // a token's secret is shown once, when it is issued, and never listed.
 import { Elysia, t } from "elysia";
-import type { Accounts } from "../../accounts";
-import { errors, iso } from "../../kernel";
+import { tokenJson, type Accounts } from "../../accounts";
+import { errors } from "../../kernel";
 import { accountGuard, type GuardDeps } from "../guard";
 import { idempotencyHeaders, ok, operation } from "../openapi-docs";
 import * as s from "../openapi-schemas";
@@ -24,16 +24,7 @@ type TokenRow = Awaited<ReturnType<Accounts["listTokens"]>>[number];
 
 /** An account's live tokens as both lists answer them (its own, and the operator's view): revoked ones left out. */
 export function liveTokensPage(rows: TokenRow[]) {
-  const live = rows.filter((r) => r.revokedAt === null);
-  const data = live.map((r) => ({
-    id: r.id,
-    object: "token" as const,
-    name: r.name,
-    hint: r.hint,
-    created_at: iso(r.createdAt),
-    last_used_at: r.lastUsedAt === null ? null : iso(r.lastUsedAt),
-  }));
-  return { data, has_more: false };
+  return { data: rows.filter((r) => r.revokedAt === null).map(tokenJson), has_more: false };
 }
 
 const issuedToken = t.Object({
