@@ -214,17 +214,23 @@ describe("ledger", () => {
   });
 });
 
+/** A loopback webhook receiver keeping the JSON bodies it was sent. */
+function hookReceiver() {
+  const received: { event: string; data: { credits: number; threshold: number } }[] = [];
+  const receiver = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    async fetch(req) {
+      received.push((await req.json()) as (typeof received)[number]);
+      return new Response("ok");
+    },
+  });
+  return { received, receiver };
+}
+
 describe("low balance", () => {
   test("falling under the threshold sends a signed balance.low to the account's webhook URL, once", async () => {
-    const received: { event: string; data: { credits: number } }[] = [];
-    const receiver = Bun.serve({
-      port: 0,
-      hostname: "127.0.0.1",
-      async fetch(req) {
-        received.push((await req.json()) as (typeof received)[number]);
-        return new Response("ok");
-      },
-    });
+    const { received, receiver } = hookReceiver();
     try {
       t = await startService({ VITRIN_LOW_BALANCE_THRESHOLD: "10" });
       const a = await t.newAccount({ credits: 15 });
@@ -248,15 +254,7 @@ describe("low balance", () => {
 
 describe("low balance, by an operator's correction", () => {
   test("a correction through the admin API that crosses the threshold sends balance.low; a grant sends nothing", async () => {
-    const received: { event: string; data: { credits: number; threshold: number } }[] = [];
-    const receiver = Bun.serve({
-      port: 0,
-      hostname: "127.0.0.1",
-      async fetch(req) {
-        received.push((await req.json()) as (typeof received)[number]);
-        return new Response("ok");
-      },
-    });
+    const { received, receiver } = hookReceiver();
     try {
       t = await startService({ VITRIN_LOW_BALANCE_THRESHOLD: "10" });
       const a = await t.newAccount({ credits: 19 });

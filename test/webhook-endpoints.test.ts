@@ -202,13 +202,18 @@ describe("delivery to endpoints", () => {
     expect(JSON.parse(failedOnly.received[0].body).data.id).toBe(v.body.id);
   });
 
-  test("a message to an endpoint is redelivered with the same id and the endpoint's secret", async () => {
+  /** An endpoint for balance.topped_up that has received one message: its receiver, the endpoint and the message id. */
+  async function oneDelivered() {
     const a = await setup();
     const r = newReceiver();
     const c = await t.json("POST", "/v1/webhook_endpoints", { token: a.token, body: { url: r.url, events: ["balance.topped_up"] } });
     await paidTopUp(a.token);
     await t.runJobs();
-    const id = r.received[0].headers.get("webhook-id")!;
+    return { a, r, c, id: r.received[0].headers.get("webhook-id")! };
+  }
+
+  test("a message to an endpoint is redelivered with the same id and the endpoint's secret", async () => {
+    const { a, r, c, id } = await oneDelivered();
     expect((await t.json("POST", `/v1/webhooks/deliveries/${id}/redeliver`, { token: a.token })).status).toBe(202);
     await t.runJobs();
     expect(r.received).toHaveLength(2);
@@ -217,12 +222,7 @@ describe("delivery to endpoints", () => {
   });
 
   test("a message to an endpoint deleted since cannot be redelivered: 409, and nothing is sent", async () => {
-    const a = await setup();
-    const r = newReceiver();
-    const c = await t.json("POST", "/v1/webhook_endpoints", { token: a.token, body: { url: r.url, events: ["balance.topped_up"] } });
-    await paidTopUp(a.token);
-    await t.runJobs();
-    const id = r.received[0].headers.get("webhook-id")!;
+    const { a, r, c, id } = await oneDelivered();
     await t.json("DELETE", `/v1/webhook_endpoints/${c.body.id}`, { token: a.token });
     const res = await t.json("POST", `/v1/webhooks/deliveries/${id}/redeliver`, { token: a.token });
     expect(res.status).toBe(409);
