@@ -228,13 +228,24 @@ function hookReceiver() {
   return { received, receiver };
 }
 
+/** A service with a low-balance threshold of 10 and an account whose webhook URL is a fresh receiver. */
+async function lowBalanceAccount(credits: number) {
+  const hook = hookReceiver();
+  try {
+    t = await startService({ VITRIN_LOW_BALANCE_THRESHOLD: "10" });
+    const a = await t.newAccount({ credits });
+    const set = await t.json("PUT", "/v1/webhooks/endpoint", { token: a.token, body: { url: `http://127.0.0.1:${hook.receiver.port}/hook` } });
+    return { ...hook, a, set };
+  } catch (e) {
+    hook.receiver.stop(true);
+    throw e;
+  }
+}
+
 describe("low balance", () => {
   test("falling under the threshold sends a signed balance.low to the account's webhook URL, once", async () => {
-    const { received, receiver } = hookReceiver();
+    const { received, receiver, a, set } = await lowBalanceAccount(15);
     try {
-      t = await startService({ VITRIN_LOW_BALANCE_THRESHOLD: "10" });
-      const a = await t.newAccount({ credits: 15 });
-      const set = await t.json("PUT", "/v1/webhooks/endpoint", { token: a.token, body: { url: `http://127.0.0.1:${receiver.port}/hook` } });
       expect(set.body.url).toContain("127.0.0.1");
       const spend = (n: number, ref: string) =>
         t.service.db.tx((tx) =>
@@ -254,11 +265,8 @@ describe("low balance", () => {
 
 describe("low balance, by an operator's correction", () => {
   test("a correction through the admin API that crosses the threshold sends balance.low; a grant sends nothing", async () => {
-    const { received, receiver } = hookReceiver();
+    const { received, receiver, a } = await lowBalanceAccount(19);
     try {
-      t = await startService({ VITRIN_LOW_BALANCE_THRESHOLD: "10" });
-      const a = await t.newAccount({ credits: 19 });
-      await t.json("PUT", "/v1/webhooks/endpoint", { token: a.token, body: { url: `http://127.0.0.1:${receiver.port}/hook` } });
       const credits = (amount: number) => t.json("POST", `/v1/admin/accounts/${a.id}/credits`, { token: ADMIN_TOKEN, body: { amount } });
       expect((await credits(5)).status).toBe(201); // 24
       expect((await credits(-15)).status).toBe(201); // 9: crosses

@@ -104,33 +104,29 @@ describe("start-up failures", () => {
     }
   });
 
-  test("the Stripe plugin without its keys is one configuration line, exit 2", () => {
-    const r = cli(["serve"], { VITRIN_PAYMENT: "stripe" });
-    expect(r.code).toBe(2);
-    expect(r.err).toContain("configuration error: VITRIN_PAYMENT=stripe needs VITRIN_STRIPE_SECRET_KEY");
-    expectOneLine(r.err);
-  });
-
-  test("a Stripe key that is not a secret key is one configuration line, exit 2", () => {
-    const r = cli(["serve"], { VITRIN_PAYMENT: "stripe", VITRIN_STRIPE_SECRET_KEY: "pk_live_publishable", VITRIN_STRIPE_WEBHOOK_SECRET: "whsec_x" });
-    expect(r.code).toBe(2);
-    expect(r.err).toContain("VITRIN_STRIPE_SECRET_KEY must be a Stripe secret key");
-    expectOneLine(r.err);
-  });
-
-  test("serve with a slot set to a plugin nobody registered is one configuration line, exit 2", () => {
-    const r = cli(["serve"], { VITRIN_BACKGROUND_REMOVAL: "bogus" });
-    expect(r.code).toBe(2);
-    expect(r.err).toContain('configuration error: VITRIN_BACKGROUND_REMOVAL: unknown background-removal plugin "bogus"');
-    expectOneLine(r.err);
-  });
-
-  test("S3 storage without its bucket and keys is one configuration line, exit 2", () => {
-    const r = cli(["serve"], { VITRIN_STORAGE: "s3" });
-    expect(r.code).toBe(2);
-    expect(r.err).toContain("configuration error: VITRIN_STORAGE=s3 needs VITRIN_S3_BUCKET");
-    expectOneLine(r.err);
-  });
+  // Each a setting vitrin cannot start with, and what its one line must say.
+  const refusals: [string, Record<string, string>, string][] = [
+    ["the Stripe plugin without its keys", { VITRIN_PAYMENT: "stripe" }, "configuration error: VITRIN_PAYMENT=stripe needs VITRIN_STRIPE_SECRET_KEY"],
+    [
+      "a Stripe key that is not a secret key",
+      { VITRIN_PAYMENT: "stripe", VITRIN_STRIPE_SECRET_KEY: "pk_live_publishable", VITRIN_STRIPE_WEBHOOK_SECRET: "whsec_x" },
+      "VITRIN_STRIPE_SECRET_KEY must be a Stripe secret key",
+    ],
+    [
+      "serve with a slot set to a plugin nobody registered",
+      { VITRIN_BACKGROUND_REMOVAL: "bogus" },
+      'configuration error: VITRIN_BACKGROUND_REMOVAL: unknown background-removal plugin "bogus"',
+    ],
+    ["S3 storage without its bucket and keys", { VITRIN_STORAGE: "s3" }, "configuration error: VITRIN_STORAGE=s3 needs VITRIN_S3_BUCKET"],
+  ];
+  for (const [what, env, said] of refusals) {
+    test(`${what} is one configuration line, exit 2`, () => {
+      const r = cli(["serve"], env);
+      expect(r.code).toBe(2);
+      expect(r.err).toContain(said);
+      expectOneLine(r.err);
+    });
+  }
 
   test("an unknown option is a usage error, exit 2", () => {
     const r = cli(["accounts", "create", "--nope"]);
