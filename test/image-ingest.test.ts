@@ -259,8 +259,8 @@ describe("422: everything else", () => {
       [host.url("/gone.png"), "could not be fetched: the server answered HTTP 410"],
       [host.url("/empty.png"), "points to an empty file"],
       [host.url("/slow.png"), "could not be fetched within 0.2 s", { ...open, timeoutMs: 200 }],
-      ["ftp://127.0.0.1/a.png", "must be an http or https URL"],
-      ["file:///etc/passwd", "must be an http or https URL"],
+      ["ftp://127.0.0.1/a.png", "must be an http or https URL, or a data: URL"],
+      ["file:///etc/passwd", "must be an http or https URL, or a data: URL"],
       ["not a url", "is not a valid URL"],
       ["data:image/png;base64,@@@", "is not a valid data: URL (expected data:image/png;base64,…)"],
       ["http://nowhere.example/a.png", "has a host name that could not be resolved", { ...open, resolve: async () => [] }],
@@ -284,6 +284,6 @@ describe("422: everything else", () => {
 
   test("the field name is the caller's", async () => {
     const e = await refusal("ftp://x/a.png", { ...open, field: "image" });
-    expect(e.toJSON()).toEqual(invalid("must be an http or https URL", "image"));
+    expect(e.toJSON()).toEqual(invalid("must be an http or https URL, or a data: URL", "image"));
   });
 });

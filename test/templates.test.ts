@@ -6,6 +6,7 @@ import { join } from "node:path";
 import sharp from "sharp";
 import { ensureFonts, FONT_FILES, prepareRender, renderTextImage, samplePrompt } from "../plugins/renderer-ffmpeg";
 import { BUILTIN_STRINGS, LANGUAGES, loadTemplates, makeStrings, type TemplateRegistry } from "../src/templates";
+import { ConfigError } from "../src/config";
 import { BUILTIN_TEMPLATES } from "../templates";
 import { cutoutProduct, photoProduct, type FixtureProduct } from "./fixtures/render/product";
 import { startService, type TestService } from "./helpers";
@@ -241,6 +242,23 @@ describe("layout", () => {
     await expect(
       prepareRender({ definition: def, product: { ...photo, imagePath: join(dir, "nope.png") }, prompt: {}, language: "en", scale: 0.25, workDir: join(dir, "x") }),
     ).rejects.toThrow(/product image does not exist/);
+  });
+});
+
+describe("templates from a folder at start", () => {
+  test("one whose build() throws stops the start, naming its file and the error", async () => {
+    const extra = join(dir, "throwing");
+    await Bun.write(
+      join(extra, "boom.js"),
+      `export default ({ defineTemplate, t }) => defineTemplate({
+        meta: { id: "boom", name: "Boom", description: "Breaks in build", aspect: "16:9", duration: 6, credits: 1 },
+        prompt: t.Object({}),
+        async build(ctx) { return ctx.nothingHere(); },
+      });`,
+    );
+    const started = startService({ VITRIN_TEMPLATE_DIRS: extra });
+    await expect(started).rejects.toBeInstanceOf(ConfigError);
+    await expect(started).rejects.toThrow(`VITRIN_TEMPLATE_DIRS: the template ${join(extra, "boom.js")} failed to build with the sample product: `);
   });
 });
 

@@ -4,7 +4,7 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { definePlugin, type PluginContext, type RendererPlugin } from "../../src/plugins";
 import type { TemplateRegistry } from "../../src/plugins/renderer-kit";
-import { checkLayout, previewFrame } from "./preview";
+import { checkFolderTemplates, checkLayout, previewFrame } from "./preview";
 import { findTools, toolReadiness } from "./readiness";
 import { ffmpegSettings, type FfmpegSettings } from "./settings";
 import { renderVideo } from "./video";
@@ -47,6 +47,7 @@ export function createFfmpegRenderer(options: FfmpegRendererOptions): RendererPl
     async init() {
       // The ffmpeg checks run while the rest of the service starts, so the first /readyz need not wait for them.
       void readiness.check();
+      await checkFolderTemplates(options.templates);
     },
     ready: () => readiness.ready(),
     render: (req) => renderVideo(video, req),

@@ -4,7 +4,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { LayoutCheckRequest, LayoutProblem, PreviewRequest } from "../../src/plugins";
+import { ConfigError, type LayoutCheckRequest, type LayoutProblem, type PreviewRequest } from "../../src/plugins";
 import { baseLanguage, fpsOf, type TemplateRegistry } from "../../src/plugins/renderer-kit";
 import { asStill } from "./scene/compile";
 import { inputOf, prepareRender, type RenderInput, type RenderJob } from "./prepare";
@@ -66,4 +66,27 @@ export async function previewFrame(deps: PreviewDeps, req: PreviewRequest): Prom
 /** The layout problems of a render (layers made in `req.workDir`, text measured; ffmpeg does not run). */
 export async function checkLayout(templates: TemplateRegistry, req: LayoutCheckRequest): Promise<LayoutProblem[]> {
   return (await prepareRender({ ...inputOf(templates, req), layoutOnly: true })).problems;
+}
+
+/**
+ * Builds every template loaded from a folder (VITRIN_TEMPLATE_DIRS) once with the sample product, so a template whose
+ * build() throws stops the start with its file named, instead of failing each preview and render later. Layout
+ * problems of the sample copy are the request's business and refuse nothing here; built-in templates are tested.
+ */
+export async function checkFolderTemplates(templates: TemplateRegistry): Promise<void> {
+  const folder = templates.list().filter((tpl) => !tpl.source.startsWith("builtin:"));
+  if (folder.length === 0) return;
+  const dir = await mkdtemp(join(tmpdir(), "vitrin-template-check-"));
+  try {
+    const product = await writeSampleProduct(dir);
+    for (const tpl of folder) {
+      try {
+        await checkLayout(templates, { templateId: tpl.info.id, product, prompt: samplePrompt("en"), language: "en", scale: 0.25, workDir: join(dir, tpl.info.id) });
+      } catch (e) {
+        throw new ConfigError(`VITRIN_TEMPLATE_DIRS: the template ${tpl.source} failed to build with the sample product: ${(e as Error)?.message ?? String(e)}`);
+      }
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }

@@ -54,6 +54,8 @@ export function sniffImageFormat(bytes: Uint8Array): Format | null {
 function fetchFailure(e: OutboundError, field: string, maxBytes: number, timeoutMs: number, dataUrl: boolean): ApiError {
   if (e.code === "too_large") return errors.fileTooLarge(maxBytes);
   if (dataUrl) return errors.invalidField(field, "is not a valid data: URL (expected data:image/png;base64,…)");
+  // An image may also come inline, so the scheme refusal names that way too (webhook URLs share the shorter reason).
+  if (e.code === "scheme") return errors.invalidField(field, "must be an http or https URL, or a data: URL");
   return errors.invalidField(field, describeOutboundError(e, timeoutMs));
 }
 

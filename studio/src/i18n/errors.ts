@@ -155,6 +155,7 @@ const trFieldMessages: [RegExp, string][] = [
   [/^Expected union value$/, "Geçerli bir değer değil."],
   [/^is not a known field$/, "Bilinmeyen bir alan."],
   [/^must be an http or https URL$/, "http ya da https ile başlayan bir adres olmalı."],
+  [/^must be an http or https URL, or a data: URL$/, "http ya da https ile başlayan bir adres ya da bir data: adresi olmalı."],
   [/^is not a valid URL$/, "Geçerli bir adres değil."],
   [/^is not a readable image: the file is truncated or corrupt$/, "Okunabilir bir görsel değil: dosya eksik ya da bozuk."],
 ];
