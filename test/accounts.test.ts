@@ -102,6 +102,41 @@ describe("admin API", () => {
     expect(res.status).toBe(404);
   });
 
+  test("the accounts list pages newest first and searches names and ids in any case, taking % and _ as letters", async () => {
+    t = await startService();
+    const make = async (name: string) => (await t.json("POST", "/v1/admin/accounts", { token: ADMIN_TOKEN, body: { name } })).body.account.id as string;
+    const ids: string[] = [];
+    for (let i = 1; i <= 23; i++) ids.push(await make(`Shop ${i}`));
+    const odd = await make("100%_off Ltd");
+    const list = (query: string) => t.json("GET", `/v1/admin/accounts${query}`, { token: ADMIN_TOKEN });
+
+    const seen: string[] = [];
+    let after = "";
+    for (let pages = 0; pages < 5; pages++) {
+      const res = await list(`?limit=10${after ? `&starting_after=${after}` : ""}`);
+      expect(res.status).toBe(200);
+      seen.push(...res.body.data.map((a: { id: string }) => a.id));
+      if (!res.body.has_more) break;
+      after = seen[seen.length - 1];
+    }
+    expect(seen.toSorted()).toEqual([...ids, odd].toSorted());
+    expect((await list("")).body.data).toHaveLength(20);
+    const back = await list(`?limit=10&ending_before=${seen[10]}`);
+    expect(back.body.data.map((a: { id: string }) => a.id)).toEqual(seen.slice(0, 10));
+
+    const names = async (q: string) => ((await list(`?q=${encodeURIComponent(q)}&limit=100`)).body.data as { name: string }[]).map((a) => a.name).toSorted();
+    expect(await names("SHOP 2")).toEqual(["Shop 2", "Shop 20", "Shop 21", "Shop 22", "Shop 23"]);
+    expect(await names("100%")).toEqual(["100%_off Ltd"]);
+    expect(await names("%_o")).toEqual(["100%_off Ltd"]);
+    expect(await names(ids[4].toUpperCase())).toEqual(["Shop 5"]);
+    expect(await names("no such shop")).toEqual([]);
+    expect(await names("  ")).toHaveLength(24);
+
+    expect((await list("?starting_after=acct_nope")).body.details).toEqual([{ field: "starting_after", message: "no account with id acct_nope" }]);
+    expect((await list("?colour=red")).status).toBe(422);
+    expect((await list("?limit=101")).status).toBe(422);
+  });
+
   test("is_premium is set through PATCH", async () => {
     t = await startService();
     const a = await t.newAccount();

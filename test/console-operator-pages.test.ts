@@ -211,4 +211,20 @@ describeBrowser("Studio: the operator's pages in chromium", () => {
     const card = page.locator("a.stat-link", { hasText: "Jobs: dead" });
     await waitFor(async () => (await card.locator(".stat-value").textContent())?.trim(), (shown) => shown === String(dead), 15_000);
   }, SLOW);
+  test("with more accounts than a page, `Next` shows the older ones and `Search accounts` finds one beyond the first page", async () => {
+    for (let i = 1; i <= 21; i++) await admin("POST", "/v1/admin/accounts", { name: `Filler ${i}` });
+    await page.goto("/admin/accounts");
+    await page.getByRole("link", { name: "Filler 21", exact: true }).waitFor();
+    expect(await page.locator("tbody tr").count()).toBe(20);
+    expect(await page.getByRole("link", { name: "Operator shop", exact: true }).count()).toBe(0);
+    await page.getByRole("button", { name: "Next" }).click();
+    await page.getByRole("link", { name: "Operator shop", exact: true }).waitFor();
+    await page.getByRole("button", { name: "Previous" }).click();
+    await page.getByRole("link", { name: "Filler 21", exact: true }).waitFor();
+    await page.getByLabel(/^Search accounts\b/).fill("operator sh");
+    await page.getByRole("link", { name: "Operator shop", exact: true }).waitFor();
+    await waitFor(() => page.locator("tbody tr").count(), (n) => n === 1, 10_000);
+    await page.getByLabel(/^Search accounts\b/).fill("no such account here");
+    await page.getByText("No account matches.").waitFor();
+  }, SLOW);
 });

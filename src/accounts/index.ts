@@ -3,7 +3,7 @@
 import type { LowBalanceAlert } from "../billing";
 import type { Db } from "../db";
 import type { Clock, Logger } from "../kernel";
-import { createAccount, getAccount, grantCredits, listAccounts, updateAccount } from "./records";
+import { accountPager, createAccount, getAccount, grantCredits, listAccounts, updateAccount } from "./records";
 import { authenticate, createToken, listTokens, revokeToken, tokenLookup } from "./tokens";
 import { createTokenUse } from "./token-use";
 import type { AccountPatch, NewAccount } from "./types";
@@ -25,10 +25,12 @@ export function createAccounts(db: Db, clock: Clock, logger?: Logger, lowBalance
   const deps = { db, clock, lowBalance };
   const lookup = tokenLookup(db);
   const use = createTokenUse(db, clock, logger);
+  const page = accountPager(db);
   return {
     create: (input: NewAccount) => createAccount(deps, input),
     get: (id: string) => getAccount(deps, id),
     list: () => listAccounts(deps),
+    page,
     update: (id: string, patch: AccountPatch) => updateAccount(deps, id, patch),
     createToken: (accountId: string, name?: string) => createToken(deps, accountId, name),
     /** Revokes a token (only the account's own when `accountId` is given); false when no such live token exists. */

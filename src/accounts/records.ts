@@ -1,7 +1,8 @@
 // Accounts themselves: opening one (with its opening credits booked and a first token), reading, changing, and an
 // operator's credit grant or correction.
-import { desc, eq } from "drizzle-orm";
+import { desc, eq, or, sql, type SQLWrapper } from "drizzle-orm";
 import { alertLowBalance, book, checkAmount, MAX_CREDIT_GRANT, transactionJson, type LedgerEntry } from "../billing";
+import { createPager, type Db, type Page, type PageQuery } from "../db";
 import { errors, newId } from "../kernel";
 import { normalizeLanguage } from "./json";
 import { issueToken } from "./tokens";
@@ -55,6 +56,21 @@ export async function getAccount(deps: AccountDeps, id: string): Promise<Account
 export async function listAccounts(deps: AccountDeps): Promise<AccountRow[]> {
   const { accounts } = deps.db.schema;
   return deps.db.read.select().from(accounts).orderBy(desc(accounts.createdAt), desc(accounts.id));
+}
+
+/** The operator's pages of accounts, newest first; `q` keeps those whose name or id holds it (any case). */
+export function accountPager(db: Db) {
+  const { accounts } = db.schema;
+  const all = createPager<AccountRow>(db.read, accounts, [], "account");
+  // lower() on both sides, as LIKE ignores case in SQLite but not in PostgreSQL; `\` escapes the caller's % and _.
+  const needle = sql.placeholder("needle");
+  const holds = (col: SQLWrapper) => sql`lower(${col}) like ${needle} escape '\\'`;
+  const found = createPager<AccountRow>(db.read, accounts, [], "account", { filter: or(holds(accounts.name), holds(accounts.id)) });
+  return (query: PageQuery & { q?: string }): Promise<Page<AccountRow>> => {
+    const q = query.q?.trim().toLowerCase();
+    if (!q) return all([], query);
+    return found([], query, undefined, { needle: `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%` });
+  };
 }
 
 export async function updateAccount(deps: AccountDeps, id: string, patch: AccountPatch) {

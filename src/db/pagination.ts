@@ -30,6 +30,8 @@ export type PagerOptions = {
   cursorScope?: number;
   /** Bounds every page by `created_at` from `range.from` to `range.to` (both inclusive, ms), given per call. */
   createdRange?: boolean;
+  /** A further condition on every page, its placeholders' values given per call (`page(…, filterValues)`). */
+  filter?: SQL;
 };
 
 /** The inclusive `created_at` bounds of a page (ms epoch); the widest when a list is not filtered by time. */
@@ -60,7 +62,7 @@ export function createPager<Row extends { id: string; createdAt: number }>(
   const inRange = options.createdRange
     ? and(gte(table.createdAt, sql.placeholder("from")), lte(table.createdAt, sql.placeholder("to")))
     : undefined;
-  const inScope = (): SQL | undefined => and(...scope.map((col, i) => eq(col, p(i))), inRange);
+  const inScope = (): SQL | undefined => and(...scope.map((col, i) => eq(col, p(i))), inRange, options.filter);
   const cursorScope = scope.slice(0, options.cursorScope ?? scope.length);
   const at = sql.placeholder("at");
   const cid = sql.placeholder("cid");
@@ -92,14 +94,14 @@ export function createPager<Row extends { id: string; createdAt: number }>(
       .prepare(),
   });
 
-  return async function page(scopeValues: unknown[], query: PageQuery, range: CreatedRange = ALL_TIME): Promise<Page<Row>> {
+  return async function page(scopeValues: unknown[], query: PageQuery, range: CreatedRange = ALL_TIME, filterValues: Record<string, unknown> = {}): Promise<Page<Row>> {
     const n = parseLimit(query.limit);
     statements ??= prepare();
     const { cursor, first, after, before } = statements;
     if (query.starting_after && query.ending_before) {
       throw errors.validation([{ field: "ending_before", message: "use either starting_after or ending_before, not both" }]);
     }
-    const params: Record<string, unknown> = { limit: n + 1 };
+    const params: Record<string, unknown> = { ...filterValues, limit: n + 1 };
     if (options.createdRange) Object.assign(params, range);
     scopeValues.forEach((v, i) => (params[`s${i}`] = v));
     const cursorId = query.starting_after ?? query.ending_before;

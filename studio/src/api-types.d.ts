@@ -8334,14 +8334,19 @@ export interface operations {
     };
     getV1AdminAccounts: {
         parameters: {
-            query?: never;
+            query?: {
+                limit?: string;
+                starting_after?: string;
+                ending_before?: string;
+                q?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Every account */
+            /** @description A page of accounts */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8373,6 +8378,15 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

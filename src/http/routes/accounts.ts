@@ -6,7 +6,7 @@ import { pageOf } from "../openapi-schemas";
 import { adminGuard, type AdminGuardDeps } from "../guard";
 import { errors } from "../../kernel";
 import { ADMIN_IDEMPOTENCY_SCOPE, reserveIdempotencyKey, storeIdempotentAnswer, type IdempotencyDeps } from "../idempotency-hooks";
-import { idParams, jsonInteger } from "../schema";
+import { idParams, jsonInteger, pageQuery } from "../schema";
 import { accountJson, type Accounts } from "../../accounts";
 
 const createBody = t.Object(
@@ -31,6 +31,12 @@ const updateBody = t.Object(
 
 const grantBody = t.Object(
   { amount: jsonInteger({ description: "Credits to add (negative: a correction)." }), description: t.Optional(t.String({ maxLength: 500 })) },
+  { additionalProperties: false },
+);
+
+/** A page of accounts, optionally only those whose name or id holds `q`. */
+const accountsQuery = t.Object(
+  { ...pageQuery.properties, q: t.Optional(t.String({ maxLength: 200, description: "Only accounts whose name or id contains this (any case)." })) },
   { additionalProperties: false },
 );
 
@@ -60,9 +66,17 @@ export function adminRoutes(admin: AdminGuardDeps & IdempotencyDeps, accounts: A
         detail: operation({ tags: ["Admin"], summary: "Create an account and its first token (shown once)", ok: ok(201, s.accountCreated, "The account and its first token"), errors: [400, 404, 409, 422], auth: "admin" }),
       },
     )
-    .get("/accounts", async () => ({ data: (await accounts.list()).map(accountJson), has_more: false }), {
-      detail: operation({ tags: ["Admin"], summary: "List accounts", ok: ok(200, pageOf(s.account, "Every account"), "Every account"), errors: [404], auth: "admin" }),
-    })
+    .get(
+      "/accounts",
+      async ({ query }) => {
+        const page = await accounts.page(query);
+        return { data: page.data.map(accountJson), has_more: page.has_more };
+      },
+      {
+        query: accountsQuery,
+        detail: operation({ tags: ["Admin"], summary: "List accounts", ok: ok(200, pageOf(s.account, "Accounts, newest first"), "A page of accounts"), errors: [404, 422], auth: "admin" }),
+      },
+    )
     .get(
       "/accounts/:id",
       async ({ params }) => {

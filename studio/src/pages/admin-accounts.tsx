@@ -1,30 +1,33 @@
-// The operator's Accounts page (issue #22 point 7): every account (name, credits, plan, language) linking to its page,
-// and `Create account` (name, credits, language, premium) that shows the account's first token once.
-import { useState } from "preact/hooks";
+// The operator's Accounts page (issue #22 point 7): the accounts (name, credits, plan, language), a page at a time and
+// searched by the server, each linking to its page, and `Create account` (name, credits, language, premium) that shows
+// the account's first token once.
+import { useEffect, useState } from "preact/hooks";
 import { api, fieldError } from "../api";
 import { must } from "../call";
 import { Alert } from "../components/alert";
 import { Button, LinkButton } from "../components/button";
 import { CopyField } from "../components/copy-field";
-import { Empty } from "../components/empty";
 import { TextField } from "../components/field";
 import { Page } from "../components/page";
-import { Loading } from "../components/spinner";
-import { Table, type Column } from "../components/table";
+import { PagedTable } from "../components/paged-table";
+import { type Column } from "../components/table";
 import { useSubmit } from "../components/use-submit";
-import { useLoad } from "../hooks";
 import { formatDate, formatNumber, useLang } from "../i18n";
 import { useAdminMessages } from "../i18n/admin";
 import { ForKind } from "./for-kind";
 import { ConfirmTopUp } from "./admin-top-up";
+import { useCursorList } from "../paging";
 import "../console.css";
 
 type Account = Awaited<ReturnType<typeof listAccounts>>["data"][number];
 type Created = { account: Account; token: string; token_id: string };
 
-function listAccounts() {
-  return must(api.GET("/v1/admin/accounts"));
+function listAccounts(startingAfter?: string, q?: string) {
+  return must(api.GET("/v1/admin/accounts", { params: { query: { starting_after: startingAfter, q: q || undefined } } }));
 }
+
+/** How long the search waits after the last key before asking the server. */
+const SEARCH_DEBOUNCE_MS = 250;
 
 function CreateAccount({ onCreated }: { onCreated(created: Created): void }) {
   const m = useAdminMessages();
@@ -63,11 +66,15 @@ function CreateAccount({ onCreated }: { onCreated(created: Created): void }) {
 function AdminAccountsContent(_props: { id?: string }) {
   const m = useAdminMessages();
   const { lang } = useLang();
-  const accounts = useLoad(listAccounts);
   const [created, setCreated] = useState<Created | null>(null);
   const [search, setSearch] = useState("");
-  const needle = search.trim().toLowerCase();
-  const shown = (accounts.data?.data ?? []).filter((a) => !needle || a.name.toLowerCase().includes(needle) || a.id.toLowerCase().includes(needle));
+  // The server searches (the list is paged, so the page in hand is not all there is), a moment after the last key.
+  const [q, setQ] = useState("");
+  useEffect(() => {
+    const timer = setTimeout(() => setQ(search.trim()), SEARCH_DEBOUNCE_MS);
+    return () => clearTimeout(timer);
+  }, [search]);
+  const accounts = useCursorList((after) => listAccounts(after, q), [q]);
   const columns: Column<Account>[] = [
     { key: "name", label: m("name"), render: (a) => <a href={`/admin/accounts/${a.id}`}>{a.name || a.id}</a> },
     { key: "id", label: m("id"), render: (a) => <code class="nowrap">{a.id}</code> },
@@ -92,20 +99,10 @@ function AdminAccountsContent(_props: { id?: string }) {
         </Alert>
       )}
       <section class="section" aria-label={m("accounts")}>
-        {accounts.error ? (
-          <Alert tone="error">{accounts.error}</Alert>
-        ) : !accounts.data ? (
-          <Loading />
-        ) : accounts.data.data.length === 0 ? (
-          <Empty>{m("noAccounts")}</Empty>
-        ) : (
-          <>
-            <div class="filters">
-              <TextField label={m("search")} type="search" hint={m("searchHint")} value={search} onValue={setSearch} />
-            </div>
-            {shown.length === 0 ? <Empty>{m("noMatch")}</Empty> : <Table caption={m("accounts")} columns={columns} rows={shown} rowKey={(a) => a.id} />}
-          </>
-        )}
+        <div class="filters">
+          <TextField label={m("search")} type="search" hint={m("searchHint")} value={search} onValue={setSearch} />
+        </div>
+        <PagedTable list={accounts} caption={m("accounts")} columns={columns} empty={q ? m("noMatch") : m("noAccounts")} />
       </section>
       <section class="section account-grid">
         <CreateAccount onCreated={made} />
