@@ -101,13 +101,13 @@ describe.each(drivers)("data layer on %s", (driver) => {
     const t = await serviceOn(driver);
     const { idempotency } = t.service;
     const { account } = await t.service.accounts.create({});
-    const hash = requestHash("POST", "/v1/products", { name: "x" });
+    const hash = await requestHash("POST", "/v1/products", { name: "x" });
     const starts = await Promise.allSettled(Array.from({ length: 4 }, () => idempotency.start(account.id, "key-1", hash)));
     expect(starts.filter((s) => s.status === "fulfilled").length).toBe(1);
     for (const s of starts) if (s.status === "rejected") expect((s.reason as { status: number }).status).toBe(409);
     await idempotency.finish(account.id, "key-1", 201, '{"ok":true}');
     expect(await idempotency.start(account.id, "key-1", hash)).toEqual({ replay: true, status: 201, body: '{"ok":true}' });
-    const other = requestHash("POST", "/v1/products", { name: "y" });
+    const other = await requestHash("POST", "/v1/products", { name: "y" });
     expect(idempotency.start(account.id, "key-1", other)).rejects.toMatchObject({ status: 409 });
     await idempotency.abandon(account.id, "key-1");
     expect(await idempotency.start(account.id, "key-1", other)).toEqual({ replay: false });

@@ -142,6 +142,16 @@ describe("idempotency", () => {
     expect(res.body.error).toBe("Conflict");
   });
 
+  test("the same fields in another order are the same request: replayed, not a 409", async () => {
+    t = await startService();
+    const a = await t.newAccount();
+    const headers = { "idempotency-key": "reordered" };
+    const first = await t.json("POST", "/v1/products", { token: a.token, headers, body: { name: "Mug", image_url: host.url("/mug.jpg"), dekupe: false, metadata: { a: "1", b: "2" } } });
+    const again = await t.json("POST", "/v1/products", { token: a.token, headers, body: { metadata: { b: "2", a: "1" }, dekupe: false, image_url: host.url("/mug.jpg"), name: "Mug" } });
+    expect([first.status, again.status, again.headers.get("idempotent-replayed")]).toEqual([201, 201, "true"]);
+    expect(again.body.id).toBe(first.body.id);
+  });
+
   test("an error answer is replayed too", async () => {
     t = await startService();
     const a = await t.newAccount();

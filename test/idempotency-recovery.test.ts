@@ -32,7 +32,7 @@ describe("a request that died mid-way", () => {
     const body = await productBody("Mug");
     const headers = { "idempotency-key": "crashed-1" };
     // What a request does before its handler runs; its instance is then killed, so it never stores an answer.
-    expect(await t.service.idempotency.start(a.id, "crashed-1", requestHash("POST", "/v1/products", body))).toEqual({ replay: false });
+    expect(await t.service.idempotency.start(a.id, "crashed-1", await requestHash("POST", "/v1/products", body))).toEqual({ replay: false });
 
     const early = await t.json("POST", "/v1/products", { token: a.token, headers, body });
     expect(early.status).toBe(409);
@@ -53,7 +53,7 @@ describe("a request that died mid-way", () => {
     // Two instances on one database, each with its own idempotency store.
     const slow = createIdempotency(t.service.db, t.clock, { leaseMs: LEASE_MS });
     const other = createIdempotency(t.service.db, t.clock, { leaseMs: LEASE_MS });
-    const hash = requestHash("POST", "/v1/products", { name: "x" });
+    const hash = await requestHash("POST", "/v1/products", { name: "x" });
     await slow.start(a.id, "answered", hash);
     await slow.start(a.id, "failed", hash);
     t.clock.advance(LEASE_MS);

@@ -40,6 +40,15 @@ async function send(method: string, path: string, token: string, body: FormData 
 const photo = (bytes: Uint8Array, name = "mug.jpg", type = "image/jpeg") => new File([bytes], name, { type });
 
 describe("POST /v1/products as multipart/form-data", () => {
+  test("one Idempotency-Key with another uploaded image is a 409; with the same image it replays", async () => {
+    const token = await setup();
+    const headers = { "idempotency-key": "upload-1" };
+    const first = await send("POST", "/v1/products", token, form({ name: "Mug", dekupe: "false", image: photo(jpeg) }), headers);
+    const same = await send("POST", "/v1/products", token, form({ name: "Mug", dekupe: "false", image: photo(jpeg) }), headers);
+    const other = await send("POST", "/v1/products", token, form({ name: "Mug", dekupe: "false", image: photo(png, "mug.png", "image/png") }), headers);
+    expect([first.status, same.status, same.body.id, other.status]).toEqual([201, 201, first.body.id, 409]);
+  });
+
   test("creates the product from the uploaded file and the text fields", async () => {
     const token = await setup();
     const res = await send("POST", "/v1/products", token, form({ name: "Mug", description: "350 ml", dekupe: "false", image: photo(jpeg) }));

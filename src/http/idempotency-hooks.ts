@@ -29,7 +29,7 @@ async function reserveKey(deps: IdempotencyDeps, scope: string, ctx: Reserving):
   const key = request.headers.get("idempotency-key");
   if (key === null) return;
   if (!validKey(key)) throw errors.badRequest("Idempotency-Key must be 1 to 255 visible ASCII characters.");
-  const started = await deps.idempotency.start(scope, key, requestHash(request.method, ctx.path, ctx.body));
+  const started = await deps.idempotency.start(scope, key, await requestHash(request.method, ctx.path, ctx.body));
   if (started.replay) {
     return new Response(started.body, {
       status: started.status,

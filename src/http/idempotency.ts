@@ -2,6 +2,7 @@
 // request; the same key with another request is a 409, as is a key whose first request is still running. A request
 // holds its key on a short lease, so a holder that died (crash, SIGKILL) frees the key within seconds, not a day.
 import { and, eq, lt, sql } from "drizzle-orm";
+import { configure } from "safe-stable-stringify";
 import type { Db } from "../db";
 import type { Clock } from "../kernel";
 import { errors } from "../kernel";
@@ -14,8 +15,26 @@ const PURGE_CHUNK = 1000;
 
 export type IdempotencyStart = { replay: false } | { replay: true; status: number; body: string };
 
-export function requestHash(method: string, path: string, body: unknown): string {
-  return new Bun.CryptoHasher("sha256").update(`${method} ${path}\n${JSON.stringify(body ?? null)}`).digest("hex");
+// Objects with their keys sorted: the same fields in another order are the same request.
+const stableJson = configure({ deterministic: true });
+
+/** The body as plain data to hash: an uploaded file (multipart) by its bytes' digest, its type and size. */
+async function hashable(value: unknown): Promise<unknown> {
+  if (value instanceof Blob) {
+    return { file_sha256: new Bun.CryptoHasher("sha256").update(await value.bytes()).digest("hex"), type: value.type, size: value.size };
+  }
+  if (Array.isArray(value)) return Promise.all(value.map(hashable));
+  if (value && typeof value === "object") {
+    const entries = await Promise.all(Object.entries(value).map(async ([k, v]) => [k, await hashable(v)] as const));
+    return Object.fromEntries(entries);
+  }
+  return value;
+}
+
+/** What tells one request from another for a key: method, path and body, whatever the order of the body's fields. */
+export async function requestHash(method: string, path: string, body: unknown): Promise<string> {
+  const text = stableJson(await hashable(body ?? null));
+  return new Bun.CryptoHasher("sha256").update(`${method} ${path}\n${text}`).digest("hex");
 }
 
 export function validKey(key: string): boolean {
