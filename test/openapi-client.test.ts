@@ -5,6 +5,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Value } from "@sinclair/typebox/value";
+import { Type, type TSchema } from "@sinclair/typebox";
 import * as schemas from "../src/http/openapi-schemas";
 import { WEBHOOK_EVENTS } from "../src/webhooks";
 import { ADMIN_TOKEN, productPhoto, startService, tempDir, type TestService } from "./helpers";
@@ -95,7 +96,7 @@ export async function startVideo(api: Client, productId: string, hook: string) {
 
 export async function afterRender(api: Client, videoId: string, productId: string) {
   const video = await api.GET("/v1/videos/{id}", { params: { path: { id: videoId } } });
-  const list = await api.GET("/v1/videos", { params: { query: { status: "completed", product_id: productId, limit: "10" } } });
+  const list = await api.GET("/v1/videos", { params: { query: { status: "completed", product_id: productId, limit: 10 } } });
   const balance = await api.GET("/v1/balance");
   const transactions = await api.GET("/v1/balance/transactions");
   const deliveries = await api.GET("/v1/webhooks/deliveries", { params: { query: { video_id: videoId } } });
@@ -169,7 +170,7 @@ test("a client generated from /openapi.json type-checks strictly and runs the pr
 
   const started = await flow.startVideo(api, made.product.id, `${base}/hook`);
   expect(Value.Check(schemas.dekupe, started.dekupe)).toBe(true);
-  expect(Value.Check(schemas.pageOf(schemas.template, ""), started.templates)).toBe(true);
+  expect(Value.Check(page(schemas.template), started.templates)).toBe(true);
   expect(Value.Check(schemas.estimate, started.estimate)).toBe(true);
   expect(started.estimate).toMatchObject({ credits: started.credits, sufficient: true, aspect_ratio: "1:1" });
   expect(started.video_status).toBe(202);
@@ -183,9 +184,9 @@ test("a client generated from /openapi.json type-checks strictly and runs the pr
   expect(done.list.data.map((v: { id: string }) => v.id)).toEqual([started.video.id]);
   expect(done.credits).toBe(100 - started.credits);
   expect(Value.Check(schemas.balance, done.balance)).toBe(true);
-  expect(Value.Check(schemas.pageOf(schemas.transaction, ""), done.transactions)).toBe(true);
+  expect(Value.Check(page(schemas.transaction), done.transactions)).toBe(true);
   expect(done.transactions.data.length).toBeGreaterThan(0);
-  expect(Value.Check(schemas.pageOf(schemas.webhookMessage, ""), done.deliveries)).toBe(true);
+  expect(Value.Check(page(schemas.webhookMessage), done.deliveries)).toBe(true);
   expect(done.events).toEqual(["video.completed"]);
   expect(done.revertedKind).toBe("product");
   expect(Value.Check(schemas.product, done.reverted)).toBe(true);
@@ -197,7 +198,8 @@ test("the webhooks section documents every event an endpoint can subscribe to, a
   expect(Object.keys(doc.webhooks).sort()).toEqual([...WEBHOOK_EVENTS, "ping"].sort());
   const completed = doc.webhooks["video.completed"].post.requestBody.content["application/json"].schema;
   expect(completed.properties.event.const).toBe("video.completed");
-  expect(completed.properties.data.properties.object.const).toBe("video");
+  expect(completed.properties.data.$ref).toBe("#/components/schemas/Video");
+  expect(doc.components.schemas.Video.properties.object.const).toBe("video");
 });
 
 /**
@@ -229,6 +231,33 @@ test("every operation documents a success answer, its errors in the shared schem
   expect(Object.keys(doc.paths["/v1/videos"].post.responses["402"].content["application/json"].examples)).toEqual(["insufficient_credits"]);
 });
 
+test("generators get identifiers, named objects, numbers for limit, bodies that may be left out, and typed error fields", async () => {
+  const doc = (await t.json("GET", "/openapi.json")).body;
+  expect(doc.servers).toEqual([{ url: expect.stringMatching(/^http/) }]);
+  const ops = Object.entries<Record<string, any>>(doc.paths).flatMap(([path, item]) => Object.entries<any>(item).map(([method, op]) => ({ path, method, op })));
+  expect(ops.filter(({ op }) => !/^[A-Za-z][A-Za-z0-9]*$/.test(op.operationId)).map(({ op }) => op.operationId)).toEqual([]);
+  expect(new Set(ops.map(({ op }) => op.operationId)).size).toBe(ops.length);
+  expect(doc.paths["/v1/balance/top-up"].post.operationId).toBe("postV1BalanceTopUp");
+  // Every operation can answer 422 (`expand` is refused on every route).
+  expect(ops.filter(({ op }) => !op.responses["422"]).map(({ method, path }) => `${method} ${path}`)).toEqual([]);
+  expect(doc.paths["/v1/products/{id}/dekupe/revert"].post.requestBody.required).toBe(false);
+  expect(doc.paths["/v1/products"].post.requestBody.required).toBe(true);
+  const limit = doc.paths["/v1/products"].get.parameters.find((p: { name: string }) => p.name === "limit");
+  expect(limit.schema).toMatchObject({ type: "integer", minimum: 1, maximum: 100, default: 20 });
+  const create = doc.paths["/v1/products"].post.requestBody.content;
+  expect(create["application/json"].schema.required).toEqual(["name", "image_url"]);
+  expect(create["application/json"].schema.properties.image).toBeUndefined();
+  expect(create["multipart/form-data"].schema.anyOf.map((v: { required: string[] }) => v.required)).toEqual([["name", "image_url"], ["name", "image"]]);
+  expect(create["multipart/form-data"].schema.anyOf[1].properties.image.default).toBeUndefined();
+  expect(doc.paths["/v1/products/{id}"].get.responses["200"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Product" });
+  expect(doc.components.schemas.Product.properties.dekupe.properties.retries_left).toEqual({ type: "integer" });
+  expect(doc.components.schemas.Error.properties.required.type).toBe("integer");
+  expect(doc.paths["/v1/videos/preview"].post.responses["402"]).toBeUndefined();
+});
+
+/** A page of `item` as the document's pageOf describes it, with the item inline (the document names it by $ref). */
+const page = (item: TSchema) => Type.Object({ data: Type.Array(item), has_more: Type.Boolean() });
+
 test("the documented schemas match the live answers of the routes the client flow does not visit", async () => {
   const acct = await t.newAccount({ credits: 7 });
   const admin = { token: ADMIN_TOKEN };
@@ -241,7 +270,7 @@ test("the documented schemas match the live answers of the routes the client flo
   const brand = await t.json("GET", "/v1/brand", { token: acct.token });
   expect(Value.Check(schemas.brand, brand.body)).toBe(true);
   const music = await t.json("GET", "/v1/music", { token: acct.token });
-  expect(Value.Check(schemas.pageOf(schemas.track, ""), music.body)).toBe(true);
+  expect(Value.Check(page(schemas.track), music.body)).toBe(true);
   const secret = await t.json("GET", "/v1/webhooks/secret", { token: acct.token });
   expect(Value.Check(schemas.webhookSecret, secret.body)).toBe(true);
   const rotated = await t.json("POST", "/v1/webhooks/secret/rotate", { token: acct.token });
@@ -253,7 +282,7 @@ test("the documented schemas match the live answers of the routes the client flo
   expect(Value.Check(schemas.topUp, topUp.body)).toBe(true);
   const jobs = await t.json("GET", "/v1/admin/jobs", admin);
   expect(jobs.body.data.length).toBeGreaterThan(0);
-  expect(Value.Check(schemas.pageOf(schemas.job, ""), jobs.body)).toBe(true);
+  expect(Value.Check(page(schemas.job), jobs.body)).toBe(true);
   // A schema that cannot fail proves nothing: a wrong shape is refused.
   expect(Value.Check(schemas.topUp, { ...topUp.body, credits: "10" })).toBe(false);
 });

@@ -12,10 +12,10 @@ export type Page<T> = { data: T[]; has_more: boolean };
 export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 100;
 
-export function parseLimit(raw: number | string | undefined): number {
-  if (raw === undefined) return DEFAULT_LIMIT;
+export function parseLimit(raw: number | string | undefined, bounds = { fallback: DEFAULT_LIMIT, max: MAX_LIMIT }): number {
+  if (raw === undefined) return bounds.fallback;
   const n = typeof raw === "number" ? raw : /^\d{1,6}$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isInteger(n) || n < 1 || n > MAX_LIMIT) throw errors.invalidField("limit", `must be a whole number from 1 to ${MAX_LIMIT}`);
+  if (!Number.isInteger(n) || n < 1 || n > bounds.max) throw errors.invalidField("limit", `must be a whole number from 1 to ${bounds.max}`);
   return n;
 }
 

@@ -1,7 +1,6 @@
 // The HTTP face of vitrin: one Elysia app with request ids, JSON-only parsing, the error catalogue, auth,
 // rate limits, idempotency, logs and metrics, plus the operational routes (/healthz, /readyz, /metrics, docs, files).
 import { Elysia, ValidationError } from "elysia";
-import { openapi } from "@elysiajs/openapi";
 import type { Config } from "../config";
 import type { Logger } from "../kernel";
 import type { Clock } from "../kernel";
@@ -15,6 +14,7 @@ import { refuseNul } from "./text";
 import { isJsonAnswer, jsonText, JSON_CONTENT_TYPE } from "./json-text";
 import type { Metrics } from "./metrics";
 import { apiDocs, operationRoutes } from "./operations";
+import { polishedOpenapi } from "./openapi-polish";
 
 import type { RequestMeta, RequestMetas } from "./request-meta";
 
@@ -300,6 +300,6 @@ export function createHttpApp(ctx: HttpContext) {
       // (its types ask for a Response, which Elysia would copy once more, body and all, to add the headers in `set`).
       return jsonText(responseValue) as unknown as Response;
     })
-    .use(openapi(apiDocs))
+    .use(polishedOpenapi(apiDocs, ctx.config.publicUrl))
     .use(operationRoutes(ctx));
 }

@@ -1,20 +1,17 @@
 // What /openapi.json says beyond the routes' own schemas: each operation's answers (its success body and the
 // catalogue errors it can give, with the rate-limit and Retry-After headers), who may
 // call it, and the webhook events vitrin sends. Documentation only: nothing here validates a live answer.
+import { Type } from "@sinclair/typebox";
 import { t, type DocumentDecoration, type TSchema } from "elysia";
 import { errors, type ApiError } from "../kernel";
 import * as body from "./openapi-schemas";
 
-/** The one error body every failure has; `code` is stable, `error` and `message` are for people. */
-export const errorSchema = t.Object(
-  {
-    error: t.String({ description: "Short title of the status." }),
-    code: t.String({ description: "Stable snake_case name of the catalogue entry, for programs." }),
-    message: t.String({ description: "What went wrong and what to do." }),
-    details: t.Optional(t.Array(t.Object({ field: t.String(), message: t.String() }))),
-  },
-  { additionalProperties: true, description: "An error; some codes add fields (required, available, retry_after, max_size…)." },
-);
+const whole = (description: string) => Type.Integer({ description });
+
+/** Every code the samples below answer with, in their order. */
+function catalogueCodes(): string[] {
+  return [...new Set(samples.map((e) => e.code))];
+}
 
 /** One real answer per catalogue code, made by the catalogue itself so the examples cannot drift from it. */
 const samples: ApiError[] = [
@@ -40,6 +37,32 @@ const samples: ApiError[] = [
   errors.databaseBusy(),
   errors.insufficientStorage(),
 ];
+
+/** The one error body every failure has; `code` is stable, `error` and `message` are for people. */
+export const errorSchema = t.Object(
+  {
+    error: t.String({ description: "Short title of the status." }),
+    code: t.String({ description: `Stable snake_case name of the catalogue entry, for programs: ${catalogueCodes().join(", ")}.` }),
+    message: t.String({ description: "What went wrong and what to do." }),
+    details: t.Optional(t.Array(t.Object({ field: t.String(), message: t.String() }), { description: "validation_failed, unsupported_language: a problem per field." })),
+    required: t.Optional(whole("insufficient_credits: the credits the request needs.")),
+    available: t.Optional(whole("insufficient_credits: the credits the balance holds.")),
+    current_count: t.Optional(whole("product_limit_reached: the products the account holds.")),
+    max_allowed: t.Optional(whole("product_limit_reached: the most it may hold.")),
+    max_size: t.Optional(whole("file_too_large, body_too_large: the limit in bytes.")),
+    allowed: t.Optional(t.Array(t.String(), { description: "unsupported_image_format: the image types taken." })),
+    supported_languages: t.Optional(t.Array(t.String(), { description: "unsupported_language: the languages that can be asked for." })),
+    retry_after: t.Optional(whole("rate_limited, database_busy, insufficient_storage: seconds to wait (also the Retry-After header).")),
+    request_id: t.Optional(t.String({ description: "internal_error: the request's id, for the operator's log." })),
+    idempotency_key: t.Optional(t.String({ description: "conflict: the Idempotency-Key used with another request, or still in use." })),
+    dekupe_status: t.Optional(t.String({ description: "conflict: a cut-out is running (processing)." })),
+    retries_left: t.Optional(whole("conflict: cut-out retries left (0).")),
+    video_status: t.Optional(t.String({ description: "conflict: the video's status, when its files cannot be deleted yet." })),
+    attempt_id: t.Optional(t.String({ description: "conflict: the cut-out attempt that cannot be accepted." })),
+    status: t.Optional(t.String({ description: "conflict: that attempt's status." })),
+  },
+  { additionalProperties: true, description: "An error. The fields after `details` come with the codes named in their descriptions." },
+);
 
 const intHeader = (description: string) => ({ description, schema: { type: "integer" as const } });
 const rateHeaders = {
@@ -72,14 +95,14 @@ type Answer = { status: number; schema: TSchema; description: string };
 
 /** A JSON success answer of an operation. */
 export function ok(status: number, schema: TSchema, description: string): Answer {
-  return { status, schema, description };
+  return { status, schema: body.ref(schema), description };
 }
 export type OperationDoc = {
   tags: string[];
   summary: string;
   /** The success answer (JSON). */
   ok?: Answer;
-  /** Error statuses beyond the ones every /v1 route can give (401, 429, 500, 503). */
+  /** Error statuses beyond the ones every /v1 route can give (401, 422, 429, 500, 503; 422 on every route). */
   errors?: number[];
   /** "admin": the operator's token; "none": no token (the operations routes). Default: an account token. */
   auth?: "admin" | "none";
@@ -92,7 +115,8 @@ export function operation(doc: OperationDoc): DocumentDecoration {
   const guarded = doc.auth !== "none";
   // Only account tokens have a rate-limit bucket, so only their answers carry RateLimit-* headers.
   const rated = doc.auth === undefined;
-  const statuses = guarded ? [401, 429, 500, 503, ...(doc.errors ?? [])] : doc.errors ?? [];
+  // 422 everywhere: `expand`, or a NUL in the query, is refused on every route before it runs.
+  const statuses = guarded ? [401, 422, 429, 500, 503, ...(doc.errors ?? [])] : [422, ...(doc.errors ?? [])];
   const responses: Record<string, unknown> = {};
   if (doc.ok) {
     responses[doc.ok.status] = {
@@ -137,14 +161,22 @@ function event(name: string, description: string, data: TSchema) {
     event: t.Literal(name),
     timestamp: t.String({ format: "date-time" }),
     created_at: t.String({ format: "date-time" }),
-    data,
+    data: body.ref(data),
   });
   return {
     post: {
       summary: description,
       description:
         "Signed as Standard Webhooks: headers webhook-id, webhook-timestamp and webhook-signature (v1,<base64 HMAC-SHA256 of " +
-        "`<id>.<timestamp>.<body>` with the account's whsec_ secret). Answer 2xx; anything else is retried with backoff.",
+        "`<id>.<timestamp>.<body>` keyed with the secret: a webhook endpoint's own whsec_ secret for messages to that endpoint, " +
+        "the account's (GET /v1/webhooks/secret) for the account URL and a video's webhook_url; during a rotation two signatures, " +
+        "one per secret). Answer 2xx; 410 Gone stops every retry of the message; anything else (or no answer in time) is retried " +
+        "with backoff, with the same webhook-id.",
+      parameters: [
+        { name: "webhook-id", in: "header" as const, required: true, description: "The message id: the same on every retry, for de-duplication.", schema: { type: "string" as const } },
+        { name: "webhook-timestamp", in: "header" as const, required: true, description: "Unix seconds when this attempt was signed.", schema: { type: "integer" as const } },
+        { name: "webhook-signature", in: "header" as const, required: true, description: "Space-separated `v1,<base64>` signatures.", schema: { type: "string" as const } },
+      ],
       requestBody: { required: true, content: { "application/json": { schema: envelope } } },
       responses: { 200: { description: "Received (any 2xx)." } },
     },
@@ -187,5 +219,5 @@ export const sharedComponents = {
     bearer: { type: "http" as const, scheme: "bearer", description: "An account's API token." },
     adminBearer: { type: "http", scheme: "bearer", description: "The operator's VITRIN_ADMIN_TOKEN (/v1/admin only)." },
   } as const,
-  schemas: { Error: errorSchema },
+  schemas: { Error: errorSchema, ...body.namedSchemas() },
 };

@@ -1,17 +1,58 @@
 // The success bodies of the API as JSON Schemas (TypeBox), for /openapi.json: each mirrors a JSON function of the
 // domain (src/*/json.ts and the few answers built in place), so generated clients get exact types.
+import { Type } from "@sinclair/typebox";
 import { t, type TSchema } from "elysia";
 import { DEKUPE_ERROR_CODES } from "../products";
+import { VIDEO_ERROR_CODES } from "../videos";
 
 const timestamp = t.String({ format: "date-time" });
 const maybeTimestamp = t.Union([timestamp, t.Null()]);
 const maybeString = t.Union([t.String(), t.Null()]);
 const maybeNumber = t.Union([t.Number(), t.Null()]);
 const metadata = t.Record(t.String(), t.String(), { description: "Your own key-value strings." });
+// TypeBox's own integer: Elysia's t.Integer also takes numeric strings, which an answer never holds.
+const integer = (description?: string) => Type.Integer(description ? { description } : {});
+const pixels = (description: string) => t.Object({ x: integer(), y: integer(), width: integer(), height: integer() }, { description });
+const maybe = <T extends TSchema>(schema: T) => t.Union([schema, t.Null()]);
+const box = maybe(pixels("The product's bounding box within the cut-out PNG, in its pixels."));
+const sourceBox = maybe(pixels("Where the cut-out PNG sits in the original photo, in the photo's pixels."));
+const timings = maybe(
+  t.Record(t.String(), t.Union([t.Number(), t.String()]), {
+    description:
+      "Milliseconds per step of the last removal: total_ms, cutout_ms, load_ms, decode_ms, preprocess_ms, inference_ms, postprocess_ms…; " +
+      "a hinted retry adds opencv_load_ms, hint_seed_ms, grabcut_ms, hint_matte_ms. The plugin may add words, such as its model variant.",
+  }),
+);
+const hintPoint = t.Object({ x: integer(), y: integer() });
+const hint = maybe(
+  t.Object(
+    { point: t.Optional(hintPoint), box: t.Optional(pixels("The box the product lies in.")), exclude: t.Optional(t.Array(hintPoint)) },
+    { description: "The retry's hint, as it was sent." },
+  ),
+);
+
+// Schemas shown once under components.schemas by name, and referred to wherever an answer or event holds them, so a
+// generated client has a type per object (Product, Video…) rather than one per operation.
+const names = new Map<TSchema, string>();
+function named<T extends TSchema>(name: string, schema: T): T {
+  names.set(schema, name);
+  return schema;
+}
+
+/** A reference to a named schema, or the schema itself when it has no name. */
+export function ref(schema: TSchema): TSchema {
+  const name = names.get(schema);
+  return name ? t.Unsafe({ $ref: `#/components/schemas/${name}` }) : schema;
+}
+
+/** Every named schema, for the document's components. */
+export function namedSchemas(): Record<string, TSchema> {
+  return Object.fromEntries([...names].map(([schema, name]) => [name, schema]));
+}
 
 /** A cursor page: `data` and whether more follow. */
 export function pageOf(item: TSchema, description: string) {
-  return t.Object({ data: t.Array(item), has_more: t.Boolean() }, { description });
+  return t.Object({ data: t.Array(ref(item)), has_more: t.Boolean() }, { description });
 }
 
 /** Why a cut-out attempt failed, beside its English message; null unless it failed. */
@@ -22,18 +63,26 @@ const dekupeErrorCode = t.Union([...DEKUPE_ERROR_CODES.map((code) => t.Literal(c
     "did_not_finish (the job timed out or its instance stopped); null unless failed.",
 });
 
+/** Why a video failed, for programs (the message is for people). */
+const videoErrorCode = t.Union(VIDEO_ERROR_CODES.map((code) => t.Literal(code)), {
+  description:
+    "product_missing (the product was deleted), product_image_missing (its image is gone from storage), dekupe_timeout (its cut-out " +
+    "was not ready in time), render_timeout (the render ran too long), render_failed (the render failed on every attempt). " +
+    "Every failed video's credits are refunded.",
+});
+
 const dekupeFields = {
   enabled: t.Boolean(),
   status: t.Union([t.Literal("processing"), t.Literal("ready"), t.Literal("failed"), t.Literal("off")]),
   preview_url: maybeString,
   mask_url: maybeString,
-  attempts: t.Integer(),
-  retries_left: t.Integer(),
-  box: t.Unknown({ description: "The product's bounding box within the cut-out PNG, or null." }),
-  source_box: t.Unknown({ description: "Where the cut-out sits in the original photo, in the photo's pixels, or null." }),
+  attempts: integer(),
+  retries_left: integer(),
+  box,
+  source_box: sourceBox,
   crop: t.Union([t.Literal("subject"), t.Literal("none"), t.Null()]),
   warnings: t.Array(t.String(), { description: "subject_touches_edge, small_subject, soft_matte, frame_filling." }),
-  timings: t.Unknown({ description: "Milliseconds per step of the last removal, or null." }),
+  timings,
   error: maybeString,
   error_code: dekupeErrorCode,
   updated_at: maybeTimestamp,
@@ -41,7 +90,7 @@ const dekupeFields = {
 
 export const dekupeState = t.Object(dekupeFields, { description: "The background removal of a product." });
 
-export const product = t.Object(
+export const product = named("Product", t.Object(
   {
     id: t.String(),
     object: t.Literal("product"),
@@ -55,12 +104,12 @@ export const product = t.Object(
     updated_at: maybeTimestamp,
   },
   { description: "A product." },
-);
+));
 
-export const deletedProduct = t.Object({ id: t.String(), object: t.Literal("product"), deleted: t.Literal(true) });
+export const deletedProduct = named("DeletedProduct", t.Object({ id: t.String(), object: t.Literal("product"), deleted: t.Literal(true) }));
 
 /** GET /v1/products/:id/dekupe also shows both images; retry and revert show the state alone. */
-export const dekupe = t.Object(
+export const dekupe = named("Dekupe", t.Object(
   {
     product_id: t.String(),
     object: t.Literal("dekupe"),
@@ -69,9 +118,9 @@ export const dekupe = t.Object(
     original_image_url: t.Optional(t.String()),
   },
   { description: "A product's background removal." },
-);
+));
 
-export const video = t.Object(
+export const video = named("Video", t.Object(
   {
     id: t.String(),
     object: t.Literal("video"),
@@ -90,7 +139,7 @@ export const video = t.Object(
     height: maybeNumber,
     credits_used: t.Number(),
     credits_reserved: t.Number(),
-    error: t.Union([t.Object({ code: t.String(), message: maybeString }), t.Null()]),
+    error: t.Union([t.Object({ code: videoErrorCode, message: maybeString }), t.Null()], { description: "Why the video failed; null unless it did." }),
     metadata,
     created_at: maybeTimestamp,
     started_at: maybeTimestamp,
@@ -99,14 +148,14 @@ export const video = t.Object(
     files_deleted_at: maybeTimestamp,
   },
   { description: "A video and its rendering state." },
-);
+));
 
-export const estimate = t.Object(
+export const estimate = named("VideoEstimate", t.Object(
   {
     object: t.Literal("video_estimate"),
     template_id: t.String(),
     language: t.String(),
-    music: t.Unknown({ description: "The track the video would get, or none." }),
+    music: t.String({ description: "The track id the video would get (see GET /v1/music), or \"none\" for a silent one." }),
     aspect_ratio: t.String(),
     credits: t.Number(),
     available: t.Number(),
@@ -116,9 +165,9 @@ export const estimate = t.Object(
     height: t.Number(),
   },
   { description: "What a video request would cost, checked without rendering." },
-);
+));
 
-export const template = t.Object(
+export const template = named("Template", t.Object(
   {
     id: t.String(),
     object: t.Literal("template"),
@@ -132,20 +181,20 @@ export const template = t.Object(
     credits: t.Number(),
     premium: t.Boolean(),
     languages: t.Array(t.String()),
-    prompt_schema: t.Unknown({ description: "JSON Schema of the template's user_prompt." }),
+    prompt_schema: t.Record(t.String(), t.Unknown(), { description: "JSON Schema of the template's user_prompt." }),
     preview_url: t.String(),
   },
   { description: "A video template." },
-);
+));
 
-export const balance = t.Object({
+export const balance = named("Balance", t.Object({
   object: t.Literal("balance"),
   credits: t.Number(),
   is_premium: t.Boolean(),
   language: t.String(),
-});
+}));
 
-export const transaction = t.Object({
+export const transaction = named("Transaction", t.Object({
   id: t.String(),
   object: t.Literal("transaction"),
   amount: t.Number({ description: "Credits: positive in, negative out." }),
@@ -154,9 +203,9 @@ export const transaction = t.Object({
   platform: maybeString,
   balance_after: t.Number(),
   created_at: maybeTimestamp,
-});
+}));
 
-export const topUp = t.Object({
+export const topUp = named("TopUp", t.Object({
   id: t.String(),
   object: t.Literal("top_up"),
   amount: t.Number(),
@@ -169,7 +218,10 @@ export const topUp = t.Object({
   expires_at: maybeTimestamp,
   paid_at: maybeTimestamp,
   created_at: maybeTimestamp,
-});
+}));
+
+/** A manual top-up confirmed by the operator: `credited` is false when it had been paid already (booked once). */
+export const completedTopUp = named("CompletedTopUp", t.Object({ ...topUp.properties, credited: t.Boolean({ description: "Whether this call booked the credits (false: booked before)." }) }));
 
 const attempt = t.Object({
   id: t.String(),
@@ -182,23 +234,24 @@ const attempt = t.Object({
   created_at: maybeTimestamp,
 });
 
-export const webhookMessage = t.Object(
+export const webhookMessage = named("WebhookMessage", t.Object(
   {
     id: t.String(),
     object: t.Literal("webhook_message"),
     event: t.String(),
     url: t.String(),
     video_id: maybeString,
+    endpoint_id: t.Union([t.String(), t.Null()], { description: "The webhook endpoint it was sent to, or null for the account's URL or a video's webhook_url." }),
     status: t.String(),
     attempts: t.Array(attempt),
-    payload: t.Unknown({ description: "The event as sent (see the webhooks section)." }),
+    payload: t.Record(t.String(), t.Unknown(), { description: "The event as sent: {id, type, event, timestamp, created_at, data} (see the webhooks section)." }),
     created_at: maybeTimestamp,
     delivered_at: maybeTimestamp,
   },
   { description: "A webhook message and every delivery attempt." },
-);
+));
 
-export const account = t.Object({
+export const account = named("Account", t.Object({
   id: t.String(),
   object: t.Literal("account"),
   name: t.String(),
@@ -206,39 +259,39 @@ export const account = t.Object({
   is_premium: t.Boolean(),
   language: t.String(),
   created_at: maybeTimestamp,
-});
+}));
 
-export const brand = t.Object({
+export const brand = named("Brand", t.Object({
   object: t.Literal("brand"),
   logo_url: maybeString,
   logo: t.Union([t.Object({ content_type: maybeString, width: maybeNumber, height: maybeNumber }), t.Null()]),
   colors: t.Object({ primary: maybeString, secondary: maybeString, background: maybeString, text: maybeString }),
   font: maybeString,
   updated_at: maybeTimestamp,
-});
+}));
 
-export const webhookEndpoint = t.Object({ object: t.Literal("webhook_endpoint"), url: maybeString });
-export const webhookSecret = t.Object({ secret: t.String({ description: "whsec_…" }) });
-export const rotatedSecret = t.Object({
+export const webhookEndpoint = named("WebhookUrl", t.Object({ object: t.Literal("webhook_endpoint"), url: maybeString }));
+export const webhookSecret = named("WebhookSecret", t.Object({ secret: t.String({ description: "whsec_…" }) }));
+export const rotatedSecret = named("RotatedSecret", t.Object({
   secret: t.String({ description: "The new whsec_ secret." }),
   previous_expires_at: timestamp,
-});
+}));
 
-export const track = t.Object({
+export const track = named("MusicTrack", t.Object({
   id: t.String(),
   title: t.String(),
   mood: t.String(),
   bpm: t.Number(),
   duration_seconds: t.Number(),
   license: t.String(),
-});
+}));
 
-export const job = t.Object({
+export const job = named("Job", t.Object({
   id: t.String(),
   object: t.Literal("job"),
   kind: t.String(),
   status: t.String(),
-  payload: t.Unknown(),
+  payload: t.Record(t.String(), t.Unknown(), { description: "What the job was queued with (kind by kind)." }),
   attempts: t.Number(),
   max_attempts: t.Number(),
   priority: t.Number(),
@@ -249,18 +302,18 @@ export const job = t.Object({
   created_at: maybeTimestamp,
   started_at: maybeTimestamp,
   finished_at: maybeTimestamp,
-});
+}));
 
-export const accountCreated = t.Object({
+export const accountCreated = named("AccountCreated", t.Object({
   account,
   token: t.String({ description: "The API token, shown this once." }),
   token_id: t.String(),
-});
-export const token = t.Object({ id: t.String(), token: t.String({ description: "The API token, shown this once." }) });
-export const deletedToken = t.Object({ id: t.String(), object: t.Literal("token"), deleted: t.Literal(true) });
+}));
+export const token = named("NewToken", t.Object({ id: t.String(), token: t.String({ description: "The API token, shown this once." }) }));
+export const deletedToken = named("DeletedToken", t.Object({ id: t.String(), object: t.Literal("token"), deleted: t.Literal(true) }));
 
 /** One background-removal attempt of a product's current photo (GET /v1/products/:id/dekupe/attempts). */
-export const dekupeAttempt = t.Object({
+export const dekupeAttempt = named("DekupeAttempt", t.Object({
   id: t.String(),
   object: t.Literal("dekupe_attempt"),
   number: t.Number(),
@@ -268,9 +321,9 @@ export const dekupeAttempt = t.Object({
   method: maybeString,
   crop: t.String(),
   warnings: t.Array(t.String()),
-  box: t.Unknown({ description: "The cut-out's box, or null." }),
-  source_box: t.Unknown({ description: "The cut-out's place in the photo, or null." }),
-  hint: t.Unknown({ description: "The retry's hint ({point}, {box}, exclude), or null." }),
+  box,
+  source_box: sourceBox,
+  hint,
   preview_url: maybeString,
   mask_url: maybeString,
   error: maybeString,
@@ -278,4 +331,4 @@ export const dekupeAttempt = t.Object({
   in_use: t.Boolean(),
   accepted: t.Boolean(),
   created_at: maybeTimestamp,
-});
+}));

@@ -1,6 +1,19 @@
 // Schema helpers shared by route modules, where Elysia's `t` is looser than a JSON API should be.
 import { t } from "elysia";
 
+/**
+ * A schema option naming what a parameter is to clients when the server checks it otherwise (/openapi.json shows
+ * this instead): `limit` is checked as a string by the pagination code, since Elysia's number coercion names no
+ * field in its errors, but clients send a number.
+ */
+export const DOCUMENTED_AS = "x-documented-as";
+
+/**
+ * A body schema option listing fields of which one must be sent (an image as `image_url` or as an uploaded `image`):
+ * checked by the domain, shown in /openapi.json per body type (JSON bodies cannot carry a file).
+ */
+export const ONE_OF_FIELDS = "x-one-of-fields";
+
 /** A JSON integer. Elysia's t.Integer also accepts numeric strings ("1000"); a JSON API should not. */
 export function jsonInteger(options: { minimum?: number; maximum?: number; description?: string } = {}) {
   return t.Number({ ...options, multipleOf: 1 });
@@ -19,7 +32,9 @@ export const idParams = t.Object({ id: t.String({ minLength: 1, maxLength: 100 }
 export const pageQuery = t.Object(
   {
     // A string checked by the pagination code: Elysia's numeric query coercion reports errors without the field name.
-    limit: t.Optional(t.String({ maxLength: 10, description: "Page size, 1–100 (default 20)." })),
+    limit: t.Optional(
+      t.String({ maxLength: 10, description: "Page size, 1–100 (default 20).", [DOCUMENTED_AS]: { type: "integer", minimum: 1, maximum: 100, default: 20 } }),
+    ),
     starting_after: t.Optional(t.String({ minLength: 1, maxLength: 100, description: "Id to list after (older)." })),
     ending_before: t.Optional(t.String({ minLength: 1, maxLength: 100, description: "Id to list before (newer)." })),
   },

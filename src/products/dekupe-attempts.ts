@@ -103,7 +103,7 @@ export async function listAttempts(deps: DekupeDeps, accountId: string, id: stri
     .from(a)
     .where(and(eq(a.productId, id), eq(a.originalKey, product.originalKey)))
     .orderBy(asc(a.number), asc(a.createdAt));
-  return { object: "list", data: rows.map((r) => attemptJson(r, product, deps.storage)), has_more: false };
+  return { data: rows.map((r) => attemptJson(r, product, deps.storage)), has_more: false };
 }
 
 /** Makes a successful attempt of the current photo the product's cut-out, and remembers that the account chose it. */

@@ -4,10 +4,17 @@ import type { Orm } from "../db";
 import { videoJson } from "./json";
 import type { VideoDeps, VideoRow } from "./types";
 
+/**
+ * Why a video failed (its `error.code`): the product was deleted, or its image is gone from storage; its cut-out was
+ * not ready in time; the render ran past VITRIN_RENDER_TIMEOUT_MS; the render failed on every attempt.
+ */
+export const VIDEO_ERROR_CODES = ["product_missing", "product_image_missing", "dekupe_timeout", "render_timeout", "render_failed"] as const;
+export type VideoErrorCode = (typeof VIDEO_ERROR_CODES)[number];
+
 /** A render that ends the video (as opposed to one the job engine should try again): its code is the video's error code. */
 export class RenderFailure extends Error {
   constructor(
-    readonly code: string,
+    readonly code: VideoErrorCode,
     message: string,
   ) {
     super(message);
@@ -21,7 +28,7 @@ export async function loadVideo(deps: VideoDeps, orm: Orm, id: string): Promise<
 }
 
 /** Marks a video failed, refunds its credits and tells the caller, in the caller's transaction; idempotent. */
-export async function failIn(deps: VideoDeps, tx: Orm, videoId: string, code: string, message: string): Promise<boolean> {
+export async function failIn(deps: VideoDeps, tx: Orm, videoId: string, code: VideoErrorCode, message: string): Promise<boolean> {
   const { videos } = deps.db.schema;
   const at = deps.clock.now();
   const row = await loadVideo(deps, tx, videoId);
@@ -46,7 +53,7 @@ export async function failIn(deps: VideoDeps, tx: Orm, videoId: string, code: st
   return true;
 }
 
-export async function failVideo(deps: VideoDeps, videoId: string, code: string, message: string) {
+export async function failVideo(deps: VideoDeps, videoId: string, code: VideoErrorCode, message: string) {
   if (await deps.db.tx((tx) => failIn(deps, tx, videoId, code, message))) {
     deps.logger.warn("video failed", { video: videoId, code, error: message });
   }

@@ -336,10 +336,10 @@ export interface paths {
             cookie?: never;
         };
         /** The account's webhook endpoints, oldest first (16 at most) */
-        get: operations["getV1Webhook_endpoints"];
+        get: operations["getV1WebhookEndpoints"];
         put?: never;
         /** Add a webhook endpoint (its secret is in this answer only) */
-        post: operations["postV1Webhook_endpoints"];
+        post: operations["postV1WebhookEndpoints"];
         delete?: never;
         options?: never;
         head?: never;
@@ -354,15 +354,15 @@ export interface paths {
             cookie?: never;
         };
         /** One webhook endpoint */
-        get: operations["getV1Webhook_endpointsById"];
+        get: operations["getV1WebhookEndpointsById"];
         put?: never;
         post?: never;
         /** Delete an endpoint (its waiting messages are given up on) */
-        delete: operations["deleteV1Webhook_endpointsById"];
+        delete: operations["deleteV1WebhookEndpointsById"];
         options?: never;
         head?: never;
         /** Change an endpoint's url, events, description or enabled */
-        patch: operations["patchV1Webhook_endpointsById"];
+        patch: operations["patchV1WebhookEndpointsById"];
         trace?: never;
     };
     "/v1/webhook_endpoints/{id}/rotate_secret": {
@@ -375,7 +375,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** A new secret for the endpoint (the old one keeps signing for 24 h) */
-        post: operations["postV1Webhook_endpointsByIdRotate_secret"];
+        post: operations["postV1WebhookEndpointsByIdRotateSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -409,7 +409,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Start a top-up; returns the payment_url where it is paid */
-        post: operations["postV1BalanceTop-up"];
+        post: operations["postV1BalanceTopUp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -424,7 +424,7 @@ export interface paths {
             cookie?: never;
         };
         /** A top-up and its status */
-        get: operations["getV1BalanceTop-upsById"];
+        get: operations["getV1BalanceTopUpsById"];
         put?: never;
         post?: never;
         delete?: never;
@@ -598,7 +598,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Mark a manual top-up paid (books its credits exactly once) */
-        post: operations["postV1AdminTop-upsByIdComplete"];
+        post: operations["postV1AdminTopUpsByIdComplete"];
         delete?: never;
         options?: never;
         head?: never;
@@ -703,7 +703,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** A one-time Studio login link for the account (15 minutes, usable once) */
-        post: operations["postV1AdminAccountsByIdLogin_links"];
+        post: operations["postV1AdminAccountsByIdLoginLinks"];
         delete?: never;
         options?: never;
         head?: never;
@@ -828,12 +828,19 @@ export interface webhooks {
         put?: never;
         /**
          * A video finished rendering; data is the video with its URLs.
-         * @description Signed as Standard Webhooks: headers webhook-id, webhook-timestamp and webhook-signature (v1,<base64 HMAC-SHA256 of `<id>.<timestamp>.<body>` with the account's whsec_ secret). Answer 2xx; anything else is retried with backoff.
+         * @description Signed as Standard Webhooks: headers webhook-id, webhook-timestamp and webhook-signature (v1,<base64 HMAC-SHA256 of `<id>.<timestamp>.<body>` keyed with the secret: a webhook endpoint's own whsec_ secret for messages to that endpoint, the account's (GET /v1/webhooks/secret) for the account URL and a video's webhook_url; during a rotation two signatures, one per secret). Answer 2xx; 410 Gone stops every retry of the message; anything else (or no answer in time) is retried with backoff, with the same webhook-id.
          */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header: {
+                    /** @description The message id: the same on every retry, for de-duplication. */
+                    "webhook-id": string;
+                    /** @description Unix seconds when this attempt was signed. */
+                    "webhook-timestamp": number;
+                    /** @description Space-separated `v1,<base64>` signatures. */
+                    "webhook-signature": string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -850,42 +857,7 @@ export interface webhooks {
                         timestamp: string;
                         /** Format: date-time */
                         created_at: string;
-                        /** @description A video and its rendering state. */
-                        data: {
-                            id: string;
-                            /** @constant */
-                            object: "video";
-                            status: "queued" | "processing" | "completed" | "failed";
-                            template_id: string;
-                            product_id: string;
-                            language: string;
-                            aspect_ratio: string;
-                            user_prompt: {
-                                [key: string]: unknown;
-                            };
-                            webhook_url: string | null;
-                            progress: number;
-                            video_url: string | null;
-                            thumbnail_url: string | null;
-                            duration: number | null;
-                            width: number | null;
-                            height: number | null;
-                            credits_used: number;
-                            credits_reserved: number;
-                            error: {
-                                code: string;
-                                message: string | null;
-                            } | null;
-                            /** @description Your own key-value strings. */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            created_at: string | null;
-                            started_at: string | null;
-                            completed_at: string | null;
-                            failed_at: string | null;
-                            files_deleted_at: string | null;
-                        };
+                        data: components["schemas"]["Video"];
                     };
                 };
             };
@@ -916,12 +888,19 @@ export interface webhooks {
         put?: never;
         /**
          * A video failed; data is the video with its error, the credits refunded.
-         * @description Signed as Standard Webhooks: headers webhook-id, webhook-timestamp and webhook-signature (v1,<base64 HMAC-SHA256 of `<id>.<timestamp>.<body>` with the account's whsec_ secret). Answer 2xx; anything else is retried with backoff.
+         * @description Signed as Standard Webhooks: headers webhook-id, webhook-timestamp and webhook-signature (v1,<base64 HMAC-SHA256 of `<id>.<timestamp>.<body>` keyed with the secret: a webhook endpoint's own whsec_ secret for messages to that endpoint, the account's (GET /v1/webhooks/secret) for the account URL and a video's webhook_url; during a rotation two signatures, one per secret). Answer 2xx; 410 Gone stops every retry of the message; anything else (or no answer in time) is retried with backoff, with the same webhook-id.
          */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header: {
+                    /** @description The message id: the same on every retry, for de-duplication. */
+                    "webhook-id": string;
+                    /** @description Unix seconds when this attempt was signed. */
+                    "webhook-timestamp": number;
+                    /** @description Space-separated `v1,<base64>` signatures. */
+                    "webhook-signature": string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -938,42 +917,7 @@ export interface webhooks {
                         timestamp: string;
                         /** Format: date-time */
                         created_at: string;
-                        /** @description A video and its rendering state. */
-                        data: {
-                            id: string;
-                            /** @constant */
-                            object: "video";
-                            status: "queued" | "processing" | "completed" | "failed";
-                            template_id: string;
-                            product_id: string;
-                            language: string;
-                            aspect_ratio: string;
-                            user_prompt: {
-                                [key: string]: unknown;
-                            };
-                            webhook_url: string | null;
-                            progress: number;
-                            video_url: string | null;
-                            thumbnail_url: string | null;
-                            duration: number | null;
-                            width: number | null;
-                            height: number | null;
-                            credits_used: number;
-                            credits_reserved: number;
-                            error: {
-                                code: string;
-                                message: string | null;
-                            } | null;
-                            /** @description Your own key-value strings. */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            created_at: string | null;
-                            started_at: string | null;
-                            completed_at: string | null;
-                            failed_at: string | null;
-                            files_deleted_at: string | null;
-                        };
+                        data: components["schemas"]["Video"];
                     };
                 };
             };
@@ -1004,12 +948,19 @@ export interface webhooks {
         put?: never;
         /**
          * A background-removal attempt ended with a cut-out; data is the product as it now is.
-         * @description Signed as Standard Webhooks: headers webhook-id, webhook-timestamp and webhook-signature (v1,<base64 HMAC-SHA256 of `<id>.<timestamp>.<body>` with the account's whsec_ secret). Answer 2xx; anything else is retried with backoff.
+         * @description Signed as Standard Webhooks: headers webhook-id, webhook-timestamp and webhook-signature (v1,<base64 HMAC-SHA256 of `<id>.<timestamp>.<body>` keyed with the secret: a webhook endpoint's own whsec_ secret for messages to that endpoint, the account's (GET /v1/webhooks/secret) for the account URL and a video's webhook_url; during a rotation two signatures, one per secret). Answer 2xx; 410 Gone stops every retry of the message; anything else (or no answer in time) is retried with backoff, with the same webhook-id.
          */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header: {
+                    /** @description The message id: the same on every retry, for de-duplication. */
+                    "webhook-id": string;
+                    /** @description Unix seconds when this attempt was signed. */
+                    "webhook-timestamp": number;
+                    /** @description Space-separated `v1,<base64>` signatures. */
+                    "webhook-signature": string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -1026,44 +977,7 @@ export interface webhooks {
                         timestamp: string;
                         /** Format: date-time */
                         created_at: string;
-                        /** @description A product. */
-                        data: {
-                            id: string;
-                            /** @constant */
-                            object: "product";
-                            name: string;
-                            description: string | null;
-                            image_url: string;
-                            original_image_url: string;
-                            /** @description The background removal of a product. */
-                            dekupe: {
-                                enabled: boolean;
-                                status: "processing" | "ready" | "failed" | "off";
-                                preview_url: string | null;
-                                mask_url: string | null;
-                                attempts: string | number;
-                                retries_left: string | number;
-                                /** @description The product's bounding box within the cut-out PNG, or null. */
-                                box: unknown;
-                                /** @description Where the cut-out sits in the original photo, in the photo's pixels, or null. */
-                                source_box: unknown;
-                                crop: "subject" | "none" | null;
-                                /** @description subject_touches_edge, small_subject, soft_matte, frame_filling. */
-                                warnings: string[];
-                                /** @description Milliseconds per step of the last removal, or null. */
-                                timings: unknown;
-                                error: string | null;
-                                /** @description image_missing (the photo is gone from storage), no_subject (nothing to cut out, or nothing under the hint: try a hint or another photo), empty_matte (the mask came out empty), removal_failed (the plugin failed; see error), image_changing (the photo kept being replaced), did_not_finish (the job timed out or its instance stopped); null unless failed. */
-                                error_code: "image_missing" | "no_subject" | "empty_matte" | "removal_failed" | "image_changing" | "did_not_finish" | null;
-                                updated_at: string | null;
-                            };
-                            /** @description Your own key-value strings. */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            created_at: string | null;
-                            updated_at: string | null;
-                        };
+                        data: components["schemas"]["Product"];
                     };
                 };
             };
@@ -1094,12 +1008,19 @@ export interface webhooks {
         put?: never;
         /**
          * A background-removal attempt failed; data is the product (dekupe.error says why, dekupe.error_code for programs).
-         * @description Signed as Standard Webhooks: headers webhook-id, webhook-timestamp and webhook-signature (v1,<base64 HMAC-SHA256 of `<id>.<timestamp>.<body>` with the account's whsec_ secret). Answer 2xx; anything else is retried with backoff.
+         * @description Signed as Standard Webhooks: headers webhook-id, webhook-timestamp and webhook-signature (v1,<base64 HMAC-SHA256 of `<id>.<timestamp>.<body>` keyed with the secret: a webhook endpoint's own whsec_ secret for messages to that endpoint, the account's (GET /v1/webhooks/secret) for the account URL and a video's webhook_url; during a rotation two signatures, one per secret). Answer 2xx; 410 Gone stops every retry of the message; anything else (or no answer in time) is retried with backoff, with the same webhook-id.
          */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header: {
+                    /** @description The message id: the same on every retry, for de-duplication. */
+                    "webhook-id": string;
+                    /** @description Unix seconds when this attempt was signed. */
+                    "webhook-timestamp": number;
+                    /** @description Space-separated `v1,<base64>` signatures. */
+                    "webhook-signature": string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -1116,44 +1037,7 @@ export interface webhooks {
                         timestamp: string;
                         /** Format: date-time */
                         created_at: string;
-                        /** @description A product. */
-                        data: {
-                            id: string;
-                            /** @constant */
-                            object: "product";
-                            name: string;
-                            description: string | null;
-                            image_url: string;
-                            original_image_url: string;
-                            /** @description The background removal of a product. */
-                            dekupe: {
-                                enabled: boolean;
-                                status: "processing" | "ready" | "failed" | "off";
-                                preview_url: string | null;
-                                mask_url: string | null;
-                                attempts: string | number;
-                                retries_left: string | number;
-                                /** @description The product's bounding box within the cut-out PNG, or null. */
-                                box: unknown;
-                                /** @description Where the cut-out sits in the original photo, in the photo's pixels, or null. */
-                                source_box: unknown;
-                                crop: "subject" | "none" | null;
-                                /** @description subject_touches_edge, small_subject, soft_matte, frame_filling. */
-                                warnings: string[];
-                                /** @description Milliseconds per step of the last removal, or null. */
-                                timings: unknown;
-                                error: string | null;
-                                /** @description image_missing (the photo is gone from storage), no_subject (nothing to cut out, or nothing under the hint: try a hint or another photo), empty_matte (the mask came out empty), removal_failed (the plugin failed; see error), image_changing (the photo kept being replaced), did_not_finish (the job timed out or its instance stopped); null unless failed. */
-                                error_code: "image_missing" | "no_subject" | "empty_matte" | "removal_failed" | "image_changing" | "did_not_finish" | null;
-                                updated_at: string | null;
-                            };
-                            /** @description Your own key-value strings. */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            created_at: string | null;
-                            updated_at: string | null;
-                        };
+                        data: components["schemas"]["Product"];
                     };
                 };
             };
@@ -1184,12 +1068,19 @@ export interface webhooks {
         put?: never;
         /**
          * A debit took the balance below the low-balance threshold.
-         * @description Signed as Standard Webhooks: headers webhook-id, webhook-timestamp and webhook-signature (v1,<base64 HMAC-SHA256 of `<id>.<timestamp>.<body>` with the account's whsec_ secret). Answer 2xx; anything else is retried with backoff.
+         * @description Signed as Standard Webhooks: headers webhook-id, webhook-timestamp and webhook-signature (v1,<base64 HMAC-SHA256 of `<id>.<timestamp>.<body>` keyed with the secret: a webhook endpoint's own whsec_ secret for messages to that endpoint, the account's (GET /v1/webhooks/secret) for the account URL and a video's webhook_url; during a rotation two signatures, one per secret). Answer 2xx; 410 Gone stops every retry of the message; anything else (or no answer in time) is retried with backoff, with the same webhook-id.
          */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header: {
+                    /** @description The message id: the same on every retry, for de-duplication. */
+                    "webhook-id": string;
+                    /** @description Unix seconds when this attempt was signed. */
+                    "webhook-timestamp": number;
+                    /** @description Space-separated `v1,<base64>` signatures. */
+                    "webhook-signature": string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -1242,12 +1133,19 @@ export interface webhooks {
         put?: never;
         /**
          * A top-up was paid and its credits booked.
-         * @description Signed as Standard Webhooks: headers webhook-id, webhook-timestamp and webhook-signature (v1,<base64 HMAC-SHA256 of `<id>.<timestamp>.<body>` with the account's whsec_ secret). Answer 2xx; anything else is retried with backoff.
+         * @description Signed as Standard Webhooks: headers webhook-id, webhook-timestamp and webhook-signature (v1,<base64 HMAC-SHA256 of `<id>.<timestamp>.<body>` keyed with the secret: a webhook endpoint's own whsec_ secret for messages to that endpoint, the account's (GET /v1/webhooks/secret) for the account URL and a video's webhook_url; during a rotation two signatures, one per secret). Answer 2xx; 410 Gone stops every retry of the message; anything else (or no answer in time) is retried with backoff, with the same webhook-id.
          */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header: {
+                    /** @description The message id: the same on every retry, for de-duplication. */
+                    "webhook-id": string;
+                    /** @description Unix seconds when this attempt was signed. */
+                    "webhook-timestamp": number;
+                    /** @description Space-separated `v1,<base64>` signatures. */
+                    "webhook-signature": string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -1303,12 +1201,19 @@ export interface webhooks {
         put?: never;
         /**
          * A test event (POST /v1/webhooks/test).
-         * @description Signed as Standard Webhooks: headers webhook-id, webhook-timestamp and webhook-signature (v1,<base64 HMAC-SHA256 of `<id>.<timestamp>.<body>` with the account's whsec_ secret). Answer 2xx; anything else is retried with backoff.
+         * @description Signed as Standard Webhooks: headers webhook-id, webhook-timestamp and webhook-signature (v1,<base64 HMAC-SHA256 of `<id>.<timestamp>.<body>` keyed with the secret: a webhook endpoint's own whsec_ secret for messages to that endpoint, the account's (GET /v1/webhooks/secret) for the account URL and a video's webhook_url; during a rotation two signatures, one per secret). Answer 2xx; 410 Gone stops every retry of the message; anything else (or no answer in time) is retried with backoff, with the same webhook-id.
          */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header: {
+                    /** @description The message id: the same on every retry, for de-duplication. */
+                    "webhook-id": string;
+                    /** @description Unix seconds when this attempt was signed. */
+                    "webhook-timestamp": number;
+                    /** @description Space-separated `v1,<base64>` signatures. */
+                    "webhook-signature": string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -1350,20 +1255,441 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
-        /** @description An error; some codes add fields (required, available, retry_after, max_size…). */
+        /** @description An error. The fields after `details` come with the codes named in their descriptions. */
         Error: {
             /** @description Short title of the status. */
             error: string;
-            /** @description Stable snake_case name of the catalogue entry, for programs. */
+            /** @description Stable snake_case name of the catalogue entry, for programs: bad_request, unauthorized, insufficient_credits, product_limit_reached, forbidden, csrf_failed, not_found, admin_api_disabled, worker_instance, previews_not_supported, conflict, file_too_large, body_too_large, unsupported_image_format, validation_failed, unsupported_language, rate_limited, internal_error, unavailable, database_busy, insufficient_storage. */
             code: string;
             /** @description What went wrong and what to do. */
             message: string;
+            /** @description validation_failed, unsupported_language: a problem per field. */
             details?: {
                 field: string;
                 message: string;
             }[];
+            /** @description insufficient_credits: the credits the request needs. */
+            required?: number;
+            /** @description insufficient_credits: the credits the balance holds. */
+            available?: number;
+            /** @description product_limit_reached: the products the account holds. */
+            current_count?: number;
+            /** @description product_limit_reached: the most it may hold. */
+            max_allowed?: number;
+            /** @description file_too_large, body_too_large: the limit in bytes. */
+            max_size?: number;
+            /** @description unsupported_image_format: the image types taken. */
+            allowed?: string[];
+            /** @description unsupported_language: the languages that can be asked for. */
+            supported_languages?: string[];
+            /** @description rate_limited, database_busy, insufficient_storage: seconds to wait (also the Retry-After header). */
+            retry_after?: number;
+            /** @description internal_error: the request's id, for the operator's log. */
+            request_id?: string;
+            /** @description conflict: the Idempotency-Key used with another request, or still in use. */
+            idempotency_key?: string;
+            /** @description conflict: a cut-out is running (processing). */
+            dekupe_status?: string;
+            /** @description conflict: cut-out retries left (0). */
+            retries_left?: number;
+            /** @description conflict: the video's status, when its files cannot be deleted yet. */
+            video_status?: string;
+            /** @description conflict: the cut-out attempt that cannot be accepted. */
+            attempt_id?: string;
+            /** @description conflict: that attempt's status. */
+            status?: string;
         } & {
             [key: string]: unknown;
+        };
+        /** @description A product. */
+        Product: {
+            id: string;
+            /** @constant */
+            object: "product";
+            name: string;
+            description: string | null;
+            image_url: string;
+            original_image_url: string;
+            /** @description The background removal of a product. */
+            dekupe: {
+                enabled: boolean;
+                status: "processing" | "ready" | "failed" | "off";
+                preview_url: string | null;
+                mask_url: string | null;
+                attempts: number;
+                retries_left: number;
+                box: {
+                    x: number;
+                    y: number;
+                    width: number;
+                    height: number;
+                } | null;
+                source_box: {
+                    x: number;
+                    y: number;
+                    width: number;
+                    height: number;
+                } | null;
+                crop: "subject" | "none" | null;
+                /** @description subject_touches_edge, small_subject, soft_matte, frame_filling. */
+                warnings: string[];
+                timings: {
+                    [key: string]: number | string;
+                } | null;
+                error: string | null;
+                /** @description image_missing (the photo is gone from storage), no_subject (nothing to cut out, or nothing under the hint: try a hint or another photo), empty_matte (the mask came out empty), removal_failed (the plugin failed; see error), image_changing (the photo kept being replaced), did_not_finish (the job timed out or its instance stopped); null unless failed. */
+                error_code: "image_missing" | "no_subject" | "empty_matte" | "removal_failed" | "image_changing" | "did_not_finish" | null;
+                updated_at: string | null;
+            };
+            /** @description Your own key-value strings. */
+            metadata: {
+                [key: string]: string;
+            };
+            created_at: string | null;
+            updated_at: string | null;
+        };
+        DeletedProduct: {
+            id: string;
+            /** @constant */
+            object: "product";
+            /** @constant */
+            deleted: true;
+        };
+        /** @description A product's background removal. */
+        Dekupe: {
+            product_id: string;
+            /** @constant */
+            object: "dekupe";
+            enabled: boolean;
+            status: "processing" | "ready" | "failed" | "off";
+            preview_url: string | null;
+            mask_url: string | null;
+            attempts: number;
+            retries_left: number;
+            box: {
+                x: number;
+                y: number;
+                width: number;
+                height: number;
+            } | null;
+            source_box: {
+                x: number;
+                y: number;
+                width: number;
+                height: number;
+            } | null;
+            crop: "subject" | "none" | null;
+            /** @description subject_touches_edge, small_subject, soft_matte, frame_filling. */
+            warnings: string[];
+            timings: {
+                [key: string]: number | string;
+            } | null;
+            error: string | null;
+            /** @description image_missing (the photo is gone from storage), no_subject (nothing to cut out, or nothing under the hint: try a hint or another photo), empty_matte (the mask came out empty), removal_failed (the plugin failed; see error), image_changing (the photo kept being replaced), did_not_finish (the job timed out or its instance stopped); null unless failed. */
+            error_code: "image_missing" | "no_subject" | "empty_matte" | "removal_failed" | "image_changing" | "did_not_finish" | null;
+            updated_at: string | null;
+            image_url?: string;
+            original_image_url?: string;
+        };
+        /** @description A video and its rendering state. */
+        Video: {
+            id: string;
+            /** @constant */
+            object: "video";
+            status: "queued" | "processing" | "completed" | "failed";
+            template_id: string;
+            product_id: string;
+            language: string;
+            aspect_ratio: string;
+            user_prompt: {
+                [key: string]: unknown;
+            };
+            webhook_url: string | null;
+            progress: number;
+            video_url: string | null;
+            thumbnail_url: string | null;
+            duration: number | null;
+            width: number | null;
+            height: number | null;
+            credits_used: number;
+            credits_reserved: number;
+            /** @description Why the video failed; null unless it did. */
+            error: {
+                /** @description product_missing (the product was deleted), product_image_missing (its image is gone from storage), dekupe_timeout (its cut-out was not ready in time), render_timeout (the render ran too long), render_failed (the render failed on every attempt). Every failed video's credits are refunded. */
+                code: "product_missing" | "product_image_missing" | "dekupe_timeout" | "render_timeout" | "render_failed";
+                message: string | null;
+            } | null;
+            /** @description Your own key-value strings. */
+            metadata: {
+                [key: string]: string;
+            };
+            created_at: string | null;
+            started_at: string | null;
+            completed_at: string | null;
+            failed_at: string | null;
+            files_deleted_at: string | null;
+        };
+        /** @description What a video request would cost, checked without rendering. */
+        VideoEstimate: {
+            /** @constant */
+            object: "video_estimate";
+            template_id: string;
+            language: string;
+            /** @description The track id the video would get (see GET /v1/music), or "none" for a silent one. */
+            music: string;
+            aspect_ratio: string;
+            credits: number;
+            available: number;
+            sufficient: boolean;
+            duration: number;
+            width: number;
+            height: number;
+        };
+        /** @description A video template. */
+        Template: {
+            id: string;
+            /** @constant */
+            object: "template";
+            name: string;
+            description: string;
+            width: number;
+            height: number;
+            aspect: string;
+            fps: number;
+            duration: number;
+            credits: number;
+            premium: boolean;
+            languages: string[];
+            /** @description JSON Schema of the template's user_prompt. */
+            prompt_schema: {
+                [key: string]: unknown;
+            };
+            preview_url: string;
+        };
+        Balance: {
+            /** @constant */
+            object: "balance";
+            credits: number;
+            is_premium: boolean;
+            language: string;
+        };
+        Transaction: {
+            id: string;
+            /** @constant */
+            object: "transaction";
+            /** @description Credits: positive in, negative out. */
+            amount: number;
+            type: string;
+            description: string | null;
+            platform: string | null;
+            balance_after: number;
+            created_at: string | null;
+        };
+        TopUp: {
+            id: string;
+            /** @constant */
+            object: "top_up";
+            amount: number;
+            currency: string;
+            credits: number;
+            status: string;
+            platform: string;
+            payment_url: string | null;
+            failure_reason: string | null;
+            expires_at: string | null;
+            paid_at: string | null;
+            created_at: string | null;
+        };
+        CompletedTopUp: {
+            id: string;
+            /** @constant */
+            object: "top_up";
+            amount: number;
+            currency: string;
+            credits: number;
+            status: string;
+            platform: string;
+            payment_url: string | null;
+            failure_reason: string | null;
+            expires_at: string | null;
+            paid_at: string | null;
+            created_at: string | null;
+            /** @description Whether this call booked the credits (false: booked before). */
+            credited: boolean;
+        };
+        /** @description A webhook message and every delivery attempt. */
+        WebhookMessage: {
+            id: string;
+            /** @constant */
+            object: "webhook_message";
+            event: string;
+            url: string;
+            video_id: string | null;
+            /** @description The webhook endpoint it was sent to, or null for the account's URL or a video's webhook_url. */
+            endpoint_id: string | null;
+            status: string;
+            attempts: {
+                id: string;
+                attempt: number;
+                status_code: number | null;
+                latency_ms: number | null;
+                response: string | null;
+                error: string | null;
+                next_attempt_at: string | null;
+                created_at: string | null;
+            }[];
+            /** @description The event as sent: {id, type, event, timestamp, created_at, data} (see the webhooks section). */
+            payload: {
+                [key: string]: unknown;
+            };
+            created_at: string | null;
+            delivered_at: string | null;
+        };
+        Account: {
+            id: string;
+            /** @constant */
+            object: "account";
+            name: string;
+            credits: number;
+            is_premium: boolean;
+            language: string;
+            created_at: string | null;
+        };
+        Brand: {
+            /** @constant */
+            object: "brand";
+            logo_url: string | null;
+            logo: {
+                content_type: string | null;
+                width: number | null;
+                height: number | null;
+            } | null;
+            colors: {
+                primary: string | null;
+                secondary: string | null;
+                background: string | null;
+                text: string | null;
+            };
+            font: string | null;
+            updated_at: string | null;
+        };
+        WebhookUrl: {
+            /** @constant */
+            object: "webhook_endpoint";
+            url: string | null;
+        };
+        WebhookSecret: {
+            /** @description whsec_… */
+            secret: string;
+        };
+        RotatedSecret: {
+            /** @description The new whsec_ secret. */
+            secret: string;
+            /** Format: date-time */
+            previous_expires_at: string;
+        };
+        MusicTrack: {
+            id: string;
+            title: string;
+            mood: string;
+            bpm: number;
+            duration_seconds: number;
+            license: string;
+        };
+        Job: {
+            id: string;
+            /** @constant */
+            object: "job";
+            kind: string;
+            status: string;
+            /** @description What the job was queued with (kind by kind). */
+            payload: {
+                [key: string]: unknown;
+            };
+            attempts: number;
+            max_attempts: number;
+            priority: number;
+            last_error: string | null;
+            run_at: string | null;
+            lease_owner: string | null;
+            lease_expires_at: string | null;
+            created_at: string | null;
+            started_at: string | null;
+            finished_at: string | null;
+        };
+        AccountCreated: {
+            account: {
+                id: string;
+                /** @constant */
+                object: "account";
+                name: string;
+                credits: number;
+                is_premium: boolean;
+                language: string;
+                created_at: string | null;
+            };
+            /** @description The API token, shown this once. */
+            token: string;
+            token_id: string;
+        };
+        NewToken: {
+            id: string;
+            /** @description The API token, shown this once. */
+            token: string;
+        };
+        DeletedToken: {
+            id: string;
+            /** @constant */
+            object: "token";
+            /** @constant */
+            deleted: true;
+        };
+        DekupeAttempt: {
+            id: string;
+            /** @constant */
+            object: "dekupe_attempt";
+            number: number;
+            status: "ready" | "failed";
+            method: string | null;
+            crop: string;
+            warnings: string[];
+            box: {
+                x: number;
+                y: number;
+                width: number;
+                height: number;
+            } | null;
+            source_box: {
+                x: number;
+                y: number;
+                width: number;
+                height: number;
+            } | null;
+            hint: {
+                point?: {
+                    x: number;
+                    y: number;
+                };
+                /** @description The box the product lies in. */
+                box?: {
+                    x: number;
+                    y: number;
+                    width: number;
+                    height: number;
+                };
+                exclude?: {
+                    x: number;
+                    y: number;
+                }[];
+            } | null;
+            preview_url: string | null;
+            mask_url: string | null;
+            error: string | null;
+            /** @description image_missing (the photo is gone from storage), no_subject (nothing to cut out, or nothing under the hint: try a hint or another photo), empty_matte (the mask came out empty), removal_failed (the plugin failed; see error), image_changing (the photo kept being replaced), did_not_finish (the job timed out or its instance stopped); null unless failed. */
+            error_code: "image_missing" | "no_subject" | "empty_matte" | "removal_failed" | "image_changing" | "did_not_finish" | null;
+            in_use: boolean;
+            accepted: boolean;
+            created_at: string | null;
         };
     };
     responses: never;
@@ -1395,6 +1721,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getReadyz: {
@@ -1422,6 +1757,15 @@ export interface operations {
                             };
                         };
                     };
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not ready, or shutting down */
@@ -1462,12 +1806,21 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getV1Products: {
         parameters: {
             query?: {
-                limit?: string;
+                limit?: number;
                 starting_after?: string;
                 ending_before?: string;
             };
@@ -1492,43 +1845,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            id: string;
-                            /** @constant */
-                            object: "product";
-                            name: string;
-                            description: string | null;
-                            image_url: string;
-                            original_image_url: string;
-                            /** @description The background removal of a product. */
-                            dekupe: {
-                                enabled: boolean;
-                                status: "processing" | "ready" | "failed" | "off";
-                                preview_url: string | null;
-                                mask_url: string | null;
-                                attempts: string | number;
-                                retries_left: string | number;
-                                /** @description The product's bounding box within the cut-out PNG, or null. */
-                                box: unknown;
-                                /** @description Where the cut-out sits in the original photo, in the photo's pixels, or null. */
-                                source_box: unknown;
-                                crop: "subject" | "none" | null;
-                                /** @description subject_touches_edge, small_subject, soft_matte, frame_filling. */
-                                warnings: string[];
-                                /** @description Milliseconds per step of the last removal, or null. */
-                                timings: unknown;
-                                error: string | null;
-                                /** @description image_missing (the photo is gone from storage), no_subject (nothing to cut out, or nothing under the hint: try a hint or another photo), empty_matte (the mask came out empty), removal_failed (the plugin failed; see error), image_changing (the photo kept being replaced), did_not_finish (the job timed out or its instance stopped); null unless failed. */
-                                error_code: "image_missing" | "no_subject" | "empty_matte" | "removal_failed" | "image_changing" | "did_not_finish" | null;
-                                updated_at: string | null;
-                            };
-                            /** @description Your own key-value strings. */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            created_at: string | null;
-                            updated_at: string | null;
-                        }[];
+                        data: components["schemas"]["Product"][];
                         has_more: boolean;
                     };
                 };
@@ -1641,13 +1958,7 @@ export interface operations {
                     /** @description Detailed description. */
                     description?: string;
                     /** @description http(s) URL or data: URL of a JPG, PNG or WebP image, at most 5 MB. */
-                    image_url?: string;
-                    /**
-                     * Format: binary
-                     * @description The image file (multipart/form-data only): JPG, PNG or WebP, at most 5 MB. Instead of image_url.
-                     * @default File
-                     */
-                    image?: string;
+                    image_url: string;
                     /**
                      * @description Remove the background (default true).
                      * @default true
@@ -1666,13 +1977,35 @@ export interface operations {
                     /** @description Detailed description. */
                     description?: string;
                     /** @description http(s) URL or data: URL of a JPG, PNG or WebP image, at most 5 MB. */
+                    image_url: string;
+                    /**
+                     * Format: binary
+                     * @description The image file (multipart/form-data only): JPG, PNG or WebP, at most 5 MB. Instead of image_url.
+                     */
+                    image?: string;
+                    /**
+                     * @description Remove the background (default true).
+                     * @default true
+                     */
+                    dekupe?: boolean;
+                    /** @enum {string} */
+                    dekupe_crop?: "subject" | "none";
+                    /** @description Your own key-value strings: at most 50 keys, keys up to 40 characters, values strings up to 500. On update keys merge; "" or null removes a key. */
+                    metadata?: {
+                        [key: string]: unknown;
+                    } | null;
+                } | {
+                    /** @description Product name. */
+                    name: string;
+                    /** @description Detailed description. */
+                    description?: string;
+                    /** @description http(s) URL or data: URL of a JPG, PNG or WebP image, at most 5 MB. */
                     image_url?: string;
                     /**
                      * Format: binary
                      * @description The image file (multipart/form-data only): JPG, PNG or WebP, at most 5 MB. Instead of image_url.
-                     * @default File
                      */
-                    image?: string;
+                    image: string;
                     /**
                      * @description Remove the background (default true).
                      * @default true
@@ -1702,43 +2035,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @constant */
-                        object: "product";
-                        name: string;
-                        description: string | null;
-                        image_url: string;
-                        original_image_url: string;
-                        /** @description The background removal of a product. */
-                        dekupe: {
-                            enabled: boolean;
-                            status: "processing" | "ready" | "failed" | "off";
-                            preview_url: string | null;
-                            mask_url: string | null;
-                            attempts: string | number;
-                            retries_left: string | number;
-                            /** @description The product's bounding box within the cut-out PNG, or null. */
-                            box: unknown;
-                            /** @description Where the cut-out sits in the original photo, in the photo's pixels, or null. */
-                            source_box: unknown;
-                            crop: "subject" | "none" | null;
-                            /** @description subject_touches_edge, small_subject, soft_matte, frame_filling. */
-                            warnings: string[];
-                            /** @description Milliseconds per step of the last removal, or null. */
-                            timings: unknown;
-                            error: string | null;
-                            /** @description image_missing (the photo is gone from storage), no_subject (nothing to cut out, or nothing under the hint: try a hint or another photo), empty_matte (the mask came out empty), removal_failed (the plugin failed; see error), image_changing (the photo kept being replaced), did_not_finish (the job timed out or its instance stopped); null unless failed. */
-                            error_code: "image_missing" | "no_subject" | "empty_matte" | "removal_failed" | "image_changing" | "did_not_finish" | null;
-                            updated_at: string | null;
-                        };
-                        /** @description Your own key-value strings. */
-                        metadata: {
-                            [key: string]: string;
-                        };
-                        created_at: string | null;
-                        updated_at: string | null;
-                    };
+                    "application/json": components["schemas"]["Product"];
                 };
             };
             /** @description Bad request */
@@ -1961,43 +2258,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @constant */
-                        object: "product";
-                        name: string;
-                        description: string | null;
-                        image_url: string;
-                        original_image_url: string;
-                        /** @description The background removal of a product. */
-                        dekupe: {
-                            enabled: boolean;
-                            status: "processing" | "ready" | "failed" | "off";
-                            preview_url: string | null;
-                            mask_url: string | null;
-                            attempts: string | number;
-                            retries_left: string | number;
-                            /** @description The product's bounding box within the cut-out PNG, or null. */
-                            box: unknown;
-                            /** @description Where the cut-out sits in the original photo, in the photo's pixels, or null. */
-                            source_box: unknown;
-                            crop: "subject" | "none" | null;
-                            /** @description subject_touches_edge, small_subject, soft_matte, frame_filling. */
-                            warnings: string[];
-                            /** @description Milliseconds per step of the last removal, or null. */
-                            timings: unknown;
-                            error: string | null;
-                            /** @description image_missing (the photo is gone from storage), no_subject (nothing to cut out, or nothing under the hint: try a hint or another photo), empty_matte (the mask came out empty), removal_failed (the plugin failed; see error), image_changing (the photo kept being replaced), did_not_finish (the job timed out or its instance stopped); null unless failed. */
-                            error_code: "image_missing" | "no_subject" | "empty_matte" | "removal_failed" | "image_changing" | "did_not_finish" | null;
-                            updated_at: string | null;
-                        };
-                        /** @description Your own key-value strings. */
-                        metadata: {
-                            [key: string]: string;
-                        };
-                        created_at: string | null;
-                        updated_at: string | null;
-                    };
+                    "application/json": components["schemas"]["Product"];
                 };
             };
             /** @description Unauthorized */
@@ -2019,6 +2280,23 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
                 headers: {
                     /** @description Requests the bucket holds. */
                     "RateLimit-Limit"?: number;
@@ -2116,13 +2394,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @constant */
-                        object: "product";
-                        /** @constant */
-                        deleted: true;
-                    };
+                    "application/json": components["schemas"]["DeletedProduct"];
                 };
             };
             /** @description Unauthorized */
@@ -2144,6 +2416,23 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
                 headers: {
                     /** @description Requests the bucket holds. */
                     "RateLimit-Limit"?: number;
@@ -2234,12 +2523,6 @@ export interface operations {
                     description?: string | null;
                     /** @description http(s) URL or data: URL of a JPG, PNG or WebP image, at most 5 MB. */
                     image_url?: string;
-                    /**
-                     * Format: binary
-                     * @description The image file (multipart/form-data only): JPG, PNG or WebP, at most 5 MB. Instead of image_url.
-                     * @default File
-                     */
-                    image?: string;
                     /** @description Your own key-value strings: at most 50 keys, keys up to 40 characters, values strings up to 500. On update keys merge; "" or null removes a key. */
                     metadata?: {
                         [key: string]: unknown;
@@ -2255,7 +2538,6 @@ export interface operations {
                     /**
                      * Format: binary
                      * @description The image file (multipart/form-data only): JPG, PNG or WebP, at most 5 MB. Instead of image_url.
-                     * @default File
                      */
                     image?: string;
                     /** @description Your own key-value strings: at most 50 keys, keys up to 40 characters, values strings up to 500. On update keys merge; "" or null removes a key. */
@@ -2280,43 +2562,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @constant */
-                        object: "product";
-                        name: string;
-                        description: string | null;
-                        image_url: string;
-                        original_image_url: string;
-                        /** @description The background removal of a product. */
-                        dekupe: {
-                            enabled: boolean;
-                            status: "processing" | "ready" | "failed" | "off";
-                            preview_url: string | null;
-                            mask_url: string | null;
-                            attempts: string | number;
-                            retries_left: string | number;
-                            /** @description The product's bounding box within the cut-out PNG, or null. */
-                            box: unknown;
-                            /** @description Where the cut-out sits in the original photo, in the photo's pixels, or null. */
-                            source_box: unknown;
-                            crop: "subject" | "none" | null;
-                            /** @description subject_touches_edge, small_subject, soft_matte, frame_filling. */
-                            warnings: string[];
-                            /** @description Milliseconds per step of the last removal, or null. */
-                            timings: unknown;
-                            error: string | null;
-                            /** @description image_missing (the photo is gone from storage), no_subject (nothing to cut out, or nothing under the hint: try a hint or another photo), empty_matte (the mask came out empty), removal_failed (the plugin failed; see error), image_changing (the photo kept being replaced), did_not_finish (the job timed out or its instance stopped); null unless failed. */
-                            error_code: "image_missing" | "no_subject" | "empty_matte" | "removal_failed" | "image_changing" | "did_not_finish" | null;
-                            updated_at: string | null;
-                        };
-                        /** @description Your own key-value strings. */
-                        metadata: {
-                            [key: string]: string;
-                        };
-                        created_at: string | null;
-                        updated_at: string | null;
-                    };
+                    "application/json": components["schemas"]["Product"];
                 };
             };
             /** @description Bad request */
@@ -2522,32 +2768,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        product_id: string;
-                        /** @constant */
-                        object: "dekupe";
-                        enabled: boolean;
-                        status: "processing" | "ready" | "failed" | "off";
-                        preview_url: string | null;
-                        mask_url: string | null;
-                        attempts: string | number;
-                        retries_left: string | number;
-                        /** @description The product's bounding box within the cut-out PNG, or null. */
-                        box: unknown;
-                        /** @description Where the cut-out sits in the original photo, in the photo's pixels, or null. */
-                        source_box: unknown;
-                        crop: "subject" | "none" | null;
-                        /** @description subject_touches_edge, small_subject, soft_matte, frame_filling. */
-                        warnings: string[];
-                        /** @description Milliseconds per step of the last removal, or null. */
-                        timings: unknown;
-                        error: string | null;
-                        /** @description image_missing (the photo is gone from storage), no_subject (nothing to cut out, or nothing under the hint: try a hint or another photo), empty_matte (the mask came out empty), removal_failed (the plugin failed; see error), image_changing (the photo kept being replaced), did_not_finish (the job timed out or its instance stopped); null unless failed. */
-                        error_code: "image_missing" | "no_subject" | "empty_matte" | "removal_failed" | "image_changing" | "did_not_finish" | null;
-                        updated_at: string | null;
-                        image_url?: string;
-                        original_image_url?: string;
-                    };
+                    "application/json": components["schemas"]["Dekupe"];
                 };
             };
             /** @description Unauthorized */
@@ -2569,6 +2790,23 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
                 headers: {
                     /** @description Requests the bucket holds. */
                     "RateLimit-Limit"?: number;
@@ -2701,32 +2939,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        product_id: string;
-                        /** @constant */
-                        object: "dekupe";
-                        enabled: boolean;
-                        status: "processing" | "ready" | "failed" | "off";
-                        preview_url: string | null;
-                        mask_url: string | null;
-                        attempts: string | number;
-                        retries_left: string | number;
-                        /** @description The product's bounding box within the cut-out PNG, or null. */
-                        box: unknown;
-                        /** @description Where the cut-out sits in the original photo, in the photo's pixels, or null. */
-                        source_box: unknown;
-                        crop: "subject" | "none" | null;
-                        /** @description subject_touches_edge, small_subject, soft_matte, frame_filling. */
-                        warnings: string[];
-                        /** @description Milliseconds per step of the last removal, or null. */
-                        timings: unknown;
-                        error: string | null;
-                        /** @description image_missing (the photo is gone from storage), no_subject (nothing to cut out, or nothing under the hint: try a hint or another photo), empty_matte (the mask came out empty), removal_failed (the plugin failed; see error), image_changing (the photo kept being replaced), did_not_finish (the job timed out or its instance stopped); null unless failed. */
-                        error_code: "image_missing" | "no_subject" | "empty_matte" | "removal_failed" | "image_changing" | "did_not_finish" | null;
-                        updated_at: string | null;
-                        image_url?: string;
-                        original_image_url?: string;
-                    };
+                    "application/json": components["schemas"]["Dekupe"];
                 };
             };
             /** @description Bad request */
@@ -2897,30 +3110,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            id: string;
-                            /** @constant */
-                            object: "dekupe_attempt";
-                            number: number;
-                            status: "ready" | "failed";
-                            method: string | null;
-                            crop: string;
-                            warnings: string[];
-                            /** @description The cut-out's box, or null. */
-                            box: unknown;
-                            /** @description The cut-out's place in the photo, or null. */
-                            source_box: unknown;
-                            /** @description The retry's hint ({point}, {box}, exclude), or null. */
-                            hint: unknown;
-                            preview_url: string | null;
-                            mask_url: string | null;
-                            error: string | null;
-                            /** @description image_missing (the photo is gone from storage), no_subject (nothing to cut out, or nothing under the hint: try a hint or another photo), empty_matte (the mask came out empty), removal_failed (the plugin failed; see error), image_changing (the photo kept being replaced), did_not_finish (the job timed out or its instance stopped); null unless failed. */
-                            error_code: "image_missing" | "no_subject" | "empty_matte" | "removal_failed" | "image_changing" | "did_not_finish" | null;
-                            in_use: boolean;
-                            accepted: boolean;
-                            created_at: string | null;
-                        }[];
+                        data: components["schemas"]["DekupeAttempt"][];
                         has_more: boolean;
                     };
                 };
@@ -2944,6 +3134,23 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
                 headers: {
                     /** @description Requests the bucket holds. */
                     "RateLimit-Limit"?: number;
@@ -3050,43 +3257,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @constant */
-                        object: "product";
-                        name: string;
-                        description: string | null;
-                        image_url: string;
-                        original_image_url: string;
-                        /** @description The background removal of a product. */
-                        dekupe: {
-                            enabled: boolean;
-                            status: "processing" | "ready" | "failed" | "off";
-                            preview_url: string | null;
-                            mask_url: string | null;
-                            attempts: string | number;
-                            retries_left: string | number;
-                            /** @description The product's bounding box within the cut-out PNG, or null. */
-                            box: unknown;
-                            /** @description Where the cut-out sits in the original photo, in the photo's pixels, or null. */
-                            source_box: unknown;
-                            crop: "subject" | "none" | null;
-                            /** @description subject_touches_edge, small_subject, soft_matte, frame_filling. */
-                            warnings: string[];
-                            /** @description Milliseconds per step of the last removal, or null. */
-                            timings: unknown;
-                            error: string | null;
-                            /** @description image_missing (the photo is gone from storage), no_subject (nothing to cut out, or nothing under the hint: try a hint or another photo), empty_matte (the mask came out empty), removal_failed (the plugin failed; see error), image_changing (the photo kept being replaced), did_not_finish (the job timed out or its instance stopped); null unless failed. */
-                            error_code: "image_missing" | "no_subject" | "empty_matte" | "removal_failed" | "image_changing" | "did_not_finish" | null;
-                            updated_at: string | null;
-                        };
-                        /** @description Your own key-value strings. */
-                        metadata: {
-                            [key: string]: string;
-                        };
-                        created_at: string | null;
-                        updated_at: string | null;
-                    };
+                    "application/json": components["schemas"]["Product"];
                 };
             };
             /** @description Bad request */
@@ -3243,7 +3414,7 @@ export interface operations {
             cookie?: never;
         };
         /** @description No fields: send no body, or {}. */
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": Record<string, never>;
             };
@@ -3263,43 +3434,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @constant */
-                        object: "product";
-                        name: string;
-                        description: string | null;
-                        image_url: string;
-                        original_image_url: string;
-                        /** @description The background removal of a product. */
-                        dekupe: {
-                            enabled: boolean;
-                            status: "processing" | "ready" | "failed" | "off";
-                            preview_url: string | null;
-                            mask_url: string | null;
-                            attempts: string | number;
-                            retries_left: string | number;
-                            /** @description The product's bounding box within the cut-out PNG, or null. */
-                            box: unknown;
-                            /** @description Where the cut-out sits in the original photo, in the photo's pixels, or null. */
-                            source_box: unknown;
-                            crop: "subject" | "none" | null;
-                            /** @description subject_touches_edge, small_subject, soft_matte, frame_filling. */
-                            warnings: string[];
-                            /** @description Milliseconds per step of the last removal, or null. */
-                            timings: unknown;
-                            error: string | null;
-                            /** @description image_missing (the photo is gone from storage), no_subject (nothing to cut out, or nothing under the hint: try a hint or another photo), empty_matte (the mask came out empty), removal_failed (the plugin failed; see error), image_changing (the photo kept being replaced), did_not_finish (the job timed out or its instance stopped); null unless failed. */
-                            error_code: "image_missing" | "no_subject" | "empty_matte" | "removal_failed" | "image_changing" | "did_not_finish" | null;
-                            updated_at: string | null;
-                        };
-                        /** @description Your own key-value strings. */
-                        metadata: {
-                            [key: string]: string;
-                        };
-                        created_at: string | null;
-                        updated_at: string | null;
-                    };
+                    "application/json": components["schemas"]["Product"];
                 };
             };
             /** @description Bad request */
@@ -3467,28 +3602,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        object: "brand";
-                        logo_url: string | null;
-                        logo: {
-                            content_type: string | null;
-                            width: number | null;
-                            height: number | null;
-                        } | null;
-                        colors: {
-                            primary: string | null;
-                            secondary: string | null;
-                            background: string | null;
-                            text: string | null;
-                        };
-                        font: string | null;
-                        updated_at: string | null;
-                    };
+                    "application/json": components["schemas"]["Brand"];
                 };
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
                 headers: {
                     /** @description Requests the bucket holds. */
                     "RateLimit-Limit"?: number;
@@ -3604,24 +3739,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        object: "brand";
-                        logo_url: string | null;
-                        logo: {
-                            content_type: string | null;
-                            width: number | null;
-                            height: number | null;
-                        } | null;
-                        colors: {
-                            primary: string | null;
-                            secondary: string | null;
-                            background: string | null;
-                            text: string | null;
-                        };
-                        font: string | null;
-                        updated_at: string | null;
-                    };
+                    "application/json": components["schemas"]["Brand"];
                 };
             };
             /** @description Bad request */
@@ -3809,20 +3927,30 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            id: string;
-                            title: string;
-                            mood: string;
-                            bpm: number;
-                            duration_seconds: number;
-                            license: string;
-                        }[];
+                        data: components["schemas"]["MusicTrack"][];
                         has_more: boolean;
                     };
                 };
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
                 headers: {
                     /** @description Requests the bucket holds. */
                     "RateLimit-Limit"?: number;
@@ -3918,14 +4046,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description whsec_… */
-                        secret: string;
-                    };
+                    "application/json": components["schemas"]["WebhookSecret"];
                 };
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
                 headers: {
                     /** @description Requests the bucket holds. */
                     "RateLimit-Limit"?: number;
@@ -4008,7 +4150,7 @@ export interface operations {
             cookie?: never;
         };
         /** @description No fields: send no body, or {}. */
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": Record<string, never>;
             };
@@ -4028,12 +4170,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description The new whsec_ secret. */
-                        secret: string;
-                        /** Format: date-time */
-                        previous_expires_at: string;
-                    };
+                    "application/json": components["schemas"]["RotatedSecret"];
                 };
             };
             /** @description Bad request */
@@ -4167,15 +4304,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        object: "webhook_endpoint";
-                        url: string | null;
-                    };
+                    "application/json": components["schemas"]["WebhookUrl"];
                 };
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
                 headers: {
                     /** @description Requests the bucket holds. */
                     "RateLimit-Limit"?: number;
@@ -4277,11 +4427,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        object: "webhook_endpoint";
-                        url: string | null;
-                    };
+                    "application/json": components["schemas"]["WebhookUrl"];
                 };
             };
             /** @description Bad request */
@@ -4395,7 +4541,7 @@ export interface operations {
     getV1WebhooksDeliveries: {
         parameters: {
             query?: {
-                limit?: string;
+                limit?: number;
                 starting_after?: string;
                 ending_before?: string;
                 video_id?: string;
@@ -4421,29 +4567,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            id: string;
-                            /** @constant */
-                            object: "webhook_message";
-                            event: string;
-                            url: string;
-                            video_id: string | null;
-                            status: string;
-                            attempts: {
-                                id: string;
-                                attempt: number;
-                                status_code: number | null;
-                                latency_ms: number | null;
-                                response: string | null;
-                                error: string | null;
-                                next_attempt_at: string | null;
-                                created_at: string | null;
-                            }[];
-                            /** @description The event as sent (see the webhooks section). */
-                            payload: unknown;
-                            created_at: string | null;
-                            delivered_at: string | null;
-                        }[];
+                        data: components["schemas"]["WebhookMessage"][];
                         has_more: boolean;
                     };
                 };
@@ -4564,29 +4688,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @constant */
-                        object: "webhook_message";
-                        event: string;
-                        url: string;
-                        video_id: string | null;
-                        status: string;
-                        attempts: {
-                            id: string;
-                            attempt: number;
-                            status_code: number | null;
-                            latency_ms: number | null;
-                            response: string | null;
-                            error: string | null;
-                            next_attempt_at: string | null;
-                            created_at: string | null;
-                        }[];
-                        /** @description The event as sent (see the webhooks section). */
-                        payload: unknown;
-                        created_at: string | null;
-                        delivered_at: string | null;
-                    };
+                    "application/json": components["schemas"]["WebhookMessage"];
                 };
             };
             /** @description Unauthorized */
@@ -4608,6 +4710,23 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
                 headers: {
                     /** @description Requests the bucket holds. */
                     "RateLimit-Limit"?: number;
@@ -4692,7 +4811,7 @@ export interface operations {
             cookie?: never;
         };
         /** @description No fields: send no body, or {}. */
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": Record<string, never>;
             };
@@ -4712,29 +4831,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @constant */
-                        object: "webhook_message";
-                        event: string;
-                        url: string;
-                        video_id: string | null;
-                        status: string;
-                        attempts: {
-                            id: string;
-                            attempt: number;
-                            status_code: number | null;
-                            latency_ms: number | null;
-                            response: string | null;
-                            error: string | null;
-                            next_attempt_at: string | null;
-                            created_at: string | null;
-                        }[];
-                        /** @description The event as sent (see the webhooks section). */
-                        payload: unknown;
-                        created_at: string | null;
-                        delivered_at: string | null;
-                    };
+                    "application/json": components["schemas"]["WebhookMessage"];
                 };
             };
             /** @description Bad request */
@@ -4910,29 +5007,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @constant */
-                        object: "webhook_message";
-                        event: string;
-                        url: string;
-                        video_id: string | null;
-                        status: string;
-                        attempts: {
-                            id: string;
-                            attempt: number;
-                            status_code: number | null;
-                            latency_ms: number | null;
-                            response: string | null;
-                            error: string | null;
-                            next_attempt_at: string | null;
-                            created_at: string | null;
-                        }[];
-                        /** @description The event as sent (see the webhooks section). */
-                        payload: unknown;
-                        created_at: string | null;
-                        delivered_at: string | null;
-                    };
+                    "application/json": components["schemas"]["WebhookMessage"];
                 };
             };
             /** @description Bad request */
@@ -5043,7 +5118,7 @@ export interface operations {
             };
         };
     };
-    getV1Webhook_endpoints: {
+    getV1WebhookEndpoints: {
         parameters: {
             query?: never;
             header?: never;
@@ -5093,6 +5168,23 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
                 headers: {
                     /** @description Requests the bucket holds. */
                     "RateLimit-Limit"?: number;
@@ -5165,7 +5257,7 @@ export interface operations {
             };
         };
     };
-    postV1Webhook_endpoints: {
+    postV1WebhookEndpoints: {
         parameters: {
             query?: never;
             header?: {
@@ -5367,7 +5459,7 @@ export interface operations {
             };
         };
     };
-    getV1Webhook_endpointsById: {
+    getV1WebhookEndpointsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -5522,7 +5614,7 @@ export interface operations {
             };
         };
     };
-    deleteV1Webhook_endpointsById: {
+    deleteV1WebhookEndpointsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -5664,7 +5756,7 @@ export interface operations {
             };
         };
     };
-    patchV1Webhook_endpointsById: {
+    patchV1WebhookEndpointsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -5849,7 +5941,7 @@ export interface operations {
             };
         };
     };
-    postV1Webhook_endpointsByIdRotate_secret: {
+    postV1WebhookEndpointsByIdRotateSecret: {
         parameters: {
             query?: never;
             header?: {
@@ -5861,7 +5953,7 @@ export interface operations {
             cookie?: never;
         };
         /** @description No fields: send no body, or {}. */
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": Record<string, never>;
             };
@@ -6068,17 +6160,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        object: "balance";
-                        credits: number;
-                        is_premium: boolean;
-                        language: string;
-                    };
+                    "application/json": components["schemas"]["Balance"];
                 };
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
                 headers: {
                     /** @description Requests the bucket holds. */
                     "RateLimit-Limit"?: number;
@@ -6151,7 +6254,7 @@ export interface operations {
             };
         };
     };
-    "postV1BalanceTop-up": {
+    postV1BalanceTopUp: {
         parameters: {
             query?: never;
             header?: {
@@ -6185,21 +6288,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @constant */
-                        object: "top_up";
-                        amount: number;
-                        currency: string;
-                        credits: number;
-                        status: string;
-                        platform: string;
-                        payment_url: string | null;
-                        failure_reason: string | null;
-                        expires_at: string | null;
-                        paid_at: string | null;
-                        created_at: string | null;
-                    };
+                    "application/json": components["schemas"]["TopUp"];
                 };
             };
             /** @description Bad request */
@@ -6327,7 +6416,7 @@ export interface operations {
             };
         };
     };
-    "getV1BalanceTop-upsById": {
+    getV1BalanceTopUpsById: {
         parameters: {
             query?: never;
             header?: never;
@@ -6352,21 +6441,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @constant */
-                        object: "top_up";
-                        amount: number;
-                        currency: string;
-                        credits: number;
-                        status: string;
-                        platform: string;
-                        payment_url: string | null;
-                        failure_reason: string | null;
-                        expires_at: string | null;
-                        paid_at: string | null;
-                        created_at: string | null;
-                    };
+                    "application/json": components["schemas"]["TopUp"];
                 };
             };
             /** @description Unauthorized */
@@ -6388,6 +6463,23 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
                 headers: {
                     /** @description Requests the bucket holds. */
                     "RateLimit-Limit"?: number;
@@ -6463,7 +6555,7 @@ export interface operations {
     getV1BalanceTransactions: {
         parameters: {
             query?: {
-                limit?: string;
+                limit?: number;
                 starting_after?: string;
                 ending_before?: string;
             };
@@ -6488,18 +6580,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            id: string;
-                            /** @constant */
-                            object: "transaction";
-                            /** @description Credits: positive in, negative out. */
-                            amount: number;
-                            type: string;
-                            description: string | null;
-                            platform: string | null;
-                            balance_after: number;
-                            created_at: string | null;
-                        }[];
+                        data: components["schemas"]["Transaction"][];
                         has_more: boolean;
                     };
                 };
@@ -6598,7 +6679,7 @@ export interface operations {
     getV1Videos: {
         parameters: {
             query?: {
-                limit?: string;
+                limit?: number;
                 starting_after?: string;
                 ending_before?: string;
                 status?: string;
@@ -6627,41 +6708,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            id: string;
-                            /** @constant */
-                            object: "video";
-                            status: "queued" | "processing" | "completed" | "failed";
-                            template_id: string;
-                            product_id: string;
-                            language: string;
-                            aspect_ratio: string;
-                            user_prompt: {
-                                [key: string]: unknown;
-                            };
-                            webhook_url: string | null;
-                            progress: number;
-                            video_url: string | null;
-                            thumbnail_url: string | null;
-                            duration: number | null;
-                            width: number | null;
-                            height: number | null;
-                            credits_used: number;
-                            credits_reserved: number;
-                            error: {
-                                code: string;
-                                message: string | null;
-                            } | null;
-                            /** @description Your own key-value strings. */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            created_at: string | null;
-                            started_at: string | null;
-                            completed_at: string | null;
-                            failed_at: string | null;
-                            files_deleted_at: string | null;
-                        }[];
+                        data: components["schemas"]["Video"][];
                         has_more: boolean;
                     };
                 };
@@ -6807,41 +6854,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @constant */
-                        object: "video";
-                        status: "queued" | "processing" | "completed" | "failed";
-                        template_id: string;
-                        product_id: string;
-                        language: string;
-                        aspect_ratio: string;
-                        user_prompt: {
-                            [key: string]: unknown;
-                        };
-                        webhook_url: string | null;
-                        progress: number;
-                        video_url: string | null;
-                        thumbnail_url: string | null;
-                        duration: number | null;
-                        width: number | null;
-                        height: number | null;
-                        credits_used: number;
-                        credits_reserved: number;
-                        error: {
-                            code: string;
-                            message: string | null;
-                        } | null;
-                        /** @description Your own key-value strings. */
-                        metadata: {
-                            [key: string]: string;
-                        };
-                        created_at: string | null;
-                        started_at: string | null;
-                        completed_at: string | null;
-                        failed_at: string | null;
-                        files_deleted_at: string | null;
-                    };
+                    "application/json": components["schemas"]["Video"];
                 };
             };
             /** @description Bad request */
@@ -7089,21 +7102,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        object: "video_estimate";
-                        template_id: string;
-                        language: string;
-                        /** @description The track the video would get, or none. */
-                        music: unknown;
-                        aspect_ratio: string;
-                        credits: number;
-                        available: number;
-                        sufficient: boolean;
-                        duration: number;
-                        width: number;
-                        height: number;
-                    };
+                    "application/json": components["schemas"]["VideoEstimate"];
                 };
             };
             /** @description Bad request */
@@ -7327,23 +7326,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Insufficient credits */
-            402: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description Product limit reached */
             403: {
                 headers: {
@@ -7477,41 +7459,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @constant */
-                        object: "video";
-                        status: "queued" | "processing" | "completed" | "failed";
-                        template_id: string;
-                        product_id: string;
-                        language: string;
-                        aspect_ratio: string;
-                        user_prompt: {
-                            [key: string]: unknown;
-                        };
-                        webhook_url: string | null;
-                        progress: number;
-                        video_url: string | null;
-                        thumbnail_url: string | null;
-                        duration: number | null;
-                        width: number | null;
-                        height: number | null;
-                        credits_used: number;
-                        credits_reserved: number;
-                        error: {
-                            code: string;
-                            message: string | null;
-                        } | null;
-                        /** @description Your own key-value strings. */
-                        metadata: {
-                            [key: string]: string;
-                        };
-                        created_at: string | null;
-                        started_at: string | null;
-                        completed_at: string | null;
-                        failed_at: string | null;
-                        files_deleted_at: string | null;
-                    };
+                    "application/json": components["schemas"]["Video"];
                 };
             };
             /** @description Unauthorized */
@@ -7533,6 +7481,23 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
                 headers: {
                     /** @description Requests the bucket holds. */
                     "RateLimit-Limit"?: number;
@@ -7630,41 +7595,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @constant */
-                        object: "video";
-                        status: "queued" | "processing" | "completed" | "failed";
-                        template_id: string;
-                        product_id: string;
-                        language: string;
-                        aspect_ratio: string;
-                        user_prompt: {
-                            [key: string]: unknown;
-                        };
-                        webhook_url: string | null;
-                        progress: number;
-                        video_url: string | null;
-                        thumbnail_url: string | null;
-                        duration: number | null;
-                        width: number | null;
-                        height: number | null;
-                        credits_used: number;
-                        credits_reserved: number;
-                        error: {
-                            code: string;
-                            message: string | null;
-                        } | null;
-                        /** @description Your own key-value strings. */
-                        metadata: {
-                            [key: string]: string;
-                        };
-                        created_at: string | null;
-                        started_at: string | null;
-                        completed_at: string | null;
-                        failed_at: string | null;
-                        files_deleted_at: string | null;
-                    };
+                    "application/json": components["schemas"]["Video"];
                 };
             };
             /** @description Unauthorized */
@@ -7703,6 +7634,23 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
                 headers: {
                     /** @description Requests the bucket holds. */
                     "RateLimit-Limit"?: number;
@@ -7799,30 +7747,30 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            id: string;
-                            /** @constant */
-                            object: "template";
-                            name: string;
-                            description: string;
-                            width: number;
-                            height: number;
-                            aspect: string;
-                            fps: number;
-                            duration: number;
-                            credits: number;
-                            premium: boolean;
-                            languages: string[];
-                            /** @description JSON Schema of the template's user_prompt. */
-                            prompt_schema: unknown;
-                            preview_url: string;
-                        }[];
+                        data: components["schemas"]["Template"][];
                         has_more: boolean;
                     };
                 };
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
                 headers: {
                     /** @description Requests the bucket holds. */
                     "RateLimit-Limit"?: number;
@@ -7920,24 +7868,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @constant */
-                        object: "template";
-                        name: string;
-                        description: string;
-                        width: number;
-                        height: number;
-                        aspect: string;
-                        fps: number;
-                        duration: number;
-                        credits: number;
-                        premium: boolean;
-                        languages: string[];
-                        /** @description JSON Schema of the template's user_prompt. */
-                        prompt_schema: unknown;
-                        preview_url: string;
-                    };
+                    "application/json": components["schemas"]["Template"];
                 };
             };
             /** @description Unauthorized */
@@ -7959,6 +7890,23 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
                 headers: {
                     /** @description Requests the bucket holds. */
                     "RateLimit-Limit"?: number;
@@ -8202,6 +8150,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Internal error */
             500: {
                 headers: {
@@ -8224,7 +8181,7 @@ export interface operations {
             };
         };
     };
-    "postV1AdminTop-upsByIdComplete": {
+    postV1AdminTopUpsByIdComplete: {
         parameters: {
             query?: never;
             header?: never;
@@ -8234,7 +8191,7 @@ export interface operations {
             cookie?: never;
         };
         /** @description No fields: send no body, or {}. */
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": Record<string, never>;
             };
@@ -8246,21 +8203,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @constant */
-                        object: "top_up";
-                        amount: number;
-                        currency: string;
-                        credits: number;
-                        status: string;
-                        platform: string;
-                        payment_url: string | null;
-                        failure_reason: string | null;
-                        expires_at: string | null;
-                        paid_at: string | null;
-                        created_at: string | null;
-                    };
+                    "application/json": components["schemas"]["CompletedTopUp"];
                 };
             };
             /** @description Bad request */
@@ -8292,6 +8235,15 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8335,7 +8287,7 @@ export interface operations {
     getV1AdminAccounts: {
         parameters: {
             query?: {
-                limit?: string;
+                limit?: number;
                 starting_after?: string;
                 ending_before?: string;
                 q?: string;
@@ -8353,16 +8305,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            id: string;
-                            /** @constant */
-                            object: "account";
-                            name: string;
-                            credits: number;
-                            is_premium: boolean;
-                            language: string;
-                            created_at: string | null;
-                        }[];
+                        data: components["schemas"]["Account"][];
                         has_more: boolean;
                     };
                 };
@@ -8453,21 +8396,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        account: {
-                            id: string;
-                            /** @constant */
-                            object: "account";
-                            name: string;
-                            credits: number;
-                            is_premium: boolean;
-                            language: string;
-                            created_at: string | null;
-                        };
-                        /** @description The API token, shown this once. */
-                        token: string;
-                        token_id: string;
-                    };
+                    "application/json": components["schemas"]["AccountCreated"];
                 };
             };
             /** @description Bad request */
@@ -8565,16 +8494,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @constant */
-                        object: "account";
-                        name: string;
-                        credits: number;
-                        is_premium: boolean;
-                        language: string;
-                        created_at: string | null;
-                    };
+                    "application/json": components["schemas"]["Account"];
                 };
             };
             /** @description Unauthorized */
@@ -8588,6 +8508,15 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8654,16 +8583,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @constant */
-                        object: "account";
-                        name: string;
-                        credits: number;
-                        is_premium: boolean;
-                        language: string;
-                        created_at: string | null;
-                    };
+                    "application/json": components["schemas"]["Account"];
                 };
             };
             /** @description Bad request */
@@ -8787,6 +8707,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Too many requests */
             429: {
                 headers: {
@@ -8845,11 +8774,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @description The API token, shown this once. */
-                        token: string;
-                    };
+                    "application/json": components["schemas"]["NewToken"];
                 };
             };
             /** @description Bad request */
@@ -8947,13 +8872,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @constant */
-                        object: "token";
-                        /** @constant */
-                        deleted: true;
-                    };
+                    "application/json": components["schemas"]["DeletedToken"];
                 };
             };
             /** @description Unauthorized */
@@ -8967,6 +8886,15 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9034,18 +8962,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @constant */
-                        object: "transaction";
-                        /** @description Credits: positive in, negative out. */
-                        amount: number;
-                        type: string;
-                        description: string | null;
-                        platform: string | null;
-                        balance_after: number;
-                        created_at: string | null;
-                    };
+                    "application/json": components["schemas"]["Transaction"];
                 };
             };
             /** @description Bad request */
@@ -9126,7 +9043,7 @@ export interface operations {
             };
         };
     };
-    postV1AdminAccountsByIdLogin_links: {
+    postV1AdminAccountsByIdLoginLinks: {
         parameters: {
             query?: never;
             header?: {
@@ -9137,7 +9054,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": Record<string, never>;
             };
@@ -9242,7 +9159,9 @@ export interface operations {
             query?: {
                 status?: "queued" | "running" | "succeeded" | "failed" | "dead";
                 kind?: string;
-                limit?: string | number;
+                limit?: number;
+                starting_after?: string;
+                ending_before?: string;
             };
             header?: never;
             path?: never;
@@ -9257,24 +9176,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            id: string;
-                            /** @constant */
-                            object: "job";
-                            kind: string;
-                            status: string;
-                            payload: unknown;
-                            attempts: number;
-                            max_attempts: number;
-                            priority: number;
-                            last_error: string | null;
-                            run_at: string | null;
-                            lease_owner: string | null;
-                            lease_expires_at: string | null;
-                            created_at: string | null;
-                            started_at: string | null;
-                            finished_at: string | null;
-                        }[];
+                        data: components["schemas"]["Job"][];
                         has_more: boolean;
                     };
                 };
@@ -9356,24 +9258,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @constant */
-                        object: "job";
-                        kind: string;
-                        status: string;
-                        payload: unknown;
-                        attempts: number;
-                        max_attempts: number;
-                        priority: number;
-                        last_error: string | null;
-                        run_at: string | null;
-                        lease_owner: string | null;
-                        lease_expires_at: string | null;
-                        created_at: string | null;
-                        started_at: string | null;
-                        finished_at: string | null;
-                    };
+                    "application/json": components["schemas"]["Job"];
                 };
             };
             /** @description Unauthorized */
@@ -9387,6 +9272,15 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9437,7 +9331,7 @@ export interface operations {
             cookie?: never;
         };
         /** @description No fields: send no body, or {}. */
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": Record<string, never>;
             };
@@ -9449,24 +9343,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @constant */
-                        object: "job";
-                        kind: string;
-                        status: string;
-                        payload: unknown;
-                        attempts: number;
-                        max_attempts: number;
-                        priority: number;
-                        last_error: string | null;
-                        run_at: string | null;
-                        lease_owner: string | null;
-                        lease_expires_at: string | null;
-                        created_at: string | null;
-                        started_at: string | null;
-                        finished_at: string | null;
-                    };
+                    "application/json": components["schemas"]["Job"];
                 };
             };
             /** @description Bad request */
@@ -9589,6 +9466,23 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
                 headers: {
                     /** @description Requests the bucket holds. */
                     "RateLimit-Limit"?: number;
@@ -9852,13 +9746,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @constant */
-                        object: "token";
-                        /** @constant */
-                        deleted: true;
-                    };
+                    "application/json": components["schemas"]["DeletedToken"];
                 };
             };
             /** @description Unauthorized */
@@ -9880,6 +9768,23 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
                 headers: {
                     /** @description Requests the bucket holds. */
                     "RateLimit-Limit"?: number;
@@ -9978,6 +9883,8 @@ export interface operations {
                         } | null;
                         /** @description Send it back as X-CSRF-Token on every POST, PATCH, PUT and DELETE made with the cookie. */
                         csrf_token: string;
+                        /** @description The API token this session was opened with (revoking it ends the session); null for a login link or the operator. */
+                        token_id: string | null;
                         /**
                          * Format: date-time
                          * @description When the session ends at the latest (2 idle hours end it sooner).
@@ -9988,6 +9895,15 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10030,6 +9946,8 @@ export interface operations {
                         } | null;
                         /** @description Send it back as X-CSRF-Token on every POST, PATCH, PUT and DELETE made with the cookie. */
                         csrf_token: string;
+                        /** @description The API token this session was opened with (revoking it ends the session); null for a login link or the operator. */
+                        token_id: string | null;
                         /**
                          * Format: date-time
                          * @description When the session ends at the latest (2 idle hours end it sooner).
@@ -10105,6 +10023,15 @@ export interface operations {
             };
             /** @description Product limit reached */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

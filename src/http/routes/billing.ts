@@ -111,7 +111,7 @@ export function paymentRoutes(admin: AdminGuardDeps, billing: Billing, payment: 
           params: idParams,
           body: noBody,
           parse: "json",
-          detail: operation({ tags: ["Admin"], summary: "Mark a manual top-up paid (books its credits exactly once)", ok: ok(200, s.topUp, "The top-up, paid"), errors: [400, 404, 409], auth: "admin" }),
+          detail: operation({ tags: ["Admin"], summary: "Mark a manual top-up paid (books its credits exactly once)", ok: ok(200, s.completedTopUp, "The top-up, paid"), errors: [400, 404, 409], auth: "admin" }),
         }),
     );
 }

@@ -4,10 +4,11 @@ import { ok, operation } from "../openapi-docs";
 import * as s from "../openapi-schemas";
 import { pageOf } from "../openapi-schemas";
 import { adminGuard, type AdminGuardDeps } from "../guard";
-import { noBody } from "../schema";
+import { DOCUMENTED_AS, noBody, pageQuery } from "../schema";
 import { errors } from "../../kernel";
 import { iso } from "../../kernel";
-import { JOB_STATUSES, type JobEngine, type JobRecord } from "../../jobs";
+import { parseLimit } from "../../db";
+import { JOB_STATUSES, type JobEngine, type JobRecord, type JobStatus } from "../../jobs";
 
 export function jobJson(job: JobRecord) {
   return {
@@ -29,21 +30,50 @@ export function jobJson(job: JobRecord) {
   };
 }
 
+/** Jobs come in larger pages than the other lists: the operator's counts read up to 500 at once. */
+const DEFAULT_JOBS_LIMIT = 50;
+const MAX_JOBS_LIMIT = 500;
+
+type JobsQuery = { status?: JobStatus; kind?: string; limit?: string; starting_after?: string; ending_before?: string };
+
+/** A page of jobs, newest first, after or before a job of the list (as the other lists page, by id). */
+async function jobsPage(jobs: JobEngine, query: JobsQuery) {
+  if (query.starting_after && query.ending_before) {
+    throw errors.validation([{ field: "ending_before", message: "use either starting_after or ending_before, not both" }]);
+  }
+  const limit = parseLimit(query.limit, { fallback: DEFAULT_JOBS_LIMIT, max: MAX_JOBS_LIMIT });
+  const cursorField = query.starting_after ? "starting_after" : query.ending_before ? "ending_before" : null;
+  let place: { createdAt: number; id: string } | undefined;
+  if (cursorField) {
+    const id = query[cursorField]!;
+    const job = await jobs.getJob(id);
+    if (!job) throw errors.invalidField(cursorField, `no job with id ${id}`);
+    place = { createdAt: job.createdAt, id };
+  }
+  const side = cursorField === "ending_before" ? { before: place } : { after: place };
+  const rows = await jobs.listJobs({ status: query.status, kind: query.kind, limit: limit + 1, ...side });
+  const data = rows.slice(0, limit);
+  if (cursorField === "ending_before") data.reverse();
+  return { data: data.map(jobJson), has_more: rows.length > limit };
+}
+
 export function jobRoutes(admin: AdminGuardDeps, jobs: JobEngine) {
   return new Elysia({ prefix: "/v1/admin/jobs", normalize: false })
     .use(adminGuard(admin))
-    .get(
-      "",
-      async ({ query }) => ({
-        data: (await jobs.listJobs({ status: query.status, kind: query.kind, limit: query.limit ?? 50 })).map(jobJson),
-        has_more: false,
-      }),
-      {
+    .get("", ({ query }) => jobsPage(jobs, query), {
         query: t.Object(
           {
             status: t.Optional(t.Union(JOB_STATUSES.map((s) => t.Literal(s)))),
             kind: t.Optional(t.String({ maxLength: 100 })),
-            limit: t.Optional(t.Integer({ minimum: 1, maximum: 500 })),
+            limit: t.Optional(
+              t.String({
+                maxLength: 10,
+                description: `Page size, 1–${MAX_JOBS_LIMIT} (default ${DEFAULT_JOBS_LIMIT}).`,
+                [DOCUMENTED_AS]: { type: "integer", minimum: 1, maximum: MAX_JOBS_LIMIT, default: DEFAULT_JOBS_LIMIT },
+              }),
+            ),
+            starting_after: pageQuery.properties.starting_after,
+            ending_before: pageQuery.properties.ending_before,
           },
           { additionalProperties: false },
         ),

@@ -4,7 +4,7 @@ import { idempotencyHeaders, ok, operation } from "../openapi-docs";
 import * as s from "../openapi-schemas";
 import { pageOf } from "../openapi-schemas";
 import { accountGuard, type GuardDeps } from "../guard";
-import { idParams, metadataBody, noBody, pageQuery } from "../schema";
+import { idParams, metadataBody, noBody, ONE_OF_FIELDS, pageQuery } from "../schema";
 import type { Products } from "../../products";
 import type { Dekupe } from "../../products";
 
@@ -65,7 +65,7 @@ export function productRoutes(guard: GuardDeps, products: Products, dekupe: Deku
             dekupe_crop: t.Optional(dekupeCrop),
             metadata: t.Optional(metadataBody),
           },
-          { additionalProperties: false },
+          { additionalProperties: false, [ONE_OF_FIELDS]: ["image_url", "image"] },
         ),
         // vitrin's own capped parser runs first (src/http/index.ts); these name the two body types in /openapi.json.
         parse: ["json", "formdata"],

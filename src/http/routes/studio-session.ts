@@ -21,6 +21,7 @@ const sessionSchema = t.Object({
   kind: t.Union([t.Literal("account"), t.Literal("admin")]),
   account: t.Union([t.Object({ id: t.String(), name: t.String(), language: t.String() }), t.Null()]),
   csrf_token: t.String({ description: "Send it back as X-CSRF-Token on every POST, PATCH, PUT and DELETE made with the cookie." }),
+  token_id: t.Union([t.String(), t.Null()], { description: "The API token this session was opened with (revoking it ends the session); null for a login link or the operator." }),
   expires_at: t.String({ format: "date-time", description: "When the session ends at the latest (2 idle hours end it sooner)." }),
 });
 
@@ -42,6 +43,7 @@ async function sessionJson(deps: StudioSessionDeps, session: StudioSession) {
     kind: session.kind,
     account: row ? { id: row.id, name: row.name, language: row.language } : null,
     csrf_token: session.csrfToken,
+    token_id: session.kind === "account" && session.openedWith.startsWith("tok_") ? session.openedWith : null,
     expires_at: iso(session.expiresAt)!,
   };
 }

@@ -125,7 +125,7 @@ export function videoRoutes(guard: GuardDeps, videos: Videos, templates: Templat
           tags: ["Videos"],
           summary: "The poster frame of a video request (PNG, half size) with your product, copy, brand and format: free, nothing stored",
           responses: { 200: png("The frame as PNG") },
-          errors: [400, 402, 403, 404, 422],
+          errors: [400, 403, 404, 422],
         }),
       },
     )

@@ -78,7 +78,17 @@ export type RescuedJob = {
   payload: string;
 };
 
-export type JobFilter = { status?: JobStatus; kind?: string; limit?: number };
+/**
+ * Which jobs to list, newest first by (created_at, id); `after` keeps the older ones than that place, `before` the
+ * newer ones (returned oldest first, nearest the place first, for the caller to reverse).
+ */
+export type JobFilter = {
+  status?: JobStatus;
+  kind?: string;
+  limit?: number;
+  after?: { createdAt: number; id: string };
+  before?: { createdAt: number; id: string };
+};
 
 export type StatsRows = {
   counts: { kind: string; status: string; count: number }[];

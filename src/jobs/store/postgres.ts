@@ -292,9 +292,15 @@ export class PostgresJobStore implements JobStore {
       params.push(filter.kind);
       where.push(`kind = $${params.length}`);
     }
+    const place = filter.after ?? filter.before;
+    if (place) {
+      params.push(place.createdAt, place.id);
+      where.push(`(created_at, id) ${filter.after ? "<" : ">"} ($${params.length - 1}::bigint, $${params.length})`);
+    }
     params.push(Math.max(1, Math.min(filter.limit ?? 100, 1000)));
     const cond = where.length ? `WHERE ${where.join(" AND ")}` : "";
-    const rows = await run<Row>(ex, `SELECT * FROM jobs ${cond} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`, params);
+    const order = filter.before ? "ASC" : "DESC";
+    const rows = await run<Row>(ex, `SELECT * FROM jobs ${cond} ORDER BY created_at ${order}, id ${order} LIMIT $${params.length}`, params);
     return rows.map(toRecord);
   }
 

@@ -272,10 +272,16 @@ export class SqliteJobStore implements JobStore {
       where.push("kind = ?");
       params.push(filter.kind);
     }
+    const place = filter.after ?? filter.before;
+    if (place) {
+      where.push(`(created_at, id) ${filter.after ? "<" : ">"} (?, ?)`);
+      params.push(place.createdAt, place.id);
+    }
     params.push(Math.max(1, Math.min(filter.limit ?? 100, 1000)));
-    // Four possible texts (with or without each filter), so the statement cache stays tiny.
+    // Twelve possible texts (with or without each filter, and the cursor's side), so the statement cache stays tiny.
     const cond = where.length ? `WHERE ${where.join(" AND ")}` : "";
-    const rows = all<Row>(ex, { text: `SELECT * FROM jobs ${cond} ORDER BY created_at DESC, id DESC LIMIT ?`, params });
+    const order = filter.before ? "ASC" : "DESC";
+    const rows = all<Row>(ex, { text: `SELECT * FROM jobs ${cond} ORDER BY created_at ${order}, id ${order} LIMIT ?`, params });
     return rows.map(toRecord);
   }
 

@@ -19,7 +19,7 @@ import "../console.css";
 type Transaction = Awaited<ReturnType<typeof transactionsAfter>>["data"][number];
 
 function transactionsAfter(startingAfter: string | undefined) {
-  return must(api.GET("/v1/balance/transactions", { params: { query: { limit: "20", starting_after: startingAfter } } }));
+  return must(api.GET("/v1/balance/transactions", { params: { query: { limit: 20, starting_after: startingAfter } } }));
 }
 
 function Summary({ credits, premium }: { credits: number; premium: boolean }) {

@@ -16,7 +16,7 @@ type Message = Awaited<ReturnType<typeof messagesAfter>>["data"][number];
 type Attempt = Message["attempts"][number];
 
 function messagesAfter(startingAfter: string | undefined) {
-  return must(api.GET("/v1/webhooks/deliveries", { params: { query: { limit: "20", starting_after: startingAfter } } }));
+  return must(api.GET("/v1/webhooks/deliveries", { params: { query: { limit: 20, starting_after: startingAfter } } }));
 }
 
 function Attempts({ message }: { message: Message }) {

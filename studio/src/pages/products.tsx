@@ -17,7 +17,7 @@ let lastProducts: Product[] | null = null;
 
 /** The account's products (at most five, so one page holds them all). */
 export async function loadProducts() {
-  const { data, error } = await api.GET("/v1/products", { params: { query: { limit: "100" } } });
+  const { data, error } = await api.GET("/v1/products", { params: { query: { limit: 100 } } });
   if (error || !data) throw new Error(asProblem(error)?.message ?? "GET /v1/products failed");
   lastProducts = data.data;
   return data.data;
@@ -54,12 +54,14 @@ function ProductCard({ product }: { product: Product }) {
 export function ProductsPage() {
   const t = useT();
   const products = useLoad(loadProducts);
-  const [created, setCreated] = useState(false);
+  // The product just made: "its cut-out is being made" holds while that is true, and goes with the next upload.
+  const [createdId, setCreatedId] = useState<string | null>(null);
   const list = products.data ?? [];
   usePoll(list.some((p) => p.dekupe.status === "processing"), products.reload);
+  const created = createdId ? list.find((p) => p.id === createdId) : undefined;
   return (
     <Page title={t("products.title")}>
-      {created && <Alert tone="success">{t("products.created")}</Alert>}
+      {created?.dekupe.status === "processing" && <Alert tone="success">{t("products.created")}</Alert>}
       <div class="two-col">
         <section aria-labelledby="product-list-title">
           <h2 id="product-list-title" class="visually-hidden">
@@ -80,8 +82,9 @@ export function ProductsPage() {
         </section>
         <CreateProductForm
           full={list.length >= 5}
-          onCreated={() => {
-            setCreated(true);
+          onSubmit={() => setCreatedId(null)}
+          onCreated={(id) => {
+            setCreatedId(id);
             void products.reload();
           }}
         />

@@ -1,0 +1,84 @@
+// The last touches on /openapi.json that a route's options cannot give, made once on the document Elysia's openapi
+// plugin builds: the server's address, operation ids that are identifiers in every language, bodies that may be left
+// out, and query parameters documented as what clients send rather than as the strings the server checks.
+import { Elysia } from "elysia";
+import { openapi, type ElysiaOpenAPIConfig } from "@elysiajs/openapi";
+import { DOCUMENTED_AS, ONE_OF_FIELDS } from "./schema";
+
+
+type Schema = Record<string, unknown>;
+type Operation = {
+  operationId?: string;
+  parameters?: { in: string; name: string; schema?: Schema }[];
+  requestBody?: { required?: boolean; content?: Record<string, { schema?: Schema }> };
+};
+type Document = { servers?: { url: string }[]; paths?: Record<string, Record<string, Operation>> };
+
+/** `postV1BalanceTop-up` → `postV1BalanceTopUp`, `…Rotate_secret` → `…RotateSecret`: valid in every generator. */
+export function identifier(operationId: string): string {
+  return operationId.replace(/[-_\s]+([a-zA-Z0-9])/g, (_, c: string) => c.toUpperCase()).replace(/[^a-zA-Z0-9]/g, "");
+}
+
+/** A body schema with no fields (the routes that take no body, or `{}`). */
+function takesNothing(schema: Schema | undefined): boolean {
+  if (!schema || schema.type !== "object") return false;
+  const properties = schema.properties as Schema | undefined;
+  return !properties || Object.keys(properties).length === 0;
+}
+
+/**
+ * A body schema as one content type takes it: a JSON body has no file fields, and of the fields one of which must come
+ * (ONE_OF_FIELDS) the one left is required, or, with several left, any one of them. A file field's `default: "File"`
+ * (Elysia's) is no default at all.
+ */
+function bodyFor(contentType: string, schema: Schema): Schema {
+  const properties = { ...(schema.properties as Record<string, Schema> | undefined) };
+  const json = contentType === "application/json";
+  for (const [name, prop] of Object.entries(properties)) {
+    if (prop.format !== "binary") continue;
+    if (json) delete properties[name];
+    else properties[name] = Object.fromEntries(Object.entries(prop).filter(([k]) => k !== "default"));
+  }
+  const { [ONE_OF_FIELDS]: oneOf, ...rest } = schema;
+  const out: Schema = { ...rest, properties };
+  const choices = ((oneOf as string[] | undefined) ?? []).filter((name) => name in properties);
+  const requiring = (name: string): Schema => ({ ...out, required: [...((rest.required as string[] | undefined) ?? []), name] });
+  if (choices.length === 1) return requiring(choices[0]);
+  // A whole object per choice: generators make a union of them (an anyOf of bare `required` lists types as unknown).
+  if (choices.length > 1) return { description: rest.description, anyOf: choices.map(requiring) };
+  return out;
+}
+
+function polishOperation(op: Operation): void {
+  if (op.operationId) op.operationId = identifier(op.operationId);
+  for (const param of op.parameters ?? []) {
+    const documented = param.schema?.[DOCUMENTED_AS] as Schema | undefined;
+    if (documented) param.schema = { ...documented, ...(param.schema?.description ? { description: param.schema.description } : {}) };
+  }
+  const body = op.requestBody;
+  if (!body) return;
+  if (Object.values(body.content ?? {}).every((c) => takesNothing(c.schema))) body.required = false;
+  for (const [type, media] of Object.entries(body.content ?? {})) if (media.schema) media.schema = bodyFor(type, media.schema);
+}
+
+/** Polishes the document in place, once (the plugin hands out the same object until a route is added). */
+export function polishDocument(doc: Document, publicUrl: string): Document {
+  doc.servers = [{ url: publicUrl }];
+  for (const ops of Object.values(doc.paths ?? {})) for (const op of Object.values(ops)) polishOperation(op);
+  return doc;
+}
+
+/**
+ * Elysia's openapi plugin with the polish applied to its document. The hook lives on this small instance, so it runs
+ * for the two documentation routes only, never on the API's own requests.
+ */
+export function polishedOpenapi(config: ElysiaOpenAPIConfig<true, "/docs">, publicUrl: string) {
+  const polished = new WeakSet<object>();
+  return new Elysia({ name: "vitrin-openapi" })
+    .onAfterHandle(({ responseValue }) => {
+      if (!responseValue || typeof responseValue !== "object" || responseValue instanceof Response || polished.has(responseValue)) return;
+      polishDocument(responseValue as Document, publicUrl);
+      polished.add(responseValue);
+    })
+    .use(openapi(config));
+}
