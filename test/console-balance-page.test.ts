@@ -81,7 +81,7 @@ describeBrowser("Studio: the Balance page in chromium", () => {
       after = all.at(-1)?.id;
     }
     await open("/balance", "Balance");
-    const rows = page.getByRole("region", { name: "Transactions" }).locator("tbody tr");
+    const rows = page.getByRole("region", { name: "Transactions (table)" }).locator("tbody tr");
     await waitFor(() => rows.count(), (n) => n === 20, 15_000);
     expect(await rows.first().textContent()).toContain("Grant number 22");
     await page.getByRole("button", { name: "Next" }).click();

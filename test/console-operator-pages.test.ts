@@ -135,7 +135,7 @@ describeBrowser("Studio: the operator's pages in chromium", () => {
 
   test("`Create token` shows the token once and adds it to the account's token table; its `Revoke` refuses it", async () => {
     await openAccount();
-    const table = page.getByRole("region", { name: "API tokens" });
+    const table = page.getByRole("region", { name: "API tokens (table)" });
     await table.getByRole("row").filter({ hasText: "default" }).waitFor();
     await page.getByLabel(/^Token name\b/).fill("till");
     await page.getByRole("button", { name: "Create token" }).click();
@@ -172,7 +172,7 @@ describeBrowser("Studio: the operator's pages in chromium", () => {
     await deadJob();
     const dead = (await admin("GET", `/v1/admin/jobs?status=dead&kind=${FAILING_KIND}`)).body.data.length;
     await page.goto("/admin/jobs");
-    const summary = page.getByRole("region", { name: "Queued, running and dead by kind" });
+    const summary = page.getByRole("region", { name: "Queued, running and dead by kind (table)" });
     const link = summary.getByRole("row").filter({ hasText: FAILING_KIND }).getByRole("link", { name: new RegExp(`dead jobs of kind ${FAILING_KIND}`, "i") });
     await waitFor(async () => (await link.textContent())?.trim(), (shown) => shown === String(dead), 15_000);
     const retry = page.getByRole("button", { name: /^Retry job/ }).first();

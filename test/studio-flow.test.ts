@@ -139,8 +139,9 @@ suite("Studio: a shop owner's product in chromium (upload, cut-out, Retry, Rever
     await waitFor(attemptsLeft, (n) => n === left - 1, 30_000);
   }, SLOW);
 
-  test("`Revert` puts the original photo back as the product's image", async () => {
-    await page.getByRole("button", { name: "Revert", exact: true }).click();
+  test("`Use the original photo` puts the original photo back as the product's image, and says how to bring a cut-out back", async () => {
+    await page.getByRole("button", { name: "Use the original photo", exact: true }).click();
+    await page.getByText("The original photo is in use again, without a cut-out.").waitFor();
     const reverted = await waitFor(product, (p) => p.dekupe.status === "off", 30_000);
     expect(reverted.image_url).toBe(reverted.original_image_url);
     await imageLoads(reverted.original_image_url);

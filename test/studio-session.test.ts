@@ -31,6 +31,9 @@ test("signing in with an account token sets an HttpOnly, SameSite=Strict session
   expect(setCookie).not.toContain("Secure");
   expect(session).toMatchObject({ object: "studio_session", kind: "account", account: { id: acct.id, language: "tr" } });
   expect(session.csrf_token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  // The token it was opened with, so Studio can warn before that token is revoked.
+  const tokens = (await t.json("GET", "/v1/tokens", { token: acct.token })).body.data;
+  expect(session.token_id).toBe(tokens[0].id);
   // The cookie never carries the token itself, and GET /studio/session gives the same session back.
   expect(cookie).not.toContain(acct.token);
   const again = await t.json("GET", "/studio/session", { headers: { cookie } });

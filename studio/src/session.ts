@@ -9,6 +9,8 @@ export type Session = {
   kind: "account" | "admin";
   account: { id: string; name: string; language: string } | null;
   csrf_token: string;
+  /** The API token the session was opened with (null for a login link or the operator). */
+  token_id: string | null;
   expires_at: string;
 };
 

@@ -35,6 +35,8 @@ type Props = {
   nameHint?: string;
   /** Operators see token ids (to match logs and the API); account owners do not need them. */
   showIds?: boolean;
+  /** The token this Studio session was opened with: marked in the table, and its revoke dialog says it signs you out. */
+  currentTokenId?: string | null;
   primary?: boolean;
 };
 
@@ -58,14 +60,18 @@ function CreateToken({ create, nameHint, primary, onCreated }: Pick<Props, "crea
   );
 }
 
-function useColumns(showIds: boolean, revoke: (t: ListedToken) => Promise<void>): Column<ListedToken>[] {
+function useColumns(showIds: boolean, revoke: (t: ListedToken) => Promise<void>, currentTokenId?: string | null): Column<ListedToken>[] {
   const m = useTokenMessages();
   const t = useT();
   const { lang } = useLang();
   const label = (token: ListedToken) => token.name || m("unnamed");
   const when = (iso: string | null) => <span class="nowrap">{iso ? formatDate(iso, lang) : m("never")}</span>;
   const columns: Column<ListedToken>[] = [
-    { key: "name", label: m("name"), render: (token) => label(token) },
+    {
+      key: "name",
+      label: m("name"),
+      render: (token) => (token.id === currentTokenId ? <>{label(token)} <span class="badge badge-neutral">{m("yours")}</span></> : label(token)),
+    },
     { key: "hint", label: m("token"), render: (token) => <code class="nowrap">{token.hint}</code> },
     { key: "created", label: m("created"), render: (token) => when(token.created_at) },
     { key: "used", label: m("lastUsed"), render: (token) => when(token.last_used_at) },
@@ -83,13 +89,14 @@ function useColumns(showIds: boolean, revoke: (t: ListedToken) => Promise<void>)
         describe={(e) => messageOf(e, t("common.network"))}
       >
         <p>{m("revokeText", { name: label(token), hint: token.hint })}</p>
+        {token.id === currentTokenId && <p><strong>{m("ownToken")}</strong></p>}
       </ConfirmButton>
     ),
   });
   return columns;
 }
 
-export function TokenManager({ load, deps = [], create, revoke, empty, warning, secretLabel, nameHint, showIds = false, primary = false }: Props) {
+export function TokenManager({ load, deps = [], create, revoke, empty, warning, secretLabel, nameHint, showIds = false, primary = false, currentTokenId }: Props) {
   const m = useTokenMessages();
   const t = useT();
   const tokens = useLoad(load, deps);
@@ -100,7 +107,7 @@ export function TokenManager({ load, deps = [], create, revoke, empty, warning, 
     await revoke(token.id);
     setNotice(m("revoked", { name: token.name || m("unnamed") }));
     await tokens.reload();
-  });
+  }, currentTokenId);
   const created = (token: MadeToken) => {
     setMade(token);
     setNotice(null);

@@ -156,7 +156,7 @@ const tr: Record<keyof typeof en, string> = {
   loginLinkUrl: "Giriş bağlantısı adresi",
   expires: "Geçerlilik sonu: {time}.",
   tokens: "API anahtarları",
-  tokensIntro: "Hesabın geçerli anahtarları. Bir anahtar verin (sırrı bir kez gösterilir) ya da birini iptal edin: istekleri o andan itibaren reddedilir.",
+  tokensIntro: "Hesabın geçerli anahtarları. Bir anahtar verin (sırrı bir kez gösterilir) ya da birini geçersiz kılın: istekleri o andan itibaren reddedilir.",
   newToken: "Yeni API anahtarı (kimlik {id})",
   noTokens: "Bu hesabın geçerli anahtarı yok.",
   jobs: "İşler",

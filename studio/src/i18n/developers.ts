@@ -76,7 +76,7 @@ const tr: Record<keyof typeof en, string> = {
   intro: "Mağazanızı veya betiklerinizi vitrin API'sine bağlamak için anahtarlar ve webhook'lar.",
   apiDocs: "API başvurusu",
   tokens: "API anahtarları",
-  tokensIntro: "Her anahtar bu hesap adına çalışır. Her entegrasyona ayrı bir anahtar verin; böylece biri tek başına iptal edilebilir.",
+  tokensIntro: "Her anahtar bu hesap adına çalışır. Her entegrasyona ayrı bir anahtar verin; böylece biri tek başına geçersiz kılınabilir.",
   tokenNameHint: "Onu tanımanızı sağlayacak bir ad, örneğin kullanan mağaza ya da betik.",
   newToken: "Yeni API anahtarı",
   newTokenWarning: "Bu anahtarı şimdi kopyalayın: yalnızca bir kez gösterilir. Ona sahip olan herkes bu hesap adına işlem yapabilir.",

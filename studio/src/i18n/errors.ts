@@ -42,6 +42,7 @@ const en = {
   render_failed: null,
   // Why a cut-out attempt failed (dekupe.error_code, src/products/dekupe-errors.ts), under "dekupe." so they stay
   // apart from the catalogue's codes. removal_failed: the server's English names the plugin's reason.
+  "forbidden.premium": "This template is for premium accounts. Choose another template, or ask for a premium account.",
   "dekupe.image_missing": "The original photo is missing from storage; create the product again with its photo.",
   "dekupe.no_subject": "No product was found to cut out. Mark the product on the photo and retry, or upload another photo.",
   "dekupe.empty_matte": "The cut-out came out empty. Mark the product on the photo and retry.",
@@ -59,6 +60,7 @@ const tr: Record<ErrorKey, string> = {
   product_limit_reached: "Bir hesapta en fazla {max_allowed} ürün olabilir; yenisini eklemeden önce birini silin.",
   csrf_failed: "Bu sayfanın oturum bilgisi eskimiş. Sayfayı yenileyip yeniden deneyin.",
   forbidden: "Bu hesap bunu yapamaz (örneğin premium bir şablon ya da bir sınırın üstü).",
+  "forbidden.premium": "Bu şablon premium hesaplar için. Başka bir şablon seçin ya da premium hesap isteyin.",
   not_found: "Bulunamadı; silinmiş olabilir.",
   admin_api_disabled: "Bu kurulumda yönetici sayfaları kapalı: VITRIN_ADMIN_TOKEN ayarlı değil.",
   worker_instance: "Bu sunucu yalnızca işleri çalıştırıyor; Studio'yu API'yi sunan bir sunucuda açın.",
@@ -101,6 +103,8 @@ const CONFLICT_CASES = ["idempotency_key", "dekupe_status", "retries_left", "vid
 type Body = { code: string; message: string; [extra: string]: unknown };
 
 function keyOf(body: Body): ErrorKey | null {
+  // A premium template is the one refusal of its code the Studio can name exactly (the other is the endpoint limit).
+  if (body.code === "forbidden" && /needs a premium account/.test(body.message)) return "forbidden.premium";
   if (body.code === "conflict") {
     const extra = CONFLICT_CASES.find((name) => body[name] !== undefined);
     return extra ? `conflict.${extra}` : "conflict";

@@ -27,3 +27,13 @@ export function formatDate(iso: string | null | undefined, lang: Lang): string {
   if (Number.isNaN(date.getTime())) return iso;
   return new Intl.DateTimeFormat(lang, { dateStyle: "medium", timeStyle: "short" }).format(date);
 }
+
+/** A language code's own name in the UI language ("tr" → "Turkish" / "Türkçe"), or the code when it has none. */
+export function languageName(code: string, ui: string): string {
+  try {
+    const name = new Intl.DisplayNames([ui], { type: "language" }).of(code);
+    return name ? `${name.charAt(0).toUpperCase()}${name.slice(1)}` : code;
+  } catch {
+    return code;
+  }
+}

@@ -7,7 +7,7 @@ import { tr } from "./tr";
 
 import { format, type Lang, type Vars } from "./format";
 
-export { format, formatDate, formatNumber, type Lang, type Vars } from "./format";
+export { format, formatDate, formatNumber, languageName, type Lang, type Vars } from "./format";
 export { dekupeErrorText, fieldText, problemText } from "./errors";
 export type { MessageKey };
 export const LANGS: Lang[] = ["en", "tr"];

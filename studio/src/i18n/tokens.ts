@@ -20,6 +20,8 @@ const en = {
   revokeTitle: "Revoke token {name}?",
   revokeText: "Requests with token {name} ({hint}) are refused from now on, and the Studio sessions it started end. This cannot be undone.",
   revoked: "Token {name} was revoked.",
+  ownToken: "You signed in to Studio with this token: revoking it signs you out, and you need another token or a login link to sign in again.",
+  yours: "this session",
 };
 
 const tr: Record<keyof typeof en, string> = {
@@ -35,11 +37,13 @@ const tr: Record<keyof typeof en, string> = {
   never: "Hiç",
   id: "Kimlik",
   actions: "İşlemler",
-  revoke: "İptal et",
-  revokeLabel: "İptal et: {name} ({hint}) anahtarı",
-  revokeTitle: "{name} anahtarı iptal edilsin mi?",
+  revoke: "Geçersiz kıl",
+  revokeLabel: "Geçersiz kıl: {name} ({hint}) anahtarı",
+  revokeTitle: "{name} anahtarı geçersiz kılınsın mı?",
   revokeText: "{name} ({hint}) anahtarıyla yapılan istekler bundan sonra reddedilir ve onunla açılan Stüdyo oturumları kapanır. Bu geri alınamaz.",
-  revoked: "{name} anahtarı iptal edildi.",
+  revoked: "{name} anahtarı geçersiz kılındı.",
+  ownToken: "Stüdyo'ya bu anahtarla girdiniz: geçersiz kılarsanız oturumunuz kapanır; yeniden girmek için başka bir anahtar ya da giriş bağlantısı gerekir.",
+  yours: "bu oturum",
 };
 
 export const useTokenMessages = defineMessages({ en, tr });

@@ -4,9 +4,11 @@ import { api } from "../api";
 import { must } from "../call";
 import { TokenManager } from "../components/token-manager";
 import { useDevelopersMessages } from "../i18n/developers";
+import { useSession } from "../session";
 
 export function TokensSection() {
   const m = useDevelopersMessages();
+  const { session } = useSession();
   return (
     <section class="section" aria-labelledby="tokens-heading">
       <h2 id="tokens-heading">{m("tokens")}</h2>
@@ -19,6 +21,7 @@ export function TokensSection() {
         warning={m("newTokenWarning")}
         secretLabel={(made) => (made.name ? `${m("newToken")}: ${made.name}` : m("newToken"))}
         nameHint={m("tokenNameHint")}
+        currentTokenId={session?.token_id}
         primary
       />
     </section>

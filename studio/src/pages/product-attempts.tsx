@@ -22,6 +22,7 @@ export function Attempts({ productId, version, busy, onAccept }: Props) {
     <section aria-labelledby="attempts-title">
       <h2 id="attempts-title">{t("product.attempts")}</h2>
       <Table
+        stackOnPhone
         caption={t("product.attempts")}
         rows={rows}
         rowKey={(a) => a.id}

@@ -51,7 +51,8 @@ function CutoutPanel({ dekupe: d, busy, onRetry, onRevert }: { dekupe: Dekupe; b
         </p>
       )}
       {d.status === "failed" && <Alert tone="error">{t("product.failed", { reason: dekupeErrorText(d.error_code, d.error, lang) ?? t("common.error") })}</Alert>}
-      <Warnings codes={d.warnings} />
+      {/* A photo used as it is has no cut-out to warn about (an earlier attempt's warnings stay in Attempts). */}
+      {d.status === "ready" && <Warnings codes={d.warnings} />}
       <p>{t("product.attemptsLeft", { n: left })}</p>
       <SelectField
         label={m("crop")}
@@ -72,7 +73,8 @@ function CutoutPanel({ dekupe: d, busy, onRetry, onRevert }: { dekupe: Dekupe; b
   );
 }
 
-type Notice = { tone: "success" | "error"; text: string } | null;
+/** What the last action did; `whileProcessing` ones ("a new attempt started") go once the attempt has ended. */
+type Notice = { tone: "success" | "error"; text: string; whileProcessing?: boolean } | null;
 
 export function ProductPage({ id }: { id: string }) {
   const t = useT();
@@ -83,12 +85,12 @@ export function ProductPage({ id }: { id: string }) {
   const p = product.data;
   usePoll(p?.dekupe.status === "processing", product.reload);
 
-  const act = async (run: () => Promise<{ error?: unknown }>, done: string) => {
+  const act = async (run: () => Promise<{ error?: unknown }>, done: string, whileProcessing = false) => {
     setBusy(true);
     setNotice(null);
     try {
       const { error } = await run();
-      setNotice(error ? { tone: "error", text: asProblem(error)?.message ?? t("common.error") } : { tone: "success", text: done });
+      setNotice(error ? { tone: "error", text: asProblem(error)?.message ?? t("common.error") } : { tone: "success", text: done, whileProcessing });
       await product.reload();
     } catch {
       setNotice({ tone: "error", text: t("common.network") });
@@ -103,7 +105,7 @@ export function ProductPage({ id }: { id: string }) {
       // The marks were for this attempt; the next one starts from a clean photo.
       if (!answer.error) setMarks([]);
       return answer;
-    }, t("product.retried"));
+    }, t("product.retried"), true);
   const revert = () => act(() => api.POST("/v1/products/{id}/dekupe/revert", { ...path, body: {} }), t("product.reverted"));
   const accept = (attempt_id: string) => act(() => api.POST("/v1/products/{id}/dekupe/accept", { ...path, body: { attempt_id } }), t("product.accepted"));
 
@@ -135,7 +137,7 @@ export function ProductPage({ id }: { id: string }) {
         </>
       }
     >
-      {notice && <Alert tone={notice.tone}>{notice.text}</Alert>}
+      {notice && !(notice.whileProcessing && !processing) && <Alert tone={notice.tone}>{notice.text}</Alert>}
       <div class="two-col">
         <section aria-label={t("product.compare")}>
           {/* image_url is the cut-out in use (the accepted attempt's, or the latest) while dekupe is on and ready. */}

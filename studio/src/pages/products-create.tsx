@@ -96,7 +96,7 @@ function ImageDrop({ file, error, onChoose }: { file: File | null; error?: strin
   );
 }
 
-export function CreateProductForm({ onCreated, full }: { onCreated(id: string): void; full: boolean }) {
+export function CreateProductForm({ onCreated, onSubmit, full }: { onCreated(id: string): void; onSubmit?(): void; full: boolean }) {
   const t = useT();
   const m = useMessages();
   const titleId = useId();
@@ -124,6 +124,7 @@ export function CreateProductForm({ onCreated, full }: { onCreated(id: string): 
     if (!file) missing.image = m("imageNeeded");
     if (!name.trim()) missing.name = m("nameNeeded");
     if (missing.image || missing.name) return setErrors(missing);
+    onSubmit?.();
     setBusy(true);
     try {
       const body = new FormData();

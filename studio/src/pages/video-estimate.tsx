@@ -50,8 +50,8 @@ export function useEstimate(request: VideoRequest | null): EstimateState {
 }
 
 const useMessages = defineMessages({
-  en: { short: "Your balance is {n} {n|credit|credits}: top up on the Balance page before creating this video." },
-  tr: { short: "Bakiyeniz {n} kredi: bu videoyu oluşturmadan önce Bakiye sayfasından yükleme yapın." },
+  en: { short: "Your balance is {n} {n|credit|credits}: top up before creating this video.", topUp: "Go to the Balance page" },
+  tr: { short: "Bakiyeniz {n} kredi: bu videoyu oluşturmadan önce yükleme yapın.", topUp: "Bakiye sayfasına git" },
 });
 
 export function Estimate({ state }: { state: EstimateState }) {
@@ -68,7 +68,11 @@ export function Estimate({ state }: { state: EstimateState }) {
           <Spinner small label="" />{t("videoNew.estimating")}
         </p>
       ) : null}
-      {!state.sufficient && state.available !== null && <Alert tone="warning">{m("short", { n: state.available })}</Alert>}
+      {!state.sufficient && state.available !== null && (
+        <Alert tone="warning">
+          {m("short", { n: state.available })} <a href="/balance">{m("topUp")}</a>
+        </Alert>
+      )}
       {state.problem && !state.problem.details?.length && <Alert tone="warning">{state.problem.message}</Alert>}
     </div>
   );

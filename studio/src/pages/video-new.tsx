@@ -9,8 +9,9 @@ import { SelectField } from "../components/field";
 import { BackIcon } from "../components/icons";
 import { Page } from "../components/page";
 import { Loading } from "../components/spinner";
+import { useFocusOnMessage } from "../focus";
 import { useFocusFirstInvalid, useLoad } from "../hooks";
-import { defineMessages, useLang, useT } from "../i18n";
+import { defineMessages, languageName, useLang, useT } from "../i18n";
 import { loadProducts, productsSeen } from "./products";
 import { TemplateGallery } from "./video-gallery";
 import { buildPrompt, PromptFields, type Schema, type Values } from "./video-fields";
@@ -26,6 +27,19 @@ const useFormatNames = defineMessages({
   en: { "9:16": "Vertical", "4:5": "Portrait", "1:1": "Square", "16:9": "Landscape" },
   tr: { "9:16": "Dikey", "4:5": "Portre", "1:1": "Kare", "16:9": "Yatay" },
 });
+
+/** The shipped tracks' moods in Turkish; a mood of a track from VITRIN_MUSIC_DIRS stays as its file says. */
+const TR_MOODS: Record<string, string> = { energetic: "enerjik", calm: "sakin", warm: "sıcak", upbeat: "neşeli", minimal: "sade", cinematic: "sinematik" };
+
+/** The music select's options: automatic, none, then every track with its mood in the UI's language. */
+function musicChoices(music: Choices["music"], lang: string, t: ReturnType<typeof useT>) {
+  const mood = (m: string) => (lang === "tr" ? (TR_MOODS[m] ?? m) : m);
+  return [
+    { value: "auto", label: t("videoNew.autoMusic") },
+    { value: "none", label: t("common.none") },
+    ...music.map((track) => ({ value: track.id, label: `${track.title} (${mood(track.mood)})` })),
+  ];
+}
 
 /** Everything the form needs before it can show: products, templates and music tracks. */
 async function loadChoices() {
@@ -56,6 +70,10 @@ function useVideoForm(choices: Choices | null, initialProduct: string) {
     if (!templateId && choices.templates.length > 0) setTemplateId(choices.templates.find((t) => !t.premium)?.id ?? choices.templates[0]!.id);
   }, [choices]);
   const template = choices?.templates.find((t) => t.id === templateId) ?? null;
+  // A template starts in its own format (the one its gallery picture shows); the choice stays the customer's after.
+  useEffect(() => {
+    if (template && (FORMATS as readonly string[]).includes(template.aspect)) setFormat(template.aspect as Format);
+  }, [template?.id]);
   const schema = (template?.prompt_schema ?? null) as Schema | null;
   const request = useMemo<VideoRequest | null>(() => {
     if (!productId || !templateId) return null;
@@ -98,6 +116,9 @@ export function VideoNewPage() {
   const [busy, setBusy] = useState(false);
   const formRef = useRef<HTMLFormElement>(null);
   useFocusFirstInvalid(formRef, problem);
+  // A refusal with no field to point at (too few credits, a premium template) is said at the top of a long form:
+  // focus goes there, so it is seen and read out, not left above a page scrolled to the button.
+  const problemRef = useFocusOnMessage<HTMLDivElement>(problem && !problem.details?.length ? problem : null);
   // A 422 from the last submit, else from the live estimate: both point at the same fields.
   const errors = fieldErrors(problem ?? estimate.problem);
   const { state, set } = form;
@@ -147,15 +168,13 @@ export function VideoNewPage() {
     ...(form.template?.languages ?? []).map((l) => ({ value: l, label: languageName(l, lang) })),
   ];
   const formatOptions = FORMATS.map((f) => ({ value: f, label: `${f} · ${m(f)}` }));
-  const musicOptions = [
-    { value: "auto", label: t("videoNew.autoMusic") },
-    { value: "none", label: t("common.none") },
-    ...music.map((track) => ({ value: track.id, label: `${track.title} (${track.mood})` })),
-  ];
+  const musicOptions = musicChoices(music, lang, t);
   return (
     <Page title={t("videoNew.title")} back={back}>
       <form ref={formRef} class="form video-form" onSubmit={submit} noValidate>
-        {problem && (problem.details?.length ? <AlertList title={t("videoNew.fixErrors")} items={other} /> : <Alert tone="error">{problem.message}</Alert>)}
+        <div ref={problemRef} tabIndex={-1}>
+          {problem && (problem.details?.length ? <AlertList title={t("videoNew.fixErrors")} items={other} /> : <Alert tone="error">{problem.message}</Alert>)}
+        </div>
         <SelectField label={t("videoNew.product")} name="product" value={state.productId} onValue={set.setProductId} error={fieldError(errors, "product_id")} options={productOptions} />
         <TemplateGallery templates={templates} value={state.templateId} onChange={set.setTemplateId} error={fieldError(errors, "template_id")} />
         {form.schema?.properties && Object.keys(form.schema.properties).length > 0 && (
@@ -181,14 +200,4 @@ export function VideoNewPage() {
       </form>
     </Page>
   );
-}
-
-/** A language code's own name in the UI language ("tr" → "Turkish" / "Türkçe"). */
-function languageName(code: string, ui: string): string {
-  try {
-    const name = new Intl.DisplayNames([ui], { type: "language" }).of(code);
-    return name ? `${name.charAt(0).toUpperCase()}${name.slice(1)}` : code;
-  } catch {
-    return code;
-  }
 }

@@ -7,7 +7,7 @@ import { Page } from "../components/page";
 import { Loading, Spinner } from "../components/spinner";
 import { StatusBadge } from "../components/status-badge";
 import { useLoad, usePoll } from "../hooks";
-import { formatDate, formatNumber, problemText, useLang, useT } from "../i18n";
+import { formatDate, formatNumber, languageName, problemText, useLang, useT } from "../i18n";
 import { loadProducts } from "./products";
 import { loadTemplates, loadVideo, moving, videoStatus, type Video } from "./videos-data";
 
@@ -25,7 +25,7 @@ function Details({ video, templateName, productName }: { video: Video; templateN
   const rows: [string, string][] = [
     [t("videoNew.product"), productName],
     [t("videoNew.template"), templateName],
-    [t("videoNew.language"), video.language],
+    [t("videoNew.language"), languageName(video.language, lang)],
     [t("videoNew.format"), `${video.aspect_ratio}${video.width ? ` · ${video.width}×${video.height}` : ""}`],
     [t("video.cost"), t("common.credits", { n: video.credits_used || video.credits_reserved })],
     [t("videos.created"), formatDate(video.created_at, lang)],

@@ -12,7 +12,7 @@ import { Loading } from "../components/spinner";
 import { StatusBadge } from "../components/status-badge";
 import { Table } from "../components/table";
 import { useLoad, usePoll } from "../hooks";
-import { formatDate, useLang, useT } from "../i18n";
+import { formatDate, languageName, useLang, useT } from "../i18n";
 import { loadProducts } from "./products";
 import { loadTemplates, moving, videoStatus } from "./videos-data";
 
@@ -79,6 +79,7 @@ export function VideosPage() {
         <Empty>{t("videos.empty")}</Empty>
       ) : (
         <Table
+          stackOnPhone
           caption={t("videos.title")}
           rows={rows}
           rowKey={(v) => v.id}
@@ -98,6 +99,8 @@ export function VideosPage() {
               ),
             },
             { key: "template", label: t("videos.template"), render: (v) => list.data?.templateName.get(v.template_id) ?? v.template_id },
+            // Two videos of one product and template differ by language and format: the list says both.
+            { key: "language", label: t("videoNew.language"), render: (v) => `${languageName(v.language, lang)} · ${v.aspect_ratio}` },
             { key: "status", label: t("videos.status"), render: (v) => <Progress status={v.status} progress={v.progress} /> },
             { key: "created", label: t("videos.created"), render: (v) => formatDate(v.created_at, lang) },
           ]}
