@@ -5,7 +5,7 @@ import { ConfigError, loadConfig, type Config } from "./config";
 import { createLogger, isApiError, iso, systemClock } from "./kernel";
 import { openDatabase, type Db } from "./db";
 import { accountJson, createAccounts, createStudioSessions, loginLinkJson, tokenJson } from "./accounts";
-import { copyOut, copyOutInChild, UNPACK_COMMAND, unpackAll } from "./native";
+import { checkNativeDir, copyOut, copyOutInChild, UNPACK_COMMAND, unpackAll } from "./native";
 import { createService } from "./service";
 import { JobEngine, JOB_STATUSES, type JobStatus } from "./jobs";
 import { jobJson } from "./http";
@@ -110,6 +110,7 @@ async function withAccounts<T>(config: Config, fn: (accounts: ReturnType<typeof 
 
 async function serve({ config, values, command }: Invocation): Promise<number> {
   const worker = command === "worker";
+  checkNativeDir();
   const service = await createService(config, { worker: worker || !values["no-worker"] });
   try {
     if (worker) service.listenWorker();

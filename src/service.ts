@@ -67,10 +67,12 @@ export type ServiceOptions = {
 };
 
 /** Opens the database and brings its schema up to date; a database that cannot migrate is closed again. */
-async function openStore(config: Config): Promise<Db> {
+async function openStore(config: Config, logger: Logger): Promise<Db> {
   const db: Db = openDatabase(config.databaseUrl, { poolSize: config.databasePool, busyTimeoutMs: config.databaseBusyTimeoutMs });
   try {
-    await db.migrate();
+    // An upgrade's migrations run here, at start: the log says which, so an operator can tell when the schema moved.
+    const { applied } = await db.migrate();
+    if (applied.length) logger.info("migrated the database", { applied });
   } catch (e) {
     db.close();
     throw e;
@@ -205,6 +207,10 @@ async function buildHttp(f: Foundation, domain: ReturnType<typeof buildDomain>, 
   // A write at start: on a full disk or a locked database the service still starts, and the next start queues it.
   await idempotencyPurge.schedule().catch((err) => logger.warn("could not queue the idempotency key purge", { err }));
   await videos.scheduleRetention().catch((err) => logger.warn("could not queue the video retention job", { err }));
+  void videos.sweepScratch().then(
+    (count) => count > 0 && logger.info("removed scratch folders left by an instance that stopped mid-render", { count }),
+    (err) => logger.warn("could not sweep the scratch folder", { err }),
+  );
   const meta = requestMetas();
 
   const trustedProxies = config.trustedProxies.length > 0 ? trustedProxyList(config.trustedProxies) : null;
@@ -328,8 +334,12 @@ const BUN_BODY_BACKSTOP = 2 ** 40;
 export async function createService(config: Config, opts: ServiceOptions = {}) {
   const clock = opts.clock ?? systemClock;
   const logger = opts.logger ?? createLogger(config.logLevel);
-  const db = await openStore(config);
+  const db = await openStore(config, logger);
   const { plugins, templates } = await loadExtensions(config, opts, logger, db);
+  if (db.dialect === "postgres" && config.storage === "local") {
+    // PostgreSQL is how instances share one service; files on one instance's disk are not shared with the others.
+    logger.warn("VITRIN_STORAGE=local with PostgreSQL: each instance keeps files on its own disk, so instances cannot read each other's images and videos; use VITRIN_STORAGE=s3 (or one shared folder) when running more than one");
+  }
 
   // Cut-outs and renders leave freed native memory mapped; once they stop for a while it goes back (native/idle.ts).
   const idle = createIdleReclaim({ idleMs: config.idleTrimMs, logger });

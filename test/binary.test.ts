@@ -151,6 +151,13 @@ describe("the compiled binary", () => {
     expect(ready.checks["renderer-ffmpeg"].ok).toBe(true);
   }, 90_000);
 
+  test("serve with a VITRIN_NATIVE_DIR it cannot write stops at once with exit 2, naming the setting", () => {
+    // Under the executable itself: no user, root included, can make a folder there.
+    const out = Bun.spawnSync([exe, "serve", "--port", String(freePort())], { cwd: work, env: env({ VITRIN_NATIVE_DIR: join(exe, "native") }), stdout: "pipe", stderr: "pipe", timeout: 30_000 });
+    expect(out.exitCode).toBe(2);
+    expect(out.stderr.toString()).toContain("configuration error: VITRIN_NATIVE_DIR: the native libraries are unpacked to");
+  });
+
   test("`vitrin health` answers for the container health check", () => {
     const port = new URL(base).port;
     const ok = Bun.spawnSync([exe, "health", "--json"], { cwd: work, env: env({ VITRIN_PORT: port, VITRIN_HOST: "127.0.0.1" }), stdout: "pipe" });

@@ -88,6 +88,15 @@ describe.skipIf(!postgresAvailable)("PostgreSQL database", () => {
     expect(await handles[0].ping()).toBe(true);
   });
 
+  test("a database migrated by a newer vitrin is refused, naming this binary's latest migration", async () => {
+    const target = await fresh();
+    const db = target.open();
+    await db.migrate();
+    const newer = postgresMigrations().at(-1)!.when + 1000;
+    await pgClientOf(db.read).unsafe(`INSERT INTO "__drizzle_migrations" (hash, created_at) VALUES ('from-a-newer-vitrin', $1)`, [newer]);
+    await expect(db.migrate()).rejects.toThrow(`this one knows up to ${postgresMigrations().at(-1)!.tag}`);
+  });
+
   test("conflicting serializable transactions are retried; hooks run once, after the commit that counted", async () => {
     const target = await fresh();
     const db = target.open();

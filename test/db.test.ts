@@ -1,11 +1,12 @@
 // The migration set: every journal entry is embedded, and migrating is idempotent and safe from two processes.
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { readdirSync, writeFileSync } from "node:fs";
+import { readdirSync, statSync, writeFileSync } from "node:fs";
 import { Database } from "bun:sqlite";
 import journal from "../drizzle/sqlite/meta/_journal.json";
 import { importedMigrationTags, sqliteMigrations } from "../src/db/migrations";
 import { openDatabase, WalSync, type SyncFile } from "../src/db";
+import { ConfigError } from "../src/config";
 import { tempDir } from "./helpers";
 
 describe("migrations", () => {
@@ -19,6 +20,31 @@ describe("migrations", () => {
     const db = openDatabase(`sqlite:${join(tempDir(), "v.db")}`);
     expect((await db.migrate()).applied.length).toBe(journal.entries.length);
     expect((await db.migrate()).applied).toEqual([]);
+    db.close();
+  });
+
+  test("a database migrated by a newer vitrin is refused, naming this binary's latest migration, and left as it was", async () => {
+    const file = join(tempDir(), "v.db");
+    const db = openDatabase(`sqlite:${file}`);
+    await db.migrate();
+    db.close();
+    const newer = sqliteMigrations().at(-1)!.when + 1000;
+    const raw = new Database(file);
+    raw.query(`INSERT INTO "__drizzle_migrations" (hash, created_at) VALUES ('from-a-newer-vitrin', ?)`).run(newer);
+    raw.close();
+    const again = openDatabase(`sqlite:${file}`);
+    const refusal = again.migrate();
+    await expect(refusal).rejects.toBeInstanceOf(ConfigError);
+    await expect(refusal).rejects.toThrow(`this one knows up to ${sqliteMigrations().at(-1)!.tag}`);
+    again.close();
+  });
+
+  test("a new database and the folder made for it are the service user's alone (0600, 0700)", async () => {
+    const dir = join(tempDir(), "data");
+    const db = openDatabase(`sqlite:${join(dir, "vitrin.db")}`);
+    await db.migrate();
+    expect((statSync(dir).mode & 0o777).toString(8)).toBe("700");
+    for (const name of ["vitrin.db", "vitrin.db-wal"]) expect([name, (statSync(join(dir, name)).mode & 0o777).toString(8)]).toEqual([name, "600"]);
     db.close();
   });
 

@@ -1,6 +1,7 @@
 // The migrations drizzle-kit generated (SQLite in drizzle/sqlite, PostgreSQL in drizzle/pg), imported as text so they
 // travel inside a compiled binary. After `npm run db:generate` (or db:generate:pg), add the new file here;
 // test/db.test.ts fails while a journal and its list differ.
+import { ConfigError } from "../config";
 import journal from "../../drizzle/sqlite/meta/_journal.json";
 import m0000 from "../../drizzle/sqlite/0000_init.sql" with { type: "text" };
 import m0001 from "../../drizzle/sqlite/0001_claim_indexes.sql" with { type: "text" };
@@ -80,3 +81,16 @@ export function postgresMigrations(): Migration[] {
 
 export const importedMigrationTags = Object.keys(files);
 export const importedPostgresMigrationTags = Object.keys(pgFiles);
+
+/**
+ * Refuses a database whose latest applied migration is newer than any this binary carries: it was migrated by a newer
+ * vitrin, whose tables this one would misread (an older binary put back after an upgrade, say).
+ */
+export function refuseNewerSchema(lastApplied: number, known: Migration[]): void {
+  const latest = known[known.length - 1];
+  if (!latest || lastApplied <= latest.when) return;
+  throw new ConfigError(
+    `the database was migrated by a newer vitrin (its latest migration is from ${new Date(lastApplied).toISOString()}; ` +
+      `this one knows up to ${latest.tag}): run that vitrin, or a newer one, on it`,
+  );
+}

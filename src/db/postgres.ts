@@ -12,7 +12,7 @@ import { BunSQLSession, BunSQLTransaction } from "drizzle-orm/bun-sql/session";
 import { PgDialect } from "drizzle-orm/pg-core";
 import { errors } from "../kernel";
 import type { Db, Orm, Schema, TxOptions } from "./types";
-import { postgresMigrations } from "./migrations";
+import { postgresMigrations, refuseNewerSchema } from "./migrations";
 import * as pgSchema from "./schema-pg";
 
 /** Connections per instance by default. Transactions are short (no network I/O inside), so a few serve many requests. */
@@ -140,7 +140,9 @@ async function applyPostgresMigrations(client: SQL): Promise<string[]> {
       );
       const [last] = await conn.unsafe(`SELECT created_at FROM "__drizzle_migrations" ORDER BY created_at DESC LIMIT 1`);
       const lastWhen = last ? Number(last.created_at) : -1;
-      for (const m of postgresMigrations()) {
+      const known = postgresMigrations();
+      refuseNewerSchema(lastWhen, known);
+      for (const m of known) {
         if (m.when <= lastWhen) continue;
         await conn.begin(async (tx) => {
           for (const statement of m.statements) await tx.unsafe(statement);

@@ -2,7 +2,7 @@
 // sleeps the whole thread (every request with it), so the writer polls for the lock between event-loop turns instead
 // and gives up after a short wait, which the HTTP layer answers with 503 and Retry-After rather than a 500 after 5 s.
 import { Database } from "bun:sqlite";
-import { mkdirSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 
 /** How long a write waits for another process's write lock by default (VITRIN_DATABASE_BUSY_TIMEOUT_MS). */
@@ -18,7 +18,12 @@ const MAX_POLL_MS = 25;
  * beginImmediate.
  */
 export function openSqlite(path: string, busyTimeoutMs: number): Database {
-  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  if (path !== ":memory:") {
+    // The database holds token hashes and webhook signing secrets: a new one (and the folder made for it) is the
+    // service user's alone, as backups are. SQLite gives the -wal and -shm files the database file's mode.
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    if (!existsSync(path)) closeSync(openSync(path, "a", 0o600));
+  }
   const client = new Database(path, { create: true, strict: true });
   client.exec(`PRAGMA busy_timeout = ${Math.trunc(busyTimeoutMs)}`);
   client.exec("PRAGMA journal_mode = WAL");

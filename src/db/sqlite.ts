@@ -5,7 +5,7 @@
 import type { Database } from "bun:sqlite";
 import { drizzle } from "drizzle-orm/bun-sqlite";
 import { GroupWriter } from "./group-writer";
-import { sqliteMigrations } from "./migrations";
+import { refuseNewerSchema, sqliteMigrations } from "./migrations";
 import { ReadCache } from "./read-cache";
 import * as schema from "./schema";
 import { beginImmediate, DEFAULT_BUSY_TIMEOUT_MS, MIGRATION_LOCK_WAIT_MS, openSqlite } from "./sqlite-lock";
@@ -83,7 +83,9 @@ async function applySqliteMigrations(client: Database): Promise<string[]> {
       | { created_at: number }
       | null;
     const lastWhen = last ? Number(last.created_at) : -1;
-    for (const m of sqliteMigrations()) {
+    const known = sqliteMigrations();
+    refuseNewerSchema(lastWhen, known);
+    for (const m of known) {
       if (m.when <= lastWhen) continue;
       for (const statement of m.statements) client.exec(statement);
       client.query(`INSERT INTO "__drizzle_migrations" (hash, created_at) VALUES (?, ?)`).run(m.hash, m.when);

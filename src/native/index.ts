@@ -6,9 +6,9 @@
 // layout under the cache folder. scripts/build.ts rewrites the addons' own loaders to call `loadAddon` and fills
 // ./embedded with the files; from source none of this runs.
 import { dlopen, FFIType } from "bun:ffi";
-import { chmodSync, existsSync, mkdirSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { accessSync, chmodSync, constants, existsSync, mkdirSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { defaultNativeDir } from "../config";
+import { ConfigError, defaultNativeDir } from "../config";
 import { isEmbeddedPath } from "../kernel";
 import { embedded, type EmbeddedAddon } from "./embedded";
 
@@ -131,6 +131,28 @@ function unpacked(addon: EmbeddedAddon, root: string): boolean {
   });
 }
 
+/** A native library that could not be unpacked or loaded: the machine's fault, never the input's. */
+export class NativeLoadError extends Error {}
+
+/**
+ * In a compiled binary, makes sure the native folder can be created and written now, so a folder the service user
+ * cannot write (a system user's unwritable home) stops the start with the setting to change, instead of failing
+ * every image later. From source there is nothing to unpack.
+ */
+export function checkNativeDir(env: Record<string, string | undefined> = process.env): void {
+  if (!embedded) return;
+  const root = nativeRoot(env);
+  try {
+    mkdirSync(root, { recursive: true });
+    accessSync(root, constants.W_OK | constants.X_OK);
+  } catch (e) {
+    throw new ConfigError(
+      `VITRIN_NATIVE_DIR: the native libraries are unpacked to ${root}, which cannot be written (${(e as Error).message}); ` +
+        "set VITRIN_NATIVE_DIR to a writable folder on a file system that allows executing",
+    );
+  }
+}
+
 /** Returns the addon's exports, unpacking and loading it on first use. */
 export function loadAddon(name: string): unknown {
   if (loaded.has(name)) return loaded.get(name);
@@ -151,7 +173,7 @@ export function loadAddon(name: string): unknown {
     loaded.set(name, module.exports);
     return module.exports;
   } catch (e) {
-    throw new Error(
+    throw new NativeLoadError(
       `could not load the native ${name} library from ${root}: ${(e as Error).message}. ` +
         "VITRIN_NATIVE_DIR must be a writable folder on a file system that allows executing (not mounted noexec).",
     );

@@ -1,7 +1,7 @@
 // Product image ingest: fetches an image URL (or decodes a data: URL) and accepts only whole, sane JPG, PNG or WebP files.
 
 import { createHash } from "node:crypto";
-import { sharp } from "../native";
+import { NativeLoadError, sharp } from "../native";
 import type { Metadata } from "sharp";
 import { errors, isApiError, MAX_IMAGE_BYTES, type ApiError } from "../kernel";
 import { decodeDataUrl, describeOutboundError, isOutboundError, outboundFetch, type OutboundError } from "../net";
@@ -107,7 +107,9 @@ async function decode(bytes: Uint8Array, format: Format, field: string, maxPixel
   try {
     // Only the header is read here, so the pixel limit is lifted to learn the declared size and name it in the error.
     meta = await sharp(bytes, { ...options, limitInputPixels: false }).metadata();
-  } catch {
+  } catch (e) {
+    // libvips missing is this machine's fault: a 500 with the cause in the log, not a photo called corrupt.
+    if (e instanceof NativeLoadError) throw e;
     throw corrupt();
   }
   if (meta.format !== format || !meta.width || !meta.height) throw corrupt();

@@ -3,7 +3,8 @@
 // A video that fails is refunded; credits_used is the template's price on success and 0 on failure. Its files can be
 // deleted (lifecycle.ts, also on a retention schedule), and lists are filtered (list.ts). This face assembles the
 // named functions of its files over one dependencies object.
-import { failIn, failVideo } from "./failure";
+import { failIn, failVideo, type VideoErrorCode } from "./failure";
+import { sweepScratch } from "./inputs";
 import { renderJob } from "./render";
 import { previewVideo } from "./preview";
 import { deleteVideoFiles, registerRetention } from "./lifecycle";
@@ -14,6 +15,7 @@ import { LayoutVerdicts } from "./verdicts";
 
 export { DEKUPE_WAIT_MS, RENDER_JOB, type NewVideo, type VideoDeps, type VideoRow } from "./types";
 export { videoJson } from "./json";
+export { VIDEO_ERROR_CODES, type VideoErrorCode } from "./failure";
 export { VIDEO_STATUSES, type VideoListQuery } from "./list";
 export { RETENTION_EVERY_MS, RETENTION_JOB } from "./lifecycle";
 export { templateLanguage } from "./language";
@@ -47,7 +49,9 @@ export function createVideos(given: VideoDeps) {
     deleteFiles: (accountId: string, id: string) => deleteVideoFiles(deps, accountId, id),
     /** Queues the retention job when VITRIN_VIDEO_RETENTION_DAYS is on; called as the service starts. */
     scheduleRetention: () => retention.schedule(),
-    fail: (videoId: string, code: string, message: string) => failVideo(deps, videoId, code, message),
+    /** Removes scratch folders a dead instance left, older than a render may run (an hour to spare); called at start. */
+    sweepScratch: () => sweepScratch(deps, deps.renderTimeoutMs + 60 * 60 * 1000),
+    fail: (videoId: string, code: VideoErrorCode, message: string) => failVideo(deps, videoId, code, message),
   };
 }
 

@@ -1,7 +1,7 @@
 // What a renderer is given for one video, made the same way for a render, a layout check and a preview: the product's
 // image (its cut-out once ready) staged in a scratch folder, the prompt under the account's brand colours, its logo
 // and font; and the layout check that refuses copy that cannot be laid out before anything is charged.
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { withBrandColors } from "../brand";
 import type { schema } from "../db";
@@ -19,6 +19,30 @@ export async function makeWorkDir(deps: VideoDeps, label: string): Promise<strin
   const scratch = join(deps.config.dataDir, "tmp");
   await Bun.write(join(scratch, ".keep"), "");
   return mkdtemp(join(scratch, `${label}-`));
+}
+
+/**
+ * Removes scratch folders left by an instance that died mid-render (a kill -9, a power cut), once they are older than
+ * any render may run (`olderThanMs`): instances sharing a data dir may still be using younger ones. Returns how many.
+ */
+export async function sweepScratch(deps: Pick<VideoDeps, "config" | "clock">, olderThanMs: number): Promise<number> {
+  const scratch = join(deps.config.dataDir, "tmp");
+  let names: string[];
+  try {
+    names = await readdir(scratch);
+  } catch {
+    return 0; // no scratch folder yet
+  }
+  let removed = 0;
+  for (const name of names) {
+    if (name === ".keep") continue;
+    const path = join(scratch, name);
+    const info = await stat(path).catch(() => null);
+    if (!info || deps.clock.now() - info.mtimeMs < olderThanMs) continue;
+    await rm(path, { recursive: true, force: true });
+    removed++;
+  }
+  return removed;
 }
 
 /** Writes the product's image into the work dir, and the cut-out's mask when the image shown is that cut-out. */
