@@ -151,7 +151,11 @@ async function health({ config, out }: Invocation): Promise<number> {
     out.print(`${res.status} ${body}`, { status: res.status, body: JSON.parse(body || "null") });
     return res.status === 200 ? 0 : 1;
   } catch (e) {
-    out.print(`not reachable: ${(e as Error).message}`, { status: null, error: (e as Error).message });
+    out.print(`${url} not reachable: ${(e as Error).message} (set VITRIN_HOST and VITRIN_PORT, or --port, to the server's)`, {
+      url,
+      status: null,
+      error: (e as Error).message,
+    });
     return 1;
   }
 }
@@ -387,7 +391,10 @@ if (import.meta.main && process.argv[2] === UNPACK_COMMAND) {
       else if ((e as { code?: string }).code?.startsWith?.("ERR_PARSE_ARGS")) console.error(`${(e as Error).message}\n\n${usage(builtinPlugins())}`);
       else console.error(e);
       const usageError = (e as { code?: string }).code?.startsWith?.("ERR_PARSE_ARGS") === true;
-      process.exit(e instanceof ConfigError || isApiError(e) || usageError ? 2 : 1);
+      // A value the command cannot take (400, 422) is a usage error; any other refusal (a correction below zero, an
+      // unknown id) means the command could not be done, as when `jobs redrive` finds no dead job.
+      const badInput = isApiError(e) && (e.status === 400 || e.status === 422);
+      process.exit(e instanceof ConfigError || badInput || usageError ? 2 : 1);
     },
   );
 }
