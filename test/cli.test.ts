@@ -113,6 +113,11 @@ describe("start-up failures", () => {
       "VITRIN_STRIPE_SECRET_KEY must be a Stripe secret key",
     ],
     [
+      "a Stripe webhook secret that is not a signing secret",
+      { VITRIN_PAYMENT: "stripe", VITRIN_STRIPE_SECRET_KEY: "sk_test_abc", VITRIN_STRIPE_WEBHOOK_SECRET: "nope" },
+      "configuration error: VITRIN_STRIPE_WEBHOOK_SECRET must be the webhook endpoint's signing secret (whsec_…)",
+    ],
+    [
       "serve with a slot set to a plugin nobody registered",
       { VITRIN_BACKGROUND_REMOVAL: "bogus" },
       'configuration error: VITRIN_BACKGROUND_REMOVAL: unknown background-removal plugin "bogus"',

@@ -60,6 +60,10 @@ function checkKeys(settings: StripeSettings): void {
   if (!/^(sk|rk)_(test|live)_\S+$/.test(settings.secretKey!)) {
     throw new ConfigError("VITRIN_STRIPE_SECRET_KEY must be a Stripe secret key (sk_live_…, sk_test_… or a restricted rk_…)");
   }
+  // Any other value would make every payment event fail its signature check, and no top-up would ever be paid.
+  if (!/^whsec_\S+$/.test(settings.webhookSecret!)) {
+    throw new ConfigError("VITRIN_STRIPE_WEBHOOK_SECRET must be the webhook endpoint's signing secret (whsec_…), from Stripe's dashboard or `stripe listen`");
+  }
 }
 
 export function createStripePayment(settings: StripeSettings): PaymentPlugin {

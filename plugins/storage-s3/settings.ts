@@ -40,7 +40,7 @@ export const s3Settings: PluginSettings<S3Settings> = {
     doc: "Bucket that holds stored images and videos; required with `VITRIN_STORAGE=s3`. Create it beforehand.",
     parse: (r) => {
       const v = r.trim();
-      if (v !== "" && !/^[A-Za-z0-9][A-Za-z0-9._-]{1,254}$/.test(v)) throw new Error("must be a bucket name (letters, digits, dots, dashes)");
+      if (v !== "" && !/^[A-Za-z0-9][A-Za-z0-9._-]{1,254}$/.test(v)) throw new Error("must be a bucket name: 2 to 255 letters, digits, dots, dashes and underscores, starting with a letter or digit");
       return v || null;
     },
   },

@@ -39,7 +39,7 @@ export const errors = {
     new ApiError(401, "unauthorized", "Unauthorized", message, {}, { "www-authenticate": 'Bearer realm="vitrin"' }),
   /** A video costs more credits than the balance holds. */
   insufficientCredits: (required: number, available: number) =>
-    new ApiError(402, "insufficient_credits", "Insufficient credits", `This needs ${required} credits but the balance is ${available}.`, {
+    new ApiError(402, "insufficient_credits", "Insufficient credits", `This needs ${required} ${required === 1 ? "credit" : "credits"} but the balance is ${available}.`, {
       required,
       available,
     }),
