@@ -6,7 +6,7 @@ import type { Logger } from "../kernel";
 import type { Clock } from "../kernel";
 import { newId } from "../kernel";
 import type { Plugins, ReadyReport } from "../plugins";
-import { ApiError, errors, isApiError, type FieldProblem } from "../kernel";
+import { ApiError, errors, isApiError, MAX_IMAGE_BYTES, type FieldProblem } from "../kernel";
 import { faultError, logFault } from "./faults";
 import { readBodyBytes, readBodyText } from "./body";
 import { FORM_MAX_BYTES, isFormUpload, parseForm } from "./form";
@@ -148,11 +148,22 @@ function startRequest(ctx: HttpContext, record: Recorder) {
       // A body announced over the cap is refused here, on every route, in the catalogue's shape (Bun's own limit is
       // only a backstop far above it, because Bun answers a bare 413 without body or request id).
       const length = request.headers.get("content-length");
-      if (length !== null && Number(length) > maxBody) refusal = errors.bodyTooLarge(maxBody);
+      if (length !== null && Number(length) > maxBody) refusal = tooLarge(request.headers.get("content-type") ?? undefined, pathOf(request.url), maxBody);
     }
     // Elysia runs no later hook for an answer given here, so refuse() counts and logs it (before routing: unmatched).
     return refusal === null ? undefined : refuse(m, request, refusal);
   };
+}
+
+/**
+ * An upload past the cap: a product form is almost all image, so it is refused as the image it carries
+ * (`file_too_large` with the image limit, as a too-large image_url is); any other body as `body_too_large`.
+ */
+function tooLarge(contentType: string | undefined, path: string, cap: number): ApiError {
+  if (!isFormUpload(contentType, path)) return errors.bodyTooLarge(cap);
+  // An operator's VITRIN_MAX_BODY_BYTES below the image limit is the real limit then.
+  const limit = Math.min(cap, MAX_IMAGE_BYTES);
+  return errors.fileTooLarge(limit, `The upload is larger than ${cap} bytes; an image can be at most ${limit} bytes.`);
 }
 
 /** onParse: bodies are JSON (product uploads may be forms), read within the byte cap; payment webhooks get their raw text. */
@@ -161,8 +172,14 @@ function parseBody(maxBody: number) {
     const path = pathOf(request.url);
     // Browsers upload a product's image as a form: the same cap, counted while the bytes arrive.
     if (isFormUpload(contentType, path)) {
+      const cap = Math.min(maxBody, FORM_MAX_BYTES);
+      let bytes: Uint8Array;
+      try {
+        bytes = await readBodyBytes(request, { maxBytes: cap, json: false });
+      } catch (e) {
+        throw isApiError(e) && e.code === "body_too_large" ? tooLarge(contentType, path, cap) : e;
+      }
       // The header itself: Elysia's contentType may leave out the boundary the parts are split on.
-      const bytes = await readBodyBytes(request, { maxBytes: Math.min(maxBody, FORM_MAX_BYTES), json: false });
       return parseForm(bytes, request.headers.get("content-type") ?? contentType);
     }
     // Payment providers sign the exact bytes they send: their webhook route gets the raw text, unscanned.
