@@ -52,6 +52,13 @@ describe("unknown body fields", () => {
     expect(res.body.message).toContain("threshold");
   });
 
+  test("a missing field is one problem, and a choice among fixed words names them", async () => {
+    const missing = await t.json("POST", "/v1/products", { token, body: { description: "no name" } });
+    expect(missing.body.details).toEqual([{ field: "name", message: "Expected required property" }]);
+    const format = await t.json("POST", "/v1/videos", { token, body: { template_id: "spotlight", product_id: "prod_x", aspect_ratio: "4:3" } });
+    expect(format.body.details).toEqual([{ field: "aspect_ratio", message: 'must be one of "9:16", "4:5", "1:1", "16:9"' }]);
+  });
+
   test("routes that take no body accept none, and {}", async () => {
     for (const path of ["/v1/products/prod_x/dekupe/retry", "/v1/products/prod_x/dekupe/revert", "/v1/webhooks/deliveries/msg_x/redeliver"]) {
       expect((await t.json("POST", path, { token })).status).toBe(404);

@@ -87,16 +87,29 @@ function validationProblems(error: ValidationError): FieldProblem[] {
     const field = path.replace(/^\//, "").replaceAll("/", ".") || whole;
     let message = "message" in e && typeof e.message === "string" ? e.message : "is invalid";
     if (message === "Unexpected property") message = "is not a known field";
+    // A choice among fixed words (aspect_ratio, status…) names them, rather than TypeBox's "Expected union value".
+    const choices = literalChoices("schema" in e ? e.schema : undefined);
+    if (message === "Expected union value" && choices) message = `must be one of ${choices.map((c) => JSON.stringify(c)).join(", ")}`;
     return { field, message };
   });
+  // A missing field is said once: TypeBox adds "Expected string" (and the like) for the value that is not there.
+  const missing = new Set(problems.filter((p) => p.message === "Expected required property").map((p) => p.field));
   // TypeBox reports one schema violation several ways; keep one line per field and message.
   const seen = new Set<string>();
   return problems.filter((p) => {
+    if (missing.has(p.field) && p.message !== "Expected required property") return false;
     const k = `${p.field}\u0000${p.message}`;
     if (seen.has(k)) return false;
     seen.add(k);
     return true;
   });
+}
+
+/** The words of a union of literals (`t.Union([t.Literal("a"), …])`), or null for any other schema. */
+function literalChoices(schema: unknown): unknown[] | null {
+  const anyOf = (schema as { anyOf?: { const?: unknown }[] } | undefined)?.anyOf;
+  if (!Array.isArray(anyOf) || anyOf.length === 0 || !anyOf.every((s) => s && "const" in s)) return null;
+  return anyOf.map((s) => s.const);
 }
 
 /** Turns anything thrown in a request into the contract's error shape; unknown errors are logged and become 500s. */

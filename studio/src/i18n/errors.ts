@@ -157,6 +157,7 @@ const trFieldMessages: [RegExp, string][] = [
   [/^Expected boolean$/, "Evet ya da hayır olmalı."],
   [/^Expected string to match '[^']*' format$/, "Biçimi geçerli değil."],
   [/^Expected union value$/, "Geçerli bir değer değil."],
+  [/^must be one of (.+)$/, "Şunlardan biri olmalı: $1."],
   [/^is not a known field$/, "Bilinmeyen bir alan."],
   [/^must be an http or https URL$/, "http ya da https ile başlayan bir adres olmalı."],
   [/^must be an http or https URL, or a data: URL$/, "http ya da https ile başlayan bir adres ya da bir data: adresi olmalı."],
