@@ -66,6 +66,14 @@ describe("tokens only in the Authorization header", () => {
     expect((await t.call("GET", `/v1/admin/jobs?access_token=${ADMIN_TOKEN}`)).status).toBe(401);
   });
 
+  test("the admin token on an account route is a 401 that says it is the admin token, not an unknown one", async () => {
+    t = await startService();
+    const res = await t.json("GET", "/v1/products", { token: ADMIN_TOKEN });
+    expect(res.status).toBe(401);
+    expect(res.body.message).toBe("This is the operator's VITRIN_ADMIN_TOKEN, which works on /v1/admin only; account routes take an account's API token.");
+    expect((await t.json("GET", "/v1/products", { token: "vt_not_a_real_token" })).body.message).toBe("The bearer token is unknown or revoked.");
+  });
+
   test("the scheme is case-insensitive, anything but a Bearer token is a 401", async () => {
     t = await startService();
     const a = await t.newAccount();

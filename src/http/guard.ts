@@ -50,9 +50,7 @@ export function accountGuard(deps: GuardDeps) {
       deps.auth.admit(request, server);
       const token = bearerToken(request);
       const principal = token ? await deps.accounts.authenticate(token) : token === null ? await cookiePrincipal(deps, request) : null;
-      if (!principal) {
-        throw deps.auth.reject("account", request, server, token, token ? "The bearer token is unknown or revoked." : undefined);
-      }
+      if (!principal) throw deps.auth.reject("account", request, server, token, token ? unknownTokenMessage(deps, token) : undefined);
       if (deps.limiter.enabled) {
         const decision = await deps.limiter.check(principal.tokenId);
         const headers = deps.limiter.headers(decision);
@@ -71,6 +69,20 @@ export function accountGuard(deps: GuardDeps) {
     .onAfterHandle({ as: "scoped" }, ({ request, responseValue, set }) => storeIdempotentAnswer(deps, { request, responseValue, set }));
 }
 
+/** Same bytes, in time that does not depend on where they differ. */
+function sameSecret(given: string, expected: Uint8Array): boolean {
+  const bytes = new TextEncoder().encode(given);
+  return bytes.length === expected.length && timingSafeEqual(bytes, expected);
+}
+
+/** Why an account route refused a bearer token: the operator's own token is named as such, since it is no account's. */
+function unknownTokenMessage(deps: GuardDeps, token: string): string {
+  if (deps.adminToken && sameSecret(token, new TextEncoder().encode(deps.adminToken))) {
+    return "This is the operator's VITRIN_ADMIN_TOKEN, which works on /v1/admin only; account routes take an account's API token.";
+  }
+  return "The bearer token is unknown or revoked.";
+}
+
 /** Admin routes: off (404 saying how to turn them on) when no VITRIN_ADMIN_TOKEN is set, 401 for any other token. */
 export function adminGuard(deps: AdminGuardDeps) {
   const expected = deps.adminToken ? new TextEncoder().encode(deps.adminToken) : null;
@@ -80,9 +92,7 @@ export function adminGuard(deps: AdminGuardDeps) {
     deps.auth.admit(request, server);
     const token = bearerToken(request);
     if (token === null && (await cookieSession(deps.sessions, request, "admin"))) return { admin: true as const };
-    const given = new TextEncoder().encode(token ?? "");
-    const same = given.length === expected.length && timingSafeEqual(given, expected);
-    if (!same) throw deps.auth.reject("admin", request, server, token, "The admin API needs `Authorization: Bearer <VITRIN_ADMIN_TOKEN>`.");
+    if (!sameSecret(token ?? "", expected)) throw deps.auth.reject("admin", request, server, token, "The admin API needs `Authorization: Bearer <VITRIN_ADMIN_TOKEN>`.");
     return { admin: true as const };
   });
 }
