@@ -227,7 +227,7 @@ describe("the compiled binary", () => {
   });
 
   test("has its fonts copied out by a child before any render, so the server never reads them", async () => {
-    const fonts = join(tmp, "vitrin-fonts");
+    const fonts = join(tmp, `vitrin-fonts-${process.getuid!()}`);
     const copied = () => (existsSync(fonts) ? readdirSync(fonts).filter((f) => f.endsWith(".ttf")) : []);
     await until("the fonts copied out", () => (copied().length === FONT_FILES.length ? true : null));
   });

@@ -69,9 +69,14 @@ export function ensureFonts(): Promise<void> {
   return ready;
 }
 
+/** A folder of this user's under the temp dir: one made by another user (root, say) could not be written. */
+function userTmp(name: string): string {
+  return join(tmpdir(), `${name}-${process.getuid?.() ?? "user"}`);
+}
+
 /** Where a font embedded in a compiled binary is copied out to (the binary's unpack child copies them there first). */
 export function fontCopyPath(path: string): string {
-  return join(tmpdir(), "vitrin-fonts", basename(path));
+  return join(userTmp("vitrin-fonts"), basename(path));
 }
 
 /** A real file for each font: fontconfig cannot read files embedded in a compiled binary, so those are copied out once. */
@@ -98,7 +103,7 @@ async function materialize(path: string): Promise<string> {
 function isolateFontconfig(): void {
   if (process.env.FONTCONFIG_FILE || process.platform !== "linux") return;
   try {
-    const dir = join(tmpdir(), "vitrin-fontconfig");
+    const dir = userTmp("vitrin-fontconfig");
     mkdirSync(join(dir, "cache"), { recursive: true });
     const file = join(dir, "fonts.conf");
     writeFileSync(
