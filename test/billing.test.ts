@@ -66,8 +66,13 @@ describe("manual provider", () => {
     expect(pageRes.headers.get("content-type")).toContain("text/html");
     const html = await pageRes.text();
     expect(html).toContain(id);
-    expect(html).toContain("10.00 USD");
+    expect(html).toContain("$10.00");
     expect(html).toContain("operator");
+    // A Turkish browser gets the page in Turkish, the amount written the Turkish way.
+    const turkish = await (await t.call("GET", new URL(paymentUrl).pathname, { headers: { "accept-language": "tr-TR,tr;q=0.9,en;q=0.8" } })).text();
+    expect(turkish).toContain('<html lang="tr">');
+    expect(turkish).toContain("Kredi yükleyin");
+    expect(turkish).toContain("$10,00");
 
     const done = await t.json("POST", `/v1/admin/top-ups/${id}/complete`, { token: ADMIN_TOKEN });
     expect(done.status).toBe(200);

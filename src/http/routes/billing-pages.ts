@@ -1,17 +1,81 @@
-// The small HTML pages a payer sees: the manual provider's payment page, and the return and cancel pages.
+// The small HTML pages a payer sees: the manual provider's payment page, and the return and cancel pages, in English
+// or Turkish (the languages Studio speaks), as the browser's Accept-Language prefers.
 import type { TopUpRow } from "../../billing";
+
+type Lang = "en" | "tr";
+
+const TEXTS = {
+  en: {
+    topUp: "Top-up",
+    amount: "Amount",
+    credits: "Credits",
+    status: "Status",
+    statuses: { pending: "pending", paid: "paid", expired: "expired", failed: "failed" } as Record<string, string>,
+    back: "Back to your balance in vitrin Studio",
+    payTitle: "Top up your credits",
+    paid: "This top-up is paid and its credits are on the account.",
+    byHand: (money: string) =>
+      `This service takes payments by hand. Pay ${money} as agreed with the operator and quote the top-up id above; once they have received it, they confirm the top-up and the credits appear on your balance.`,
+    ended: (status: string) => `This top-up is ${status}; start a new one if you still want credits.`,
+    receivedTitle: "Payment received",
+    statusTitle: "Payment status",
+    thanksPaid: "Thank you: the payment went through and the credits are on your balance.",
+    thanksPending: "Thank you: the payment is being processed. The credits appear once the payment provider confirms it.",
+    failed: (status: string) => `The payment did not go through (${status}). You can start a new top-up.`,
+    cancelTitle: "Payment cancelled",
+    cancelled: "Nothing was charged. You can close this page or start again.",
+    notFoundTitle: "Not found",
+    notFound: "There is no such top-up.",
+  },
+  tr: {
+    topUp: "Yükleme",
+    amount: "Tutar",
+    credits: "Kredi",
+    status: "Durum",
+    statuses: { pending: "bekliyor", paid: "ödendi", expired: "süresi doldu", failed: "başarısız" } as Record<string, string>,
+    back: "vitrin Stüdyo'daki bakiyenize dönün",
+    payTitle: "Kredi yükleyin",
+    paid: "Bu yükleme ödendi; kredileri hesapta.",
+    byHand: (money: string) =>
+      `Bu hizmette ödemeler elle alınır. ${money} tutarını işletmeciyle anlaştığınız gibi ödeyin ve yukarıdaki yükleme kimliğini belirtin; ödemeyi aldıklarında yüklemeyi onaylarlar ve krediler bakiyenizde görünür.`,
+    ended: (status: string) => `Bu yüklemenin durumu: ${status}. Hâlâ kredi istiyorsanız yeni bir yükleme başlatın.`,
+    receivedTitle: "Ödeme alındı",
+    statusTitle: "Ödeme durumu",
+    thanksPaid: "Teşekkürler: ödeme gerçekleşti ve krediler bakiyenizde.",
+    thanksPending: "Teşekkürler: ödeme işleniyor. Krediler, ödeme sağlayıcısı onayladığında görünür.",
+    failed: (status: string) => `Ödeme gerçekleşmedi (${status}). Yeni bir yükleme başlatabilirsiniz.`,
+    cancelTitle: "Ödeme iptal edildi",
+    cancelled: "Hiçbir ücret alınmadı. Bu sayfayı kapatabilir ya da yeniden başlayabilirsiniz.",
+    notFoundTitle: "Bulunamadı",
+    notFound: "Böyle bir yükleme yok.",
+  },
+};
+
+/** Turkish when the browser ranks it above English (and any language of ours), else English. */
+export function pageLanguage(request: Request): Lang {
+  const ranked = (request.headers.get("accept-language") ?? "")
+    .split(",")
+    .map((part) => {
+      const [tag, ...params] = part.trim().toLowerCase().split(";");
+      const q = params.map((p) => /^q=([\d.]+)$/.exec(p.trim())?.[1]).find(Boolean);
+      return { base: tag.split("-")[0], q: q === undefined ? 1 : Number(q) };
+    })
+    .filter((l) => l.base === "en" || l.base === "tr")
+    .sort((a, b) => b.q - a.q);
+  return ranked[0]?.base === "tr" ? "tr" : "en";
+}
 
 function escape(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-function money(row: TopUpRow): string {
-  return `${(row.amount / 100).toFixed(2)} ${row.currency.toUpperCase()}`;
+function money(row: TopUpRow, lang: Lang): string {
+  return new Intl.NumberFormat(lang === "tr" ? "tr-TR" : "en-US", { style: "currency", currency: row.currency.toUpperCase() }).format(row.amount / 100);
 }
 
-export function page(title: string, body: string, status = 200): Response {
+export function page(title: string, body: string, lang: Lang = "en", status = 200): Response {
   const html = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escape(title)} · vitrin</title>
 <style>
   body { font: 16px/1.5 system-ui, sans-serif; max-width: 34rem; margin: 4rem auto; padding: 0 1rem; color: #222; }
@@ -20,48 +84,48 @@ export function page(title: string, body: string, status = 200): Response {
   .status { display: inline-block; padding: .1rem .6rem; border-radius: 999px; background: #eee; }
 </style></head>
 <body><div class="card"><h1>${escape(title)}</h1>${body}</div></body></html>`;
-  return new Response(html, { status, headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" } });
+  return new Response(html, { status, headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", vary: "accept-language" } });
 }
 
-function details(row: TopUpRow): string {
+const statusWord = (row: TopUpRow, lang: Lang) => TEXTS[lang].statuses[row.status] ?? row.status;
+
+function details(row: TopUpRow, lang: Lang): string {
+  const t = TEXTS[lang];
   return `<dl>
-<dt>Top-up</dt><dd><code>${escape(row.id)}</code></dd>
-<dt>Amount</dt><dd>${escape(money(row))}</dd>
-<dt>Credits</dt><dd>${row.credits}</dd>
-<dt>Status</dt><dd><span class="status">${escape(row.status)}</span></dd>
+<dt>${t.topUp}</dt><dd><code>${escape(row.id)}</code></dd>
+<dt>${t.amount}</dt><dd>${escape(money(row, lang))}</dd>
+<dt>${t.credits}</dt><dd>${row.credits}</dd>
+<dt>${t.status}</dt><dd><span class="status">${escape(statusWord(row, lang))}</span></dd>
 </dl>`;
 }
 
 /** The way back to Studio's Balance page, which shows this top-up's status (same origin: the service serves both). */
-function backToStudio(row: TopUpRow): string {
-  return `<p><a href="/balance?top_up=${encodeURIComponent(row.id)}">Back to your balance in vitrin Studio</a></p>`;
+function backToStudio(row: TopUpRow, lang: Lang): string {
+  return `<p><a href="/balance?top_up=${encodeURIComponent(row.id)}">${TEXTS[lang].back}</a></p>`;
 }
 
-export function manualPaymentPage(row: TopUpRow): Response {
+export function manualPaymentPage(row: TopUpRow, lang: Lang): Response {
+  const t = TEXTS[lang];
   const next =
     row.status === "paid"
-      ? "<p>This top-up is paid and its credits are on the account.</p>"
+      ? `<p>${t.paid}</p>`
       : row.status === "pending"
-        ? `<p>This service takes payments by hand. Pay ${escape(money(row))} as agreed with the operator and quote the
-top-up id above; once they have received it, they confirm the top-up and the credits appear on your balance.</p>`
-        : `<p>This top-up is ${escape(row.status)}; start a new one if you still want credits.</p>`;
-  return page("Top up your credits", details(row) + next + backToStudio(row));
+        ? `<p>${escape(t.byHand(money(row, lang)))}</p>`
+        : `<p>${escape(t.ended(statusWord(row, lang)))}</p>`;
+  return page(t.payTitle, details(row, lang) + next + backToStudio(row, lang), lang);
 }
 
-export function returnPage(row: TopUpRow): Response {
-  const text =
-    row.status === "paid"
-      ? "Thank you: the payment went through and the credits are on your balance."
-      : row.status === "pending"
-        ? "Thank you: the payment is being processed. The credits appear once the payment provider confirms it."
-        : `The payment did not go through (${escape(row.status)}). You can start a new top-up.`;
-  return page(row.status === "paid" ? "Payment received" : "Payment status", details(row) + `<p>${text}</p>` + backToStudio(row));
+export function returnPage(row: TopUpRow, lang: Lang): Response {
+  const t = TEXTS[lang];
+  const text = row.status === "paid" ? t.thanksPaid : row.status === "pending" ? t.thanksPending : t.failed(statusWord(row, lang));
+  return page(row.status === "paid" ? t.receivedTitle : t.statusTitle, details(row, lang) + `<p>${escape(text)}</p>` + backToStudio(row, lang), lang);
 }
 
-export function cancelPage(row: TopUpRow): Response {
-  return page("Payment cancelled", details(row) + "<p>Nothing was charged. You can close this page or start again.</p>" + backToStudio(row));
+export function cancelPage(row: TopUpRow, lang: Lang): Response {
+  const t = TEXTS[lang];
+  return page(t.cancelTitle, details(row, lang) + `<p>${t.cancelled}</p>` + backToStudio(row, lang), lang);
 }
 
-export function notFoundPage(): Response {
-  return page("Not found", "<p>There is no such top-up.</p>", 404);
+export function notFoundPage(lang: Lang): Response {
+  return page(TEXTS[lang].notFoundTitle, `<p>${TEXTS[lang].notFound}</p>`, lang, 404);
 }

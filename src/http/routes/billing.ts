@@ -9,7 +9,7 @@ import { errors } from "../../kernel";
 import { idParams, jsonInteger, noBody, pageQuery } from "../schema";
 import { PaymentSignatureError, type PaymentPlugin } from "../../plugins";
 import { MIN_TOP_UP, topUpJson, type Billing } from "../../billing";
-import { cancelPage, manualPaymentPage, notFoundPage, returnPage } from "./billing-pages";
+import { cancelPage, manualPaymentPage, notFoundPage, pageLanguage, returnPage } from "./billing-pages";
 
 
 export function balanceRoutes(guard: GuardDeps, billing: Billing) {
@@ -82,25 +82,28 @@ export function paymentRoutes(admin: AdminGuardDeps, billing: Billing, payment: 
     )
     .get(
       "/pay/manual/:id",
-      async ({ params }) => {
+      async ({ params, request }) => {
         const row = await billing.loadTopUp(params.id);
-        return row && row.provider === "manual" ? manualPaymentPage(row) : notFoundPage();
+        const lang = pageLanguage(request);
+        return row && row.provider === "manual" ? manualPaymentPage(row, lang) : notFoundPage(lang);
       },
       { params: idParams, detail: { hide: true } },
     )
     .get(
       "/pay/:provider/return",
-      async ({ query }) => {
+      async ({ query, request }) => {
         const row = await billing.checkReturn(query.top_up);
-        return row ? returnPage(row) : notFoundPage();
+        const lang = pageLanguage(request);
+        return row ? returnPage(row, lang) : notFoundPage(lang);
       },
       { params: provider, query: topUpQuery, detail: { hide: true } },
     )
     .get(
       "/pay/:provider/cancel",
-      async ({ query }) => {
+      async ({ query, request }) => {
         const row = await billing.loadTopUp(query.top_up);
-        return row ? cancelPage(row) : notFoundPage();
+        const lang = pageLanguage(request);
+        return row ? cancelPage(row, lang) : notFoundPage(lang);
       },
       { params: provider, query: topUpQuery, detail: { hide: true } },
     )
