@@ -151,11 +151,8 @@ async function health({ config, out }: Invocation): Promise<number> {
     out.print(`${res.status} ${body}`, { status: res.status, body: JSON.parse(body || "null") });
     return res.status === 200 ? 0 : 1;
   } catch (e) {
-    out.print(`${url} not reachable: ${(e as Error).message} (set VITRIN_HOST and VITRIN_PORT, or --port, to the server's)`, {
-      url,
-      status: null,
-      error: (e as Error).message,
-    });
+    const error = (e as Error).message;
+    out.print(`${url} not reachable: ${error} (set VITRIN_HOST and VITRIN_PORT, or --port, to the server's)`, { url, status: null, error });
     return 1;
   }
 }

@@ -17,6 +17,7 @@ import {
   createHttpApp,
   createIdempotency,
   createMetrics,
+  idempotentWrites,
   createRateLimiter,
   jobRoutes,
   loginLinkRoutes,
@@ -32,6 +33,7 @@ import {
   webhookRoutes,
   webhookEndpointRoutes,
   type GuardDeps,
+  type Idempotency,
   type Metrics,
   requestMetas,
 } from "./http";
@@ -107,6 +109,8 @@ type Foundation = {
   templates: TemplateRegistry;
   idle: IdleReclaim;
   metrics: Metrics;
+  /** Idempotency keys: made before the domain, whose write transactions mark a POST's key as they commit. */
+  idempotency: Idempotency;
 };
 
 /** The dekupe job runs the products folder's handler, one at a time; a dead job marks the cut-out failed. */
@@ -123,7 +127,9 @@ function registerDekupeJob(jobs: JobEngine, dekupe: Dekupe) {
 
 /** The job engine and the domain modules over it (their jobs registered, not yet started). */
 function buildDomain(f: Foundation) {
-  const { config, opts, clock, logger, db, plugins, templates, idle, metrics } = f;
+  const { config, opts, clock, logger, plugins, templates, idle, metrics } = f;
+  // A POST holding an Idempotency-Key marks it in each transaction that carries its work out (idempotency-writes.ts).
+  const db = idempotentWrites(f.db, (tx, held) => f.idempotency.markCarriedOut(tx, held));
   const jobs = new JobEngine({
     db,
     clock,
@@ -197,12 +203,11 @@ type RunState = { shuttingDown: boolean };
 
 /** The HTTP face: rate limiter, idempotency (and its purge job), the auth gate, the guard and every route. */
 async function buildHttp(f: Foundation, domain: ReturnType<typeof buildDomain>, state: RunState) {
-  const { config, clock, logger, db, plugins, templates, metrics } = f;
+  const { config, clock, logger, db, plugins, templates, metrics, idempotency } = f;
   const { jobs, accounts, products, dekupe, webhooks, billing, videos, checkUrl } = domain;
   const limiter = createRateLimiter(db, config.rateLimitPerMinute, config.rateLimitBurst, clock);
   // Video previews draw a frame each: their own, smaller budget per account (the whole minute's worth at once).
   const previewLimiter = createRateLimiter(db, config.previewsPerMinute, config.previewsPerMinute, clock);
-  const idempotency = createIdempotency(db, clock, { leaseMs: config.idempotencyLeaseMs });
   const idempotencyPurge = registerIdempotencyPurge({ jobs, db, clock, idempotency });
   // A write at start: on a full disk or a locked database the service still starts, and the next start queues it.
   await idempotencyPurge.schedule().catch((err) => logger.warn("could not queue the idempotency key purge", { err }));
@@ -244,7 +249,7 @@ async function buildHttp(f: Foundation, domain: ReturnType<typeof buildDomain>, 
     .use(tokenRoutes(guard))
     .use(studioSessionRoutes({ accounts, sessions, auth, adminToken: config.adminToken, trustedProxies }))
     .use(studioRoutes(studioFiles, foreignFileOrigins(plugins.storage.url("studio-csp-probe"), config.publicUrl)));
-  return { app, idempotency };
+  return { app };
 }
 
 /**
@@ -344,7 +349,8 @@ export async function createService(config: Config, opts: ServiceOptions = {}) {
   // Cut-outs and renders leave freed native memory mapped; once they stop for a while it goes back (native/idle.ts).
   const idle = createIdleReclaim({ idleMs: config.idleTrimMs, logger });
   const metrics = createMetrics();
-  const foundation: Foundation = { config, opts, clock, logger, db, plugins, templates, idle, metrics };
+  const idempotency = createIdempotency(db, clock, { leaseMs: config.idempotencyLeaseMs });
+  const foundation: Foundation = { config, opts, clock, logger, db, plugins, templates, idle, metrics, idempotency };
   const domain = buildDomain(foundation);
   const { jobs, accounts, products, dekupe, webhooks, billing, videos, checkUrl } = domain;
 
@@ -352,7 +358,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}) {
   metrics.watchWebhooks(() => webhooks.backlog());
 
   const state: RunState = { shuttingDown: false };
-  const { app, idempotency } = await buildHttp(foundation, domain, state);
+  const { app } = await buildHttp(foundation, domain, state);
   const life = createLifecycle(foundation, domain, app, state);
 
   const service = {

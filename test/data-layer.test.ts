@@ -110,7 +110,7 @@ describe.each(drivers)("data layer on %s", (driver) => {
     const other = await requestHash("POST", "/v1/products", { name: "y" });
     expect(idempotency.start(account.id, "key-1", other)).rejects.toMatchObject({ status: 409 });
     await idempotency.abandon(account.id, "key-1");
-    expect(await idempotency.start(account.id, "key-1", other)).toEqual({ replay: false });
+    expect(await idempotency.start(account.id, "key-1", other)).toMatchObject({ replay: false });
   });
 
   test("rate limits: a burst, then one request per interval, the same on both stores", async () => {

@@ -32,7 +32,7 @@ describe("a request that died mid-way", () => {
     const body = await productBody("Mug");
     const headers = { "idempotency-key": "crashed-1" };
     // What a request does before its handler runs; its instance is then killed, so it never stores an answer.
-    expect(await t.service.idempotency.start(a.id, "crashed-1", await requestHash("POST", "/v1/products", body))).toEqual({ replay: false });
+    expect(await t.service.idempotency.start(a.id, "crashed-1", await requestHash("POST", "/v1/products", body))).toMatchObject({ replay: false });
 
     const early = await t.json("POST", "/v1/products", { token: a.token, headers, body });
     expect(early.status).toBe(409);
@@ -47,6 +47,31 @@ describe("a request that died mid-way", () => {
     expect((await t.json("GET", "/v1/products", { token: a.token })).body.data).toHaveLength(1);
   });
 
+  test("one that died after its work committed but before its answer was kept is never run again: a retry is told so", async () => {
+    t = await startService();
+    const a = await t.newAccount();
+    const grants = async () => (await t.json("GET", "/v1/balance/transactions", { token: a.token })).body.data.filter((x: { type: string }) => x.type === "grant");
+    // The instance "dies" between the grant's commit and storing its answer: finish never comes.
+    const idem = t.service.idempotency as { finish: (...args: unknown[]) => Promise<void> };
+    const finish = idem.finish;
+    idem.finish = () => new Promise<void>(() => {});
+    const headers = { "idempotency-key": "grant-crashed" };
+    const first = t.json("POST", `/v1/admin/accounts/${a.id}/credits`, { token: ADMIN_TOKEN, headers, body: { amount: 7 } });
+    void first.catch(() => undefined);
+    for (let i = 0; i < 100 && (await grants()).length === 0; i++) await Bun.sleep(20);
+    expect(await grants()).toHaveLength(1);
+    idem.finish = finish;
+
+    t.clock.advance(LEASE_MS + 1);
+    const retry = await t.json("POST", `/v1/admin/accounts/${a.id}/credits`, { token: ADMIN_TOKEN, headers, body: { amount: 7 } });
+    expect(retry.status).toBe(409);
+    expect(retry.body.message).toContain("was carried out, but the server stopped before its answer was kept");
+    // A day later the key is still known, and the grant was still booked once.
+    t.clock.advance(20 * HOUR);
+    expect((await t.json("POST", `/v1/admin/accounts/${a.id}/credits`, { token: ADMIN_TOKEN, headers, body: { amount: 7 } })).status).toBe(409);
+    expect(await grants()).toHaveLength(1);
+  });
+
   test("a holder that outlived its lease can neither overwrite nor free the key of the request that took it over", async () => {
     t = await startService();
     const a = await t.newAccount();
@@ -57,8 +82,8 @@ describe("a request that died mid-way", () => {
     await slow.start(a.id, "answered", hash);
     await slow.start(a.id, "failed", hash);
     t.clock.advance(LEASE_MS);
-    expect(await other.start(a.id, "answered", hash)).toEqual({ replay: false });
-    expect(await other.start(a.id, "failed", hash)).toEqual({ replay: false });
+    expect(await other.start(a.id, "answered", hash)).toMatchObject({ replay: false });
+    expect(await other.start(a.id, "failed", hash)).toMatchObject({ replay: false });
 
     await slow.finish(a.id, "answered", 201, '{"from":"slow"}');
     await slow.abandon(a.id, "failed");

@@ -5,6 +5,7 @@ import { errors } from "../kernel";
 import { requestHash, validKey, type Idempotency } from "./idempotency";
 import { isJsonAnswer, jsonText } from "./json-text";
 import type { RequestMeta, RequestMetas } from "./request-meta";
+import { currentScope } from "./request-scope";
 
 export type IdempotencyDeps = { idempotency: Idempotency; meta: RequestMetas };
 
@@ -42,6 +43,9 @@ async function reserveKey(deps: IdempotencyDeps, scope: string, ctx: Reserving):
   }
   const m = deps.meta.get(request);
   if (m) m.idempotency = { accountId: scope, key };
+  // The request's own write transactions now mark the key as they commit (idempotency-writes.ts).
+  const requestScope = currentScope();
+  if (requestScope) requestScope.idempotency = { accountId: scope, key, createdAt: started.createdAt };
 }
 
 /** onAfterHandle: stores the handler's answer for the key this request reserved. */
@@ -55,8 +59,15 @@ async function storeAnswer(deps: IdempotencyDeps, m: RequestMeta, reserved: { ac
   // Written through jsonText, so the answer's text is written once for the store and for the client.
   const value = ctx.responseValue;
   const body = isJsonAnswer(value) ? jsonText(value) : JSON.stringify(value ?? null);
+  releaseScope();
   await deps.idempotency.finish(reserved.accountId, reserved.key, status, body);
   m.idempotency = undefined;
+}
+
+/** Work done from here on (the answer's own write, deliveries it set off) is not the request's to mark. */
+function releaseScope(): void {
+  const requestScope = currentScope();
+  if (requestScope) requestScope.idempotency = undefined;
 }
 
 /**
@@ -73,6 +84,7 @@ export async function recordIdempotentError(
 ): Promise<void> {
   const { accountId, key } = m.idempotency!;
   m.idempotency = undefined;
+  releaseScope();
   try {
     if (status >= 500) await idempotency.abandon(accountId, key);
     else await idempotency.finish(accountId, key, status, body);

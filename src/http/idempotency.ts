@@ -1,9 +1,9 @@
 // Idempotency-Key support for POST: the first response for a key is stored for 24 h and replayed for the same
 // request; the same key with another request is a 409, as is a key whose first request is still running. A request
 // holds its key on a short lease, so a holder that died (crash, SIGKILL) frees the key within seconds, not a day.
-import { and, eq, lt, sql } from "drizzle-orm";
+import { and, eq, lt, ne, sql } from "drizzle-orm";
 import { configure } from "safe-stable-stringify";
-import type { Db } from "../db";
+import type { Db, Orm } from "../db";
 import type { Clock } from "../kernel";
 import { errors } from "../kernel";
 
@@ -13,7 +13,14 @@ export const DEFAULT_IDEMPOTENCY_LEASE_MS = 30_000;
 /** Rows deleted per purge transaction, so a large backlog never holds the write lock for long. */
 const PURGE_CHUNK = 1000;
 
-export type IdempotencyStart = { replay: false } | { replay: true; status: number; body: string };
+export type IdempotencyStart = { replay: false; createdAt: number } | { replay: true; status: number; body: string };
+
+/**
+ * A key's states: "processing" while its first request runs (on a lease), "committed" once that request's work has
+ * committed (marked in the same transaction, idempotency-writes.ts) but before its answer is stored, "done" with the
+ * answer. A "committed" key whose holder died has no answer to replay, and its work must not run again.
+ */
+const CARRIED_OUT = "committed";
 
 // Objects with their keys sorted: the same fields in another order are the same request.
 const stableJson = configure({ deterministic: true });
@@ -41,6 +48,48 @@ export function validKey(key: string): boolean {
   return key.length >= 1 && key.length <= 255 && /^[\x21-\x7e]+$/.test(key);
 }
 
+type KeyTable = Db["schema"]["idempotencyKeys"];
+type Claim = { accountId: string; key: string; hash: string; now: number; leaseMs: number };
+
+/** Inside start's transaction: replays a stored answer, refuses a key in use or carried out, or takes the key. */
+async function claimKey(tx: Orm, idempotencyKeys: KeyTable, c: Claim): Promise<{ replay: false } | { replay: true; status: number; body: string }> {
+  const { accountId, key, hash, now, leaseMs } = c;
+  const where = (a: string, k: string) => and(eq(idempotencyKeys.accountId, a), eq(idempotencyKeys.key, k));
+  const [existing] = await tx.select().from(idempotencyKeys).where(where(accountId, key)).limit(1);
+  // A request still "processing" past its lease died before it could answer: its key is free again. Measured
+  // from created_at, so keys left by versions that held them for 24 h are freed too.
+  const held = existing && existing.createdAt + leaseMs > now;
+  const live = existing && (existing.state === "processing" ? held : existing.expiresAt > now);
+  if (existing && live) {
+    if (existing.requestHash !== hash) {
+      throw errors.conflict("This Idempotency-Key was already used with a different request.", { idempotency_key: key });
+    }
+    if (existing.state !== "done" && held) {
+      throw errors.conflict("A request with this Idempotency-Key is still being processed; retry shortly.", {
+        idempotency_key: key,
+      });
+    }
+    if (existing.state === CARRIED_OUT) {
+      throw errors.conflict(
+        "The request with this Idempotency-Key was carried out, but the server stopped before its answer was kept; look the result up (GET the object or its list) instead of sending it again.",
+        { idempotency_key: key },
+      );
+    }
+    return { replay: true as const, status: existing.responseStatus ?? 200, body: existing.responseBody ?? "" };
+  }
+  if (existing) await tx.delete(idempotencyKeys).where(where(accountId, key));
+  await tx.insert(idempotencyKeys).values({
+    accountId,
+    key,
+    requestHash: hash,
+    state: "processing",
+    createdAt: now,
+    // Until the answer is stored this is the lease's end, so the purge also clears keys whose holder died.
+    expiresAt: now + leaseMs,
+  });
+  return { replay: false as const };
+}
+
 export function createIdempotency(db: Db, clock: Clock, opts: { leaseMs?: number } = {}) {
   const { idempotencyKeys } = db.schema;
   const leaseMs = opts.leaseMs ?? DEFAULT_IDEMPOTENCY_LEASE_MS;
@@ -60,36 +109,20 @@ export function createIdempotency(db: Db, clock: Clock, opts: { leaseMs?: number
 
     async start(accountId: string, key: string, hash: string): Promise<IdempotencyStart> {
       const now = clock.now();
-      const outcome = await db.tx(async (tx) => {
-        const [existing] = await tx.select().from(idempotencyKeys).where(where(accountId, key)).limit(1);
-        // A request still "processing" past its lease died before it could answer: its key is free again. Measured
-        // from created_at, so keys left by versions that held them for 24 h are freed too.
-        const live = existing && (existing.state === "done" ? existing.expiresAt > now : existing.createdAt + leaseMs > now);
-        if (existing && live) {
-          if (existing.requestHash !== hash) {
-            throw errors.conflict("This Idempotency-Key was already used with a different request.", { idempotency_key: key });
-          }
-          if (existing.state !== "done") {
-            throw errors.conflict("A request with this Idempotency-Key is still being processed; retry shortly.", {
-              idempotency_key: key,
-            });
-          }
-          return { replay: true as const, status: existing.responseStatus ?? 200, body: existing.responseBody ?? "" };
-        }
-        if (existing) await tx.delete(idempotencyKeys).where(where(accountId, key));
-        await tx.insert(idempotencyKeys).values({
-          accountId,
-          key,
-          requestHash: hash,
-          state: "processing",
-          createdAt: now,
-          // Until the answer is stored this is the lease's end, so the purge also clears keys whose holder died.
-          expiresAt: now + leaseMs,
-        });
-        return { replay: false as const };
-      });
+      const outcome = await db.tx((tx) => claimKey(tx, idempotencyKeys, { accountId, key, hash, now, leaseMs }));
       if (!outcome.replay) held.set(heldBy(accountId, key), now);
-      return outcome;
+      return outcome.replay ? outcome : { replay: false, createdAt: now };
+    },
+
+    /**
+     * Inside a transaction of the request holding the key: the work is carried out once this commits. Kept a day, as
+     * an answer would be, so a retry after a crash is told so rather than doing the work again.
+     */
+    async markCarriedOut(tx: Orm, held: { accountId: string; key: string; createdAt: number }): Promise<void> {
+      await tx
+        .update(idempotencyKeys)
+        .set({ state: CARRIED_OUT, expiresAt: held.createdAt + IDEMPOTENCY_TTL_MS })
+        .where(and(where(held.accountId, held.key), eq(idempotencyKeys.createdAt, held.createdAt), eq(idempotencyKeys.state, "processing")));
     },
 
     async finish(accountId: string, key: string, status: number, body: string): Promise<void> {
@@ -107,10 +140,13 @@ export function createIdempotency(db: Db, clock: Clock, opts: { leaseMs?: number
       );
     },
 
-    /** Forgets a key whose request failed on our side, so the client may retry with it. */
+    /**
+     * Forgets a key whose request failed on our side, so the client may retry with it; unless its work had already
+     * committed (a failure after that), which a retry must not repeat.
+     */
     async abandon(accountId: string, key: string): Promise<void> {
       const match = fenced(accountId, key);
-      await db.tx((tx) => tx.delete(idempotencyKeys).where(match));
+      await db.tx((tx) => tx.delete(idempotencyKeys).where(and(match, ne(idempotencyKeys.state, CARRIED_OUT))));
     },
 
     /** Deletes keys past their 24 h (and keys whose holder died), in small transactions; returns how many. */

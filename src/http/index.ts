@@ -15,6 +15,7 @@ import { isJsonAnswer, jsonText, JSON_CONTENT_TYPE } from "./json-text";
 import type { Metrics } from "./metrics";
 import { apiDocs, operationRoutes } from "./operations";
 import { polishedOpenapi } from "./openapi-polish";
+import { withRequestScopes } from "./request-scope";
 
 import type { RequestMeta, RequestMetas } from "./request-meta";
 
@@ -25,7 +26,8 @@ export { createRateLimiter } from "./ratelimit";
 export { AuthGate } from "./auth-gate";
 export { AuthThrottle } from "./auth-throttle";
 export { trustedProxyList } from "./client-address";
-export { createIdempotency } from "./idempotency";
+export { createIdempotency, type Idempotency } from "./idempotency";
+export { idempotentWrites } from "./idempotency-writes";
 export { recordIdempotentError } from "./idempotency-hooks";
 export { registerIdempotencyPurge } from "./idempotency-purge";
 export type { GuardDeps } from "./guard";
@@ -314,7 +316,8 @@ function answerStatus(m: RequestMeta | undefined, responseValue: unknown, set: {
 export function createHttpApp(ctx: HttpContext) {
   const record = requestRecorder(ctx);
   type Mapped = { request: Request; route: string; path: string; responseValue: unknown; set: { headers: Record<string, string | number>; status?: number | string } };
-  return new Elysia({ name: "vitrin-http", normalize: false })
+  // Each POST runs in a scope of its own, where the Idempotency-Key it holds is found by the transactions it runs.
+  return withRequestScopes(new Elysia({ name: "vitrin-http", normalize: false }))
     .onRequest(startRequest(ctx, record))
     .onParse({ as: "global" }, parseBody(ctx.config.maxBodyBytes))
     .onTransform({ as: "global" }, refuseBadInput as (c: Transformed) => void)

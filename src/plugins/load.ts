@@ -4,7 +4,7 @@ import { readdir, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { ConfigError } from "../config";
-import type { Logger } from "../kernel";
+import { describeImportError, type Logger } from "../kernel";
 import { pluginHost } from "./host";
 import type { PluginDefinition, PluginRegistry, Slot } from "./index";
 import { folderSettingPrefix, type PluginSetting } from "./settings";
@@ -94,7 +94,7 @@ export async function loadPluginFolders(dirs: string[], registry: PluginRegistry
       try {
         mod = await import(pathToFileURL(file).href);
       } catch (e) {
-        throw new ConfigError(`plugin ${file} failed to load: ${(e as Error).message}`);
+        throw new ConfigError(`plugin ${file} failed to load: ${describeImportError(e)}`);
       }
       let exported = mod.default;
       if (typeof exported === "function") {

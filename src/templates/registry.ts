@@ -5,6 +5,7 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { TObject } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
+import { describeImportError } from "../kernel";
 import { templateApi, type TemplateApi } from "./api";
 import { ASPECT_SIZES, fpsOf, isTemplateDefinition, type Aspect, type TemplateDefinition } from "./define";
 import { BUILTIN_STRINGS, LANGUAGES } from "./i18n";
@@ -141,7 +142,12 @@ async function loadFolder(dir: string): Promise<LoadedTemplate[]> {
   for (const name of names.sort()) {
     if (!TEMPLATE_FILE.test(name) || name.endsWith(".d.ts") || /\.(test|spec)\./.test(name)) continue;
     const file = join(abs, name);
-    const mod = (await import(pathToFileURL(file).href)) as { default?: unknown };
+    let mod: { default?: unknown };
+    try {
+      mod = (await import(pathToFileURL(file).href)) as { default?: unknown };
+    } catch (e) {
+      throw new Error(`template ${file} failed to load: ${describeImportError(e)}`);
+    }
     loaded.push(load(await definitionOf(mod, file), file));
   }
   return loaded;

@@ -40,6 +40,12 @@ const accountsQuery = t.Object(
   { additionalProperties: false },
 );
 
+/** A page of accounts as the API shows them. */
+async function accountsPage(accounts: Accounts, query: Parameters<Accounts["page"]>[0]) {
+  const page = await accounts.page(query);
+  return { data: page.data.map(accountJson), has_more: page.has_more };
+}
+
 export function adminRoutes(admin: AdminGuardDeps & IdempotencyDeps, accounts: Accounts) {
   return new Elysia({ prefix: "/v1/admin", normalize: false })
     .use(adminGuard(admin))
@@ -68,10 +74,7 @@ export function adminRoutes(admin: AdminGuardDeps & IdempotencyDeps, accounts: A
     )
     .get(
       "/accounts",
-      async ({ query }) => {
-        const page = await accounts.page(query);
-        return { data: page.data.map(accountJson), has_more: page.has_more };
-      },
+      ({ query }) => accountsPage(accounts, query),
       {
         query: accountsQuery,
         detail: operation({ tags: ["Admin"], summary: "List accounts", ok: ok(200, pageOf(s.account, "Accounts, newest first"), "A page of accounts"), errors: [404, 422], auth: "admin" }),
