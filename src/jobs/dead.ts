@@ -15,6 +15,15 @@ export type DeadJob = {
 };
 
 /**
+ * A job's last error as a customer may read it: a lease that ran out names the worker (host, process, id), which is
+ * the operator's business (it stays in the job's last_error and the log); the customer is told the server stopped.
+ */
+export function customerError(error: string): string {
+  const lease = /^lease expired: worker .* stopped heartbeating during attempt (\d+)$/.exec(error);
+  return lease ? `the server working on it stopped before it finished (attempt ${lease[1]})` : error;
+}
+
+/**
  * Runs in the transaction that marks the job dead (its last attempt failed, or its lease ran out on the last attempt),
  * so the owner is settled exactly when the job dies, once. It must only write to the database.
  */

@@ -17,6 +17,7 @@ export type {
 } from "./options";
 export { JobAborted, PermanentFailure, RetryAfter } from "./errors";
 export type { DeadHook, DeadJob } from "./dead";
+export { customerError } from "./dead";
 export { backoffDelay, defaultBackoff, exponentialBackoff, type Backoff, type BackoffFn, type ExponentialBackoffOptions } from "./backoff";
 export { newJobId, newSortableId } from "./ids";
 export {

@@ -3,6 +3,7 @@
 import { and, eq } from "drizzle-orm";
 import type { Orm } from "../db";
 import { newId } from "../kernel";
+import { customerError } from "../jobs";
 import { hasAccepted, recordAttempt } from "./dekupe-attempts";
 import { didNotFinish, failureOf, imageChanging, imageMissing, type DekupeFailure } from "./dekupe-errors";
 import type { DekupeHint } from "./dekupe-hint";
@@ -152,7 +153,7 @@ export async function runDekupe(deps: DekupeDeps, payload: DekupeJobPayload, sig
 export async function dekupeDead(deps: DekupeDeps, tx: Orm, payload: DekupeJobPayload, error: string): Promise<void> {
   const { products } = deps.db.schema;
   const at = deps.clock.now();
-  const failure = didNotFinish(error);
+  const failure = didNotFinish(customerError(error));
   const [failed] = await tx
     .update(products)
     .set({ dekupeStatus: "failed", dekupeError: failure.message, dekupeErrorCode: failure.code, dekupeUpdatedAt: at, updatedAt: at })

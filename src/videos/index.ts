@@ -5,6 +5,7 @@
 // named functions of its files over one dependencies object.
 import { failIn, failVideo, type VideoErrorCode } from "./failure";
 import { sweepScratch } from "./inputs";
+import { customerError } from "../jobs";
 import { renderJob } from "./render";
 import { previewVideo } from "./preview";
 import { deleteVideoFiles, registerRetention } from "./lifecycle";
@@ -35,7 +36,7 @@ export function createVideos(given: VideoDeps) {
     onDead: async (tx, job) => {
       const videoId = (job.payload as { videoId?: unknown } | undefined)?.videoId;
       if (typeof videoId !== "string") return;
-      if (await failIn(deps, tx, videoId, "render_failed", `The video could not be rendered after ${job.attempts} attempts: ${job.error}`)) {
+      if (await failIn(deps, tx, videoId, "render_failed", `The video could not be rendered after ${job.attempts} attempts: ${customerError(job.error)}`)) {
         deps.logger.warn("video failed: its render job is dead", { video: videoId, job: job.id, error: job.error });
       }
     },
