@@ -4,3 +4,4 @@ export * from "./ids";
 export * from "./log";
 export * from "./metadata";
 export * from "./embedded-path";
+export * from "./import-error";
