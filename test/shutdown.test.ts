@@ -34,26 +34,6 @@ describe("graceful shutdown", () => {
     }
   });
 
-  test("a render handed back at the shutdown deadline puts its video back in the queue at 0 %", async () => {
-    const t = await startService();
-    try {
-      const a = await t.newAccount({ credits: 5 });
-      const photo = `data:image/jpeg;base64,${Buffer.from(await productPhoto("jpeg", 640, 480)).toString("base64")}`;
-      const product = await t.json("POST", "/v1/products", { token: a.token, body: { name: "Mug", image_url: photo, dekupe: false } });
-      const video = await t.json("POST", "/v1/videos", { token: a.token, body: { template_id: "showcase", product_id: product.body.id } });
-      const rendering = t.runJobs().catch(() => 0);
-      const read = async () => (await t.json("GET", `/v1/videos/${video.body.id}`, { token: a.token })).body;
-      for (let i = 0; i < 200 && (await read()).status !== "processing"; i++) await Bun.sleep(25);
-      expect((await read()).status).toBe("processing");
-      const stopped = await t.service.jobs.stop({ deadlineMs: 50 });
-      await rendering;
-      expect(stopped.released).toBe(1);
-      expect(await read()).toMatchObject({ status: "queued", progress: 0 });
-    } finally {
-      await t.close();
-    }
-  }, 60_000);
-
   test("SIGTERM makes `vitrin serve` exit 0", async () => {
     const dir = tempDir();
     const port = 20000 + Math.floor(Math.random() * 20000);

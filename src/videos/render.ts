@@ -117,26 +117,13 @@ async function storeResult(deps: VideoDeps, videoId: string, result: RenderResul
   return stored;
 }
 
-/** A video whose render was handed back: queued again, from 0 %, while nothing else has settled it. */
-async function backInQueue(deps: VideoDeps, videoId: string): Promise<void> {
-  const { videos } = deps.db.schema;
-  await deps.db.tx((tx) =>
-    tx.update(videos).set({ status: "queued", progress: 0, updatedAt: deps.clock.now() }).where(and(eq(videos.id, videoId), eq(videos.status, "processing"))),
-  );
-}
-
 /**
  * What a failed attempt means: a shutdown or a lost lease runs again later (rethrown as is); a timeout or a
  * RenderFailure ends the video; anything else is the job engine's to retry.
  */
 async function settleFailedAttempt(deps: VideoDeps, videoId: string, error: unknown, signal: AbortSignal, observe: () => void) {
   const reason = signal.reason;
-  if (signal.aborted && reason instanceof JobAborted && reason.why !== "timeout") {
-    // Handed back at shutdown: the video waits in the queue again, as its job does, instead of reading "processing"
-    // at the progress it stopped at until a worker takes it up. (A lost lease is another worker's to report.)
-    if (reason.why === "shutdown") await backInQueue(deps, videoId).catch(() => undefined);
-    throw error;
-  }
+  if (signal.aborted && reason instanceof JobAborted && reason.why !== "timeout") throw error;
   observe();
   if (signal.aborted && reason instanceof JobAborted && reason.why === "timeout") {
     await failVideo(deps, videoId, "render_timeout", `The render took longer than ${Math.round(deps.renderTimeoutMs / 1000)} s and was stopped.`);
