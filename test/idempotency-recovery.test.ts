@@ -72,6 +72,48 @@ describe("a request that died mid-way", () => {
     expect(await grants()).toHaveLength(1);
   });
 
+  test("one that ran past its lease before its first commit rolls its work back when a retry has taken the key", async () => {
+    t = await startService();
+    const a = await t.newAccount();
+    const accounts = t.service.accounts as { grant: (...args: unknown[]) => Promise<unknown> };
+    const grant = accounts.grant;
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    let calls = 0;
+    // The first request stalls before its write (a slow upstream, a long writer queue) until the retry has run.
+    accounts.grant = async (...args: unknown[]) => {
+      if (calls++ === 0) await gate;
+      return grant.apply(accounts, args);
+    };
+    const headers = { "idempotency-key": "slow-grant" };
+    const first = t.json("POST", `/v1/admin/accounts/${a.id}/credits`, { token: ADMIN_TOKEN, headers, body: { amount: 7 } });
+    await Bun.sleep(100);
+    t.clock.advance(LEASE_MS + 1);
+    const retry = await t.json("POST", `/v1/admin/accounts/${a.id}/credits`, { token: ADMIN_TOKEN, headers, body: { amount: 7 } });
+    open();
+    const late = await first;
+    expect([retry.status, late.status]).toEqual([201, 409]);
+    expect(late.body.message).toContain("ran past its Idempotency-Key's lease");
+    const grants = (await t.json("GET", "/v1/balance/transactions", { token: a.token })).body.data.filter((x: { type: string }) => x.type === "grant");
+    expect(grants).toHaveLength(1);
+  });
+
+  test("a 5xx answered after some work committed frees the key: a top-up whose provider failed can be retried", async () => {
+    t = await startService();
+    const a = await t.newAccount();
+    const payment = t.service.plugins.payment as { createPayment: (...args: unknown[]) => Promise<unknown> };
+    const createPayment = payment.createPayment;
+    payment.createPayment = async () => {
+      throw new Error("provider down");
+    };
+    const headers = { "idempotency-key": "topup-provider-down" };
+    const body = { amount: 1000, currency: "usd" };
+    expect((await t.json("POST", "/v1/balance/top-up", { token: a.token, headers, body })).status).toBe(503);
+    payment.createPayment = createPayment;
+    const retried = await t.json("POST", "/v1/balance/top-up", { token: a.token, headers, body });
+    expect([retried.status, retried.body.status]).toEqual([201, "pending"]);
+  });
+
   test("a holder that outlived its lease can neither overwrite nor free the key of the request that took it over", async () => {
     t = await startService();
     const a = await t.newAccount();

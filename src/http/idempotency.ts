@@ -1,7 +1,7 @@
 // Idempotency-Key support for POST: the first response for a key is stored for 24 h and replayed for the same
 // request; the same key with another request is a 409, as is a key whose first request is still running. A request
 // holds its key on a short lease, so a holder that died (crash, SIGKILL) frees the key within seconds, not a day.
-import { and, eq, lt, ne, sql } from "drizzle-orm";
+import { and, eq, lt, sql } from "drizzle-orm";
 import { configure } from "safe-stable-stringify";
 import type { Db, Orm } from "../db";
 import type { Clock } from "../kernel";
@@ -119,10 +119,21 @@ export function createIdempotency(db: Db, clock: Clock, opts: { leaseMs?: number
      * an answer would be, so a retry after a crash is told so rather than doing the work again.
      */
     async markCarriedOut(tx: Orm, held: { accountId: string; key: string; createdAt: number }): Promise<void> {
-      await tx
+      const ours = and(where(held.accountId, held.key), eq(idempotencyKeys.createdAt, held.createdAt));
+      const marked = await tx
         .update(idempotencyKeys)
         .set({ state: CARRIED_OUT, expiresAt: held.createdAt + IDEMPOTENCY_TTL_MS })
-        .where(and(where(held.accountId, held.key), eq(idempotencyKeys.createdAt, held.createdAt), eq(idempotencyKeys.state, "processing")));
+        .where(and(ours, eq(idempotencyKeys.state, "processing")))
+        .returning({ key: idempotencyKeys.key });
+      if (marked.length > 0) return;
+      // Marked by an earlier transaction of this request already; otherwise this request outlived its lease and a
+      // retry (or the purge) has taken the key: its work must not commit beside the retry's, so this one rolls back.
+      const [still] = await tx.select({ key: idempotencyKeys.key }).from(idempotencyKeys).where(and(ours, eq(idempotencyKeys.state, CARRIED_OUT))).limit(1);
+      if (!still) {
+        throw errors.conflict("This request ran past its Idempotency-Key's lease and the key was taken over; nothing was done. Look the result up before sending it again.", {
+          idempotency_key: held.key,
+        });
+      }
     },
 
     async finish(accountId: string, key: string, status: number, body: string): Promise<void> {
@@ -141,12 +152,13 @@ export function createIdempotency(db: Db, clock: Clock, opts: { leaseMs?: number
     },
 
     /**
-     * Forgets a key whose request failed on our side, so the client may retry with it; unless its work had already
-     * committed (a failure after that), which a retry must not repeat.
+     * Forgets a key whose request failed on our side (a 5xx), so the client may retry with it, even when some of its
+     * work had committed: the request answered, and its own code undid or settled that work (a top-up whose provider
+     * failed is marked failed). Only a request that never answered leaves a "carried out" key behind.
      */
     async abandon(accountId: string, key: string): Promise<void> {
       const match = fenced(accountId, key);
-      await db.tx((tx) => tx.delete(idempotencyKeys).where(and(match, ne(idempotencyKeys.state, CARRIED_OUT))));
+      await db.tx((tx) => tx.delete(idempotencyKeys).where(match));
     },
 
     /** Deletes keys past their 24 h (and keys whose holder died), in small transactions; returns how many. */
