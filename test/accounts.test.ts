@@ -108,6 +108,7 @@ describe("admin API", () => {
     const ids: string[] = [];
     for (let i = 1; i <= 23; i++) ids.push(await make(`Shop ${i}`));
     const odd = await make("100%_off Ltd");
+    const turkish = [await make("Şeker Dükkanı"), await make("İstanbul Çiçek")];
     const list = (query: string) => t.json("GET", `/v1/admin/accounts${query}`, { token: ADMIN_TOKEN });
 
     const seen: string[] = [];
@@ -119,7 +120,7 @@ describe("admin API", () => {
       if (!res.body.has_more) break;
       after = seen[seen.length - 1];
     }
-    expect(seen.toSorted()).toEqual([...ids, odd].toSorted());
+    expect(seen.toSorted()).toEqual([...ids, odd, ...turkish].toSorted());
     expect((await list("")).body.data).toHaveLength(20);
     const back = await list(`?limit=10&ending_before=${seen[10]}`);
     expect(back.body.data.map((a: { id: string }) => a.id)).toEqual(seen.slice(0, 10));
@@ -130,7 +131,17 @@ describe("admin API", () => {
     expect(await names("%_o")).toEqual(["100%_off Ltd"]);
     expect(await names(ids[4].toUpperCase())).toEqual(["Shop 5"]);
     expect(await names("no such shop")).toEqual([]);
-    expect(await names("  ")).toHaveLength(24);
+    expect(await names("  ")).toHaveLength(26);
+    // Letters beyond ASCII in any case, Turkish dotted and dotless i included.
+    const found: [string, string][] = [
+      ["şeker", "Şeker Dükkanı"],
+      ["ŞEKER", "Şeker Dükkanı"],
+      ["DÜKKAN", "Şeker Dükkanı"],
+      ["istanbul", "İstanbul Çiçek"],
+      ["ÇİÇEK", "İstanbul Çiçek"],
+      ["çiçek", "İstanbul Çiçek"],
+    ];
+    for (const [q, name] of found) expect([q, await names(q)]).toEqual([q, [name]]);
 
     expect((await list("?starting_after=acct_nope")).body.details).toEqual([{ field: "starting_after", message: "no account with id acct_nope" }]);
     expect((await list("?colour=red")).status).toBe(422);

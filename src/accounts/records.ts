@@ -62,15 +62,24 @@ export async function listAccounts(deps: AccountDeps): Promise<AccountRow[]> {
 export function accountPager(db: Db) {
   const { accounts } = db.schema;
   const all = createPager<AccountRow>(db.read, accounts, [], "account");
-  // lower() on both sides, as LIKE ignores case in SQLite but not in PostgreSQL; `\` escapes the caller's % and _.
   const needle = sql.placeholder("needle");
-  const holds = (col: SQLWrapper) => sql`lower(${col}) like ${needle} escape '\\'`;
+  // SQLite's lower() and LIKE fold ASCII only ("Şeker" would miss "şeker"), so there each letter becomes a GLOB class
+  // of its cases; PostgreSQL's ILIKE folds by the database's locale.
+  const holds = (col: SQLWrapper) => (db.dialect === "postgres" ? sql`${col} ilike ${needle} escape '\\'` : sql`${col} glob ${needle}`);
   const found = createPager<AccountRow>(db.read, accounts, [], "account", { filter: or(holds(accounts.name), holds(accounts.id)) });
   return (query: PageQuery & { q?: string }): Promise<Page<AccountRow>> => {
-    const q = query.q?.trim().toLowerCase();
+    const q = query.q?.trim();
     if (!q) return all([], query);
-    return found([], query, undefined, { needle: `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%` });
+    const pattern = db.dialect === "postgres" ? `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : `*${[...q].map(globClass).join("")}*`;
+    return found([], query, undefined, { needle: pattern });
   };
+}
+
+/** One character of a GLOB pattern matching it in any case (Turkish dotted and dotless i included), or literally. */
+function globClass(c: string): string {
+  const cases = new Set([c, c.toLowerCase(), c.toUpperCase(), c.toLocaleLowerCase("tr"), c.toLocaleUpperCase("tr")].filter((v) => [...v].length === 1));
+  if (cases.size > 1) return `[${[...cases].join("")}]`;
+  return "*?[".includes(c) ? `[${c}]` : c;
 }
 
 export async function updateAccount(deps: AccountDeps, id: string, patch: AccountPatch) {
