@@ -109,12 +109,14 @@ describe("a dekupe job that uses up its attempts", () => {
     expect(result.dead).toBe(1);
     const after = await t.json("GET", `/v1/products/${productId}/dekupe`, { token: acct.token });
     expect(after.body.status).toBe("failed");
-    expect(after.body.error).toContain("lease expired");
+    // The customer is told the server stopped; the worker's name stays in the job's last_error.
+    expect(after.body.error).toContain("the server working on it stopped before it finished");
+    expect(after.body.error).not.toContain("gone:1:x");
     // The attempt is listed as failed too, with its crop, like one that failed while running.
     const attempts = (await t.json("GET", `/v1/products/${productId}/dekupe/attempts`, { token: acct.token })).body.data as Record<string, unknown>[];
     const last = attempts.at(-1)!;
     expect(last).toMatchObject({ status: "failed", crop: "full" });
-    expect(String(last.error)).toContain("lease expired");
+    expect(String(last.error)).toContain("the server working on it stopped before it finished");
   });
 });
 
