@@ -70,14 +70,16 @@ export function accountGuard(deps: GuardDeps) {
 }
 
 /** Same bytes, in time that does not depend on where they differ. */
-function sameSecret(given: string, expected: Uint8Array): boolean {
-  const bytes = new TextEncoder().encode(given);
-  return bytes.length === expected.length && timingSafeEqual(bytes, expected);
+export function sameSecret(given: string, expected: string | null): boolean {
+  if (expected === null) return false;
+  const a = new TextEncoder().encode(given);
+  const b = new TextEncoder().encode(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /** Why an account route refused a bearer token: the operator's own token is named as such, since it is no account's. */
 function unknownTokenMessage(deps: GuardDeps, token: string): string {
-  if (deps.adminToken && sameSecret(token, new TextEncoder().encode(deps.adminToken))) {
+  if (sameSecret(token, deps.adminToken)) {
     return "This is the operator's VITRIN_ADMIN_TOKEN, which works on /v1/admin only; account routes take an account's API token.";
   }
   return "The bearer token is unknown or revoked.";
@@ -85,14 +87,13 @@ function unknownTokenMessage(deps: GuardDeps, token: string): string {
 
 /** Admin routes: off (404 saying how to turn them on) when no VITRIN_ADMIN_TOKEN is set, 401 for any other token. */
 export function adminGuard(deps: AdminGuardDeps) {
-  const expected = deps.adminToken ? new TextEncoder().encode(deps.adminToken) : null;
   // derive runs before body validation, so a caller without the token learns nothing about the schema.
   return new Elysia({ normalize: false }).derive({ as: "scoped" }, async ({ request, server }) => {
-    if (!expected) throw errors.adminDisabled();
+    if (!deps.adminToken) throw errors.adminDisabled();
     deps.auth.admit(request, server);
     const token = bearerToken(request);
     if (token === null && (await cookieSession(deps.sessions, request, "admin"))) return { admin: true as const };
-    if (!sameSecret(token ?? "", expected)) throw deps.auth.reject("admin", request, server, token, "The admin API needs `Authorization: Bearer <VITRIN_ADMIN_TOKEN>`.");
+    if (!sameSecret(token ?? "", deps.adminToken)) throw deps.auth.reject("admin", request, server, token, "The admin API needs `Authorization: Bearer <VITRIN_ADMIN_TOKEN>`.");
     return { admin: true as const };
   });
 }

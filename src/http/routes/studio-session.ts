@@ -1,13 +1,12 @@
 // The Studio's sign-in: POST /studio/session trades an account token (or the admin token) for a session cookie,
 // GET tells the browser app who it is and its CSRF token, DELETE signs out on the server, and GET /studio/login/:code
 // uses a one-time login link. The token itself never reaches browser storage: only the HttpOnly cookie does.
-import { timingSafeEqual } from "node:crypto";
 import type { BlockList } from "node:net";
 import { Elysia, t } from "elysia";
 import type { StudioSession } from "../../accounts";
 import { errors, iso } from "../../kernel";
 import type { PeerSource } from "../client-address";
-import type { GuardDeps } from "../guard";
+import { sameSecret, type GuardDeps } from "../guard";
 import { ok, operation } from "../openapi-docs";
 import { checkCsrf, clearedCookie, isHttps, sessionCookie, sessionSecret } from "../studio-cookie";
 
@@ -28,13 +27,6 @@ const sessionSchema = t.Object({
 const signInBody = t.Object({ token: t.String({ minLength: 1, maxLength: 500, description: "An account's API token or VITRIN_ADMIN_TOKEN." }) }, { additionalProperties: false });
 
 const NO_SESSION = "No Studio session: sign in with POST /studio/session or a login link.";
-
-function sameSecret(given: string, expected: string | null): boolean {
-  if (expected === null) return false;
-  const a = new TextEncoder().encode(given);
-  const b = new TextEncoder().encode(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
 
 async function sessionJson(deps: StudioSessionDeps, session: StudioSession) {
   const row = session.accountId ? await deps.accounts.get(session.accountId) : null;
