@@ -114,6 +114,32 @@ describe("a request that died mid-way", () => {
     expect([retried.status, retried.body.status]).toEqual([201, "pending"]);
   });
 
+  test("a top-up whose instance died before its payment address was stored is started afresh by a retry", async () => {
+    t = await startService();
+    const a = await t.newAccount();
+    const payment = t.service.plugins.payment as { createPayment: (...args: unknown[]) => Promise<unknown> };
+    const createPayment = payment.createPayment;
+    // The pending top-up commits, then the instance "dies" while the provider is asked for a payment address.
+    let asked = 0;
+    payment.createPayment = () => (asked++, new Promise(() => {}));
+    const headers = { "idempotency-key": "topup-died" };
+    const body = { amount: 1000, currency: "usd" };
+    void t.json("POST", "/v1/balance/top-up", { token: a.token, headers, body }).catch(() => undefined);
+    for (let i = 0; i < 100 && asked === 0; i++) await Bun.sleep(10);
+    expect(asked).toBe(1);
+    payment.createPayment = createPayment;
+
+    t.clock.advance(LEASE_MS + 1);
+    const retried = await t.json("POST", "/v1/balance/top-up", { token: a.token, headers, body });
+    expect([retried.status, retried.body.status]).toEqual([201, "pending"]);
+    expect(retried.body.payment_url).toStartWith("http");
+    const replay = await t.json("POST", "/v1/balance/top-up", { token: a.token, headers, body });
+    expect(replay.body).toEqual(retried.body);
+    // The orphan nobody could pay stays pending until its expiry, beside the retry's.
+    const { db } = t.service;
+    expect(await db.read.select({ id: db.schema.topUps.id }).from(db.schema.topUps)).toHaveLength(2);
+  });
+
   test("a holder that outlived its lease can neither overwrite nor free the key of the request that took it over", async () => {
     t = await startService();
     const a = await t.newAccount();

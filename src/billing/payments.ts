@@ -24,7 +24,11 @@ function checkTopUp(deps: BillingDeps, input: TopUpRequest): number {
 
 type PendingTopUp = { id: string; accountId: string; input: TopUpRequest; credits: number; at: number; expiresAt: number };
 
-/** Writes the pending top-up and its expiry job in one transaction. */
+/**
+ * Writes the pending top-up and its expiry job in one transaction. It does not carry the request out: until its
+ * payment address is stored nobody can pay it, so a retry of a request that died before then starts afresh (the
+ * orphan expires unpaid) instead of being told that the top-up was made.
+ */
 async function insertTopUp(deps: BillingDeps, { id, accountId, input, credits, at, expiresAt }: PendingTopUp) {
   const { topUps } = deps.db.schema;
   await deps.db.tx(async (tx) => {
@@ -41,7 +45,7 @@ async function insertTopUp(deps: BillingDeps, { id, accountId, input, credits, a
       updatedAt: at,
     });
     await deps.jobs.enqueue(tx, TOP_UP_EXPIRE_JOB, { topUpId: id }, { runAt: expiresAt, dedupeKey: `topup-expire:${id}` });
-  });
+  }, { carriesOut: false });
 }
 
 export async function startTopUp(deps: BillingDeps, accountId: string, input: TopUpRequest) {

@@ -29,6 +29,12 @@ export type TxOptions = {
    * PostgreSQL ignores it.
    */
   durable?: boolean;
+  /**
+   * false: committing this transaction does not yet carry out the request it runs for (it only prepares work that a
+   * retry may safely prepare again, such as a pending top-up nobody has been sent to pay), so an Idempotency-Key held
+   * by that request is not marked "carried out" by it (see http/idempotency-writes.ts). Default true.
+   */
+  carriesOut?: boolean;
 };
 
 export type Db = {

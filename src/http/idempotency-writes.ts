@@ -10,7 +10,7 @@ export function idempotentWrites(db: Db, mark: (tx: Orm, held: HeldKey) => Promi
   marked.tx = (fn, options) => {
     // Read when the transaction is asked for: a group commit may run its body from another request's turn.
     const held = currentScope()?.idempotency;
-    if (!held) return db.tx(fn, options);
+    if (!held || options?.carriesOut === false) return db.tx(fn, options);
     return db.tx(async (tx) => {
       await mark(tx, held);
       return fn(tx);
