@@ -80,6 +80,21 @@ describe("expand", () => {
   });
 });
 
+describe("unknown query parameters", () => {
+  test("the short lists, which come whole, refuse any query parameter with a 422 naming it", async () => {
+    const account = await t.newAccount();
+    const paths = ["/v1/templates", "/v1/music", "/v1/tokens", "/v1/webhook_endpoints", "/v1/products/prod_missing/dekupe/attempts"];
+    for (const path of paths) {
+      const res = await t.json("GET", `${path}?limit=5`, { token: account.token });
+      expect([path, res.status, res.body.details?.[0]]).toEqual([path, 422, { field: "limit", message: "is not a known field" }]);
+    }
+    const admin = await t.json("GET", `/v1/admin/accounts/${account.id}/tokens?limit=5`, { token: ADMIN_TOKEN });
+    expect([admin.status, admin.body.details?.[0]?.field]).toEqual([422, "limit"]);
+    // Without a query they answer as before.
+    expect((await t.json("GET", "/v1/templates", { token: account.token })).status).toBe(200);
+  });
+});
+
 describe("the schemas in /openapi.json", () => {
   test("the routes that take no body, or a JSON one, show their body schema", async () => {
     const spec = (await t.json("GET", "/openapi.json")).body;

@@ -25,6 +25,12 @@ export function jsonInteger(options: { minimum?: number; maximum?: number; descr
  */
 export const noBody = t.Optional(t.Object({}, { additionalProperties: false, description: "No fields: send no body, or {}." }));
 
+/**
+ * The query of a short list (templates, music, tokens, webhook endpoints, cut-out attempts), which comes whole: it takes
+ * no parameters, and one sent anyway is a 422 naming it, as on the paged lists (`?limit=5` does not page it).
+ */
+export const noQuery = t.Object({}, { additionalProperties: false });
+
 /** `:id` in a path. */
 export const idParams = t.Object({ id: t.String({ minLength: 1, maxLength: 100 }) });
 

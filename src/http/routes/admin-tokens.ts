@@ -6,7 +6,7 @@ import { errors } from "../../kernel";
 import { adminGuard, type AdminGuardDeps } from "../guard";
 import { ok, operation } from "../openapi-docs";
 import { pageOf } from "../openapi-schemas";
-import { idParams } from "../schema";
+import { idParams, noQuery } from "../schema";
 import { listedToken, liveTokensPage } from "./tokens";
 
 export function adminTokenRoutes(admin: AdminGuardDeps, accounts: Accounts) {
@@ -19,7 +19,8 @@ export function adminTokenRoutes(admin: AdminGuardDeps, accounts: Accounts) {
     },
     {
       params: idParams,
-      detail: operation({ tags: ["Admin"], summary: "An account's live API tokens (never their secrets; revoked ones left out)", ok: ok(200, pageOf(listedToken, "Live tokens, newest first"), "The tokens"), errors: [404], auth: "admin" }),
+      query: noQuery,
+      detail: operation({ tags: ["Admin"], summary: "An account's live API tokens (never their secrets; revoked ones left out)", ok: ok(200, pageOf(listedToken, "Live tokens, newest first"), "The tokens"), errors: [404, 422], auth: "admin" }),
     },
   );
 }

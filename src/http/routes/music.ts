@@ -4,6 +4,7 @@ import { ok, operation } from "../openapi-docs";
 import * as s from "../openapi-schemas";
 import { pageOf } from "../openapi-schemas";
 import { accountGuard, type GuardDeps } from "../guard";
+import { noQuery } from "../schema";
 import { trackJson, type Music } from "../../music";
 
 export function musicRoutes(guard: GuardDeps, music: Music) {
@@ -12,6 +13,7 @@ export function musicRoutes(guard: GuardDeps, music: Music) {
   return new Elysia({ prefix: "/v1", normalize: false })
     .use(accountGuard(guard))
     .get("/music", () => page, {
-      detail: operation({ tags: ["Videos"], summary: "The music tracks a video can use (its `music` field: auto, a track id or none)", ok: ok(200, pageOf(s.track, "Every track"), "Every track") }),
+      query: noQuery,
+      detail: operation({ tags: ["Videos"], summary: "The music tracks a video can use (its `music` field: auto, a track id or none)", ok: ok(200, pageOf(s.track, "Every track"), "Every track"), errors: [422] }),
     });
 }

@@ -4,7 +4,7 @@ import { idempotencyHeaders, ok, operation } from "../openapi-docs";
 import * as s from "../openapi-schemas";
 import { pageOf } from "../openapi-schemas";
 import { accountGuard, type GuardDeps } from "../guard";
-import { idParams, metadataBody, noBody, ONE_OF_FIELDS, pageQuery } from "../schema";
+import { idParams, metadataBody, noBody, noQuery, ONE_OF_FIELDS, pageQuery } from "../schema";
 import type { Products } from "../../products";
 import type { Dekupe } from "../../products";
 
@@ -115,7 +115,8 @@ export function productRoutes(guard: GuardDeps, products: Products, dekupe: Deku
     )
     .get("/products/:id/dekupe/attempts", ({ principal, params }) => dekupe.attempts(principal.accountId, params.id), {
       params: idParams,
-      detail: operation({ tags: ["Products"], summary: "Every cut-out attempt of the product's current image, oldest first", ok: ok(200, pageOf(s.dekupeAttempt, "The attempts, oldest first"), "The attempts, oldest first"), errors: [404] }),
+      query: noQuery,
+      detail: operation({ tags: ["Products"], summary: "Every cut-out attempt of the product's current image, oldest first", ok: ok(200, pageOf(s.dekupeAttempt, "The attempts, oldest first"), "The attempts, oldest first"), errors: [404, 422] }),
     })
     .post("/products/:id/dekupe/accept", ({ principal, params, body }) => dekupe.accept(principal.accountId, params.id, body.attempt_id), {
       params: idParams,

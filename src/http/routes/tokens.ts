@@ -7,7 +7,7 @@ import { accountGuard, type GuardDeps } from "../guard";
 import { idempotencyHeaders, ok, operation } from "../openapi-docs";
 import * as s from "../openapi-schemas";
 import { pageOf } from "../openapi-schemas";
-import { idParams } from "../schema";
+import { idParams, noQuery } from "../schema";
 
 export const listedToken = t.Object({
   id: t.String(),
@@ -41,7 +41,7 @@ export function tokenRoutes(guard: GuardDeps) {
     .get(
       "/tokens",
       async ({ principal }) => liveTokensPage(await accounts.listTokens(principal.accountId)),
-      { detail: operation({ tags: ["Tokens"], summary: "The account's live API tokens (never their secrets)", ok: ok(200, pageOf(listedToken, "Live tokens, newest first"), "The tokens") }) },
+      { query: noQuery, detail: operation({ tags: ["Tokens"], summary: "The account's live API tokens (never their secrets)", ok: ok(200, pageOf(listedToken, "Live tokens, newest first"), "The tokens"), errors: [422] }) },
     )
     .post(
       "/tokens",

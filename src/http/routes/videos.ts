@@ -3,7 +3,7 @@ import { Elysia, t } from "elysia";
 import { idempotencyHeaders, ok, operation, png } from "../openapi-docs";
 import * as s from "../openapi-schemas";
 import { pageOf } from "../openapi-schemas";
-import { idParams, metadataBody, pageQuery } from "../schema";
+import { idParams, metadataBody, noQuery, pageQuery } from "../schema";
 import { accountGuard, type GuardDeps } from "../guard";
 import { errors } from "../../kernel";
 import type { RendererPlugin } from "../../plugins";
@@ -147,7 +147,8 @@ export function videoRoutes(guard: GuardDeps, videos: Videos, templates: Templat
       detail: operation({ tags: ["Videos"], summary: "Videos of the account, newest first; filter by status, product_id, created[gte] and created[lte]", ok: ok(200, pageOf(s.video, "Videos, newest first"), "Videos, newest first"), errors: [422] }),
     })
     .get("/templates", () => ({ data: templates.list().map((tpl) => templateJson(tpl, publicUrl)), has_more: false }), {
-      detail: operation({ tags: ["Templates"], summary: "Templates with their size, duration, credit cost and prompt schema", ok: ok(200, pageOf(s.template, "Every template"), "Every template") }),
+      query: noQuery,
+      detail: operation({ tags: ["Templates"], summary: "Templates with their size, duration, credit cost and prompt schema", ok: ok(200, pageOf(s.template, "Every template"), "Every template"), errors: [422] }),
     })
     .get(
       "/templates/:id",

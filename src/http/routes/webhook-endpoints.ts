@@ -1,7 +1,7 @@
 // HTTP routes under /v1/webhook_endpoints: an account's own webhook receivers, each subscribed to some events (or
 // "*"), with its own whsec_ secret shown at create and at rotation.
 import { Elysia, t } from "elysia";
-import { idParams, noBody } from "../schema";
+import { idParams, noBody, noQuery } from "../schema";
 import { idempotencyHeaders, ok, operation } from "../openapi-docs";
 import { accountGuard, type GuardDeps } from "../guard";
 import { WEBHOOK_EVENTS, type Webhooks } from "../../webhooks";
@@ -56,7 +56,8 @@ export function webhookEndpointRoutes(guard: GuardDeps, webhooks: Webhooks, chec
       },
     )
     .get("", ({ principal }) => endpoints.list(principal.accountId), {
-      detail: operation({ tags, summary: "The account's webhook endpoints, oldest first (16 at most)", ok: ok(200, endpointList, "The endpoints") }),
+      query: noQuery,
+      detail: operation({ tags, summary: "The account's webhook endpoints, oldest first (16 at most)", ok: ok(200, endpointList, "The endpoints"), errors: [422] }),
     })
     .get("/:id", ({ principal, params }) => endpoints.get(principal.accountId, params.id), {
       params: idParams,
