@@ -8,7 +8,7 @@ import { accountJson, createAccounts, createStudioSessions, loginLinkJson, token
 import { checkNativeDir, copyOut, copyOutInChild, UNPACK_COMMAND, unpackAll } from "./native";
 import { createService } from "./service";
 import { JobEngine, JOB_STATUSES, type JobStatus } from "./jobs";
-import { jobJson } from "./http";
+import { jobJson, portInUseMessage, portTaken } from "./http";
 import { backupCommand, restoreCommand } from "./backup";
 import { printHelp, protectNegatives, readPluginSettings, unmarkNegatives, type PluginRegistry } from "./plugins";
 import { loadPluginFolders } from "./plugins/load";
@@ -111,6 +111,8 @@ async function withAccounts<T>(config: Config, fn: (accounts: ReturnType<typeof 
 async function serve({ config, values, command }: Invocation): Promise<number> {
   const worker = command === "worker";
   checkNativeDir();
+  const taken = portTaken(config.port, config.host);
+  if (taken) return (console.error(portInUseMessage(config.port, taken)), 1);
   const service = await createService(config, { worker: worker || !values["no-worker"] });
   try {
     if (worker) service.listenWorker();
@@ -119,7 +121,7 @@ async function serve({ config, values, command }: Invocation): Promise<number> {
     copyOutInChild(copiedOutFiles());
   } catch (e) {
     if ((e as { code?: string }).code !== "EADDRINUSE") throw e;
-    console.error(`port ${config.port} is in use: ${(e as Error).message.replace(/\s+$/, "")}; set VITRIN_PORT (or --port) to a free port`);
+    console.error(portInUseMessage(config.port, e as Error));
     await service.stop();
     return 1;
   }

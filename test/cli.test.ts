@@ -2,6 +2,7 @@
 // failures (a busy port, a missing or malformed Stripe key, S3 without its bucket, a slot set to an unknown plugin) as
 // one clear line on stderr instead of a stack trace, exit 2 for those and for an unknown option; --json in snake_case.
 import { describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import packageJson from "../package.json";
 import { childEnv, freePort, tempDir } from "./helpers";
@@ -84,7 +85,7 @@ describe("numbers below zero", () => {
 });
 
 describe("start-up failures", () => {
-  test("a busy port is one line naming the port and VITRIN_PORT, exit 1", () => {
+  test("a busy port is one line naming the port and VITRIN_PORT, exit 1, said before any start-up work", () => {
     const taken = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
     try {
       const dir = tempDir();
@@ -99,6 +100,8 @@ describe("start-up failures", () => {
       expect(err).toContain(`port ${taken.port} is in use`);
       expect(err).toContain("VITRIN_PORT");
       expectOneLine(err);
+      // Said before the database was opened (and before the model was assembled): the data dir holds no database.
+      expect(existsSync(join(dir, "vitrin.db"))).toBe(false);
     } finally {
       taken.stop(true);
     }
