@@ -1,5 +1,6 @@
 // The durable job engine on a real SQLite file: deferred writes, settlement rounds, shutdown and maintenance.
 import { afterEach, describe, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
 import { JobAborted, PermanentFailure, SqliteJobStore, type ClaimRequest, type Executor, type Settlement } from "../src/jobs";
 import { SECOND, DAY, setup, gate, enqueue, note, notes, turns, runCleanups } from "./support/jobs-env";
 
@@ -221,6 +222,32 @@ describe("lifecycle", () => {
     expect(await next.tick()).toBe(1);
     await next.drain();
     expect(attempts).toEqual([1]);
+  });
+
+  test("a kind's onHandedBack runs in the transaction that hands its job back; a throwing hook loses only its own writes", async () => {
+    const { db, engine } = await setup();
+    const jobs = engine();
+    const told: unknown[] = [];
+    const hook = (name: string) => async (tx: Parameters<typeof note>[0], job: { id: string; payload: unknown }) => {
+      // Inside the hand-back's transaction the job is already queued again.
+      const [row] = await tx.select({ status: db.schema.jobs.status }).from(db.schema.jobs).where(eq(db.schema.jobs.id, job.id));
+      told.push([name, row?.status, job.payload]);
+      await note(tx, `${name} waits again`);
+      if (name === "broken") throw new Error("owner gone");
+    };
+    const wait = async (job: { signal: AbortSignal }) => new Promise<void>((resolve) => job.signal.addEventListener("abort", () => resolve()));
+    jobs.register("render", wait, { onHandedBack: hook("render") });
+    jobs.register("broken", wait, { onHandedBack: hook("broken") });
+    jobs.register("quick", () => {}, { onHandedBack: hook("quick") });
+    const render = await enqueue(jobs, db, "render", { video: "v1" });
+    const broken = await enqueue(jobs, db, "broken", {});
+    await enqueue(jobs, db, "quick", {});
+    expect(await jobs.tick()).toBe(3);
+    expect((await jobs.stop({ deadlineMs: 50 })).released).toBe(2);
+    expect(told.sort()).toEqual([["broken", "queued", {}], ["render", "queued", { video: "v1" }]]);
+    expect(await notes(db)).toEqual(["render waits again"]);
+    expect(await jobs.getJob(render.id)).toMatchObject({ status: "queued", attempts: 0 });
+    expect(await jobs.getJob(broken.id)).toMatchObject({ status: "queued", attempts: 0 });
   });
 
   test("maintenance prunes succeeded jobs after 7 days and dead ones after 30", async () => {

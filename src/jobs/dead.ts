@@ -41,29 +41,58 @@ function parsePayload(text: string): unknown {
 }
 
 /**
- * Runs each death's hook under a savepoint of its own. A hook that throws loses only its own writes: the job stays dead
- * and the failure is logged loudly (with the job id, for `jobs` redrive), rather than undoing the whole round and
- * failing it again every round after.
+ * Runs in the transaction that hands a job back to the queue at shutdown (its attempt not counted), so an owner that
+ * shows its work as started can say it waits again. It must only write to the database, and must not assume the job
+ * is still queued afterwards: another worker may claim it as soon as this commits.
  */
-export async function settleDeaths(
+export type HandedBackHook = (tx: Orm, job: { id: string; kind: string; payload: unknown }) => Promise<void> | void;
+
+/** A job handed back as the round learned of it, payload still as stored. */
+export type HandBack = { id: string; kind: string; payload: string };
+
+/**
+ * Runs each item's hook under a savepoint of its own. A hook that throws loses only its own writes: the job keeps its
+ * new state and the failure is logged loudly (with the job id), rather than undoing the whole round and failing it
+ * again every round after. Returns how many hooks failed.
+ */
+async function runOwnerHooks<T extends { id: string; kind: string }>(
   store: JobStore,
   tx: Orm,
-  deaths: Death[],
-  hookOf: (kind: string) => DeadHook | undefined,
-  logger: Logger,
+  items: T[],
+  run: (item: T) => ((tx: Orm) => Promise<void> | void) | undefined,
+  failure: { logger: Logger; message: string },
 ): Promise<number> {
   let failed = 0;
-  for (const d of deaths) {
-    const hook = hookOf(d.kind);
+  for (const item of items) {
+    const hook = run(item);
     if (!hook) continue;
-    const job: DeadJob = { id: d.id, kind: d.kind, payload: parsePayload(d.payload), attempts: d.attempts, error: d.error };
     try {
-      await store.savepoint(tx, () => hook(tx, job));
+      await store.savepoint(tx, () => hook(tx));
     } catch (err) {
       if (err instanceof TransactionLost) throw err;
       failed++;
-      logger.error("a dead job's owner could not be settled", { job: d.id, kind: d.kind, err });
+      failure.logger.error(failure.message, { job: item.id, kind: item.kind, err });
     }
   }
   return failed;
+}
+
+/** Settles the owners of jobs that died (a kind's onDead), each under its own savepoint (see runOwnerHooks). */
+export function settleDeaths(store: JobStore, tx: Orm, deaths: Death[], hookOf: (kind: string) => DeadHook | undefined, logger: Logger): Promise<number> {
+  return runOwnerHooks(store, tx, deaths, (d) => {
+    const hook = hookOf(d.kind);
+    if (!hook) return undefined;
+    const job: DeadJob = { id: d.id, kind: d.kind, payload: parsePayload(d.payload), attempts: d.attempts, error: d.error };
+    return (tx) => hook(tx, job);
+  }, { logger, message: "a dead job's owner could not be settled" });
+}
+
+/** Tells the owners of jobs handed back at shutdown (a kind's onHandedBack), each under its own savepoint. */
+export function settleHandBacks(store: JobStore, tx: Orm, backs: HandBack[], hookOf: (kind: string) => HandedBackHook | undefined, logger: Logger): Promise<number> {
+  return runOwnerHooks(store, tx, backs, (b) => {
+    const hook = hookOf(b.kind);
+    if (!hook) return undefined;
+    const job = { id: b.id, kind: b.kind, payload: parsePayload(b.payload) };
+    return (tx) => hook(tx, job);
+  }, { logger, message: "a handed-back job's owner could not be told" });
 }

@@ -16,7 +16,7 @@ export type {
   StopResult,
 } from "./options";
 export { JobAborted, PermanentFailure, RetryAfter } from "./errors";
-export type { DeadHook, DeadJob } from "./dead";
+export type { DeadHook, DeadJob, HandedBackHook } from "./dead";
 export { customerError } from "./dead";
 export { backoffDelay, defaultBackoff, exponentialBackoff, type Backoff, type BackoffFn, type ExponentialBackoffOptions } from "./backoff";
 export { newJobId, newSortableId } from "./ids";

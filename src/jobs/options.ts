@@ -3,7 +3,7 @@
 import type { Db, Orm } from "../db";
 import type { Clock, Logger } from "../kernel";
 import type { Backoff } from "./backoff";
-import type { DeadHook } from "./dead";
+import type { DeadHook, HandedBackHook } from "./dead";
 import type { JobStatus, JobStore } from "./store";
 
 export type JobContext<P = unknown> = {
@@ -57,6 +57,8 @@ export type KindOptions = {
   backoff?: Backoff;
   /** Settles the job's owner in the transaction that marks the job dead (see DeadHook). */
   onDead?: DeadHook;
+  /** Tells the job's owner, in the transaction that hands the job back at shutdown, that it waits again (see HandedBackHook). */
+  onHandedBack?: HandedBackHook;
 };
 
 export type EnqueueOptions = {

@@ -2,7 +2,7 @@
 // their settlements (a success whose writes failed becomes a failure), and which of them killed their job.
 import type { Orm } from "../db";
 import { outcomeOf } from "./attempt";
-import type { Death } from "./dead";
+import type { Death, HandBack } from "./dead";
 import type { EngineState, Pending } from "./state";
 import { TransactionLost, type Settlement } from "./store";
 
@@ -78,4 +78,16 @@ export function deathsOf(batch: Pending[], settlements: Settlement[], held: stri
     if (job) deaths.push({ id: job.id, kind: job.kind, payload: job.payload, attempts: s.attempt, error: s.error });
   }
   return deaths;
+}
+
+/** The hand-backs that were recorded (the lease was still held), with what the hook needs. */
+export function handBacksOf(batch: Pending[], settlements: Settlement[], held: string[]): HandBack[] {
+  const recorded = new Set(held);
+  const backs: HandBack[] = [];
+  for (const s of settlements) {
+    if (s.outcome !== "released" || !recorded.has(s.id)) continue;
+    const job = batch.find((p) => p.entry?.job.id === s.id)?.entry?.job;
+    if (job) backs.push({ id: job.id, kind: job.kind, payload: job.payload });
+  }
+  return backs;
 }

@@ -3,9 +3,9 @@
 // and claims new jobs; then, once committed, the claimed handlers are started.
 import type { Orm } from "../db";
 import { describeError, dispatch, loseLease, reportOutcome, timeOut } from "./attempt";
-import type { Death } from "./dead";
+import { settleHandBacks, type Death } from "./dead";
 import { observeDeaths, prune, reportRescued, rescuedDeaths, settleDeadJobs } from "./maintenance";
-import { deathsOf, settlementsOf, type WriteError } from "./round-writes";
+import { deathsOf, handBacksOf, settlementsOf, type WriteError } from "./round-writes";
 import { write, type EngineState, type Inflight, type Pending } from "./state";
 import type { ClaimRequest, JobRecord, LeaseRenewal, RescuedJob, Settlement } from "./store";
 
@@ -98,6 +98,8 @@ async function writeRound(s: EngineState, tx: Orm, plan: RoundPlan): Promise<Rou
   const held = settlements.length ? await s.store.settle(tx, s.owner, now, settlements) : [];
   const deaths = [...rescuedDeaths(rescued), ...deathsOf(plan.batch, settlements, held)];
   await settleDeadJobs(s, tx, deaths);
+  const backs = handBacksOf(plan.batch, settlements, held);
+  if (backs.length) await settleHandBacks(s.store, tx, backs, (kind) => s.kinds.get(kind)?.onHandedBack, s.logger);
   const renewed = new Map<Inflight, boolean>();
   if (plan.due.length) {
     // Leases run from now, not from when the round began waiting for the lock.

@@ -5,7 +5,7 @@ import { hostname } from "node:os";
 import type { Db, Orm } from "../db";
 import type { Clock, Logger } from "../kernel";
 import { defaultBackoff, type Backoff } from "./backoff";
-import type { DeadHook } from "./dead";
+import type { DeadHook, HandedBackHook } from "./dead";
 import { positiveInt, type DeferredWrite, type JobEngineOptions, type JobHandler, type KindOptions, type StopResult } from "./options";
 import { RoundBackoff } from "./round-backoff";
 import { jobStoreFor, type JobRecord, type JobStore, type Settlement } from "./store";
@@ -20,6 +20,7 @@ export type KindState = {
   timeoutMs: number;
   backoff: Backoff;
   onDead?: DeadHook;
+  onHandedBack?: HandedBackHook;
   /** Slots in use here, including attempts that timed out but whose handler has not returned yet. */
   running: number;
   /**
@@ -150,6 +151,7 @@ export function registerKind(s: EngineState, kind: string, handler: JobHandler<n
     timeoutMs: positiveInt(`${kind}.timeoutMs`, opts.timeoutMs ?? 15 * 60_000, 0),
     backoff: opts.backoff ?? defaultBackoff,
     onDead: opts.onDead,
+    onHandedBack: opts.onHandedBack,
     running: 0,
     exhaustedUntil: 0,
     claimableEpoch: 0,

@@ -6,7 +6,7 @@
 import { failIn, failVideo, type VideoErrorCode } from "./failure";
 import { sweepScratch } from "./inputs";
 import { customerError } from "../jobs";
-import { renderJob } from "./render";
+import { renderHandedBack, renderJob } from "./render";
 import { previewVideo } from "./preview";
 import { deleteVideoFiles, registerRetention } from "./lifecycle";
 import { videoLister, type VideoListQuery } from "./list";
@@ -40,6 +40,8 @@ export function createVideos(given: VideoDeps) {
         deps.logger.warn("video failed: its render job is dead", { video: videoId, job: job.id, error: job.error });
       }
     },
+    // Handed back at shutdown: the video waits for a worker again, so it reads queued, not processing.
+    onHandedBack: (tx, job) => renderHandedBack(deps, tx, (job.payload as { videoId?: unknown } | undefined)?.videoId),
   });
   return {
     create: (accountId: string, input: NewVideo) => createVideo(deps, accountId, input),

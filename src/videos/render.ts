@@ -47,6 +47,19 @@ async function markProcessing(deps: VideoDeps, video: VideoRow) {
   );
 }
 
+/**
+ * In the transaction that hands the render back: a processing video is queued again, at progress 0. Only while it is
+ * processing: a worker that claims the job next sets it processing in a later transaction.
+ */
+export async function renderHandedBack(deps: VideoDeps, tx: Orm, videoId: unknown): Promise<void> {
+  if (typeof videoId !== "string") return;
+  const { videos } = deps.db.schema;
+  await tx
+    .update(videos)
+    .set({ status: "queued", progress: 0, updatedAt: deps.clock.now() })
+    .where(and(eq(videos.id, videoId), eq(videos.status, "processing")));
+}
+
 type RenderRun = { video: VideoRow; product: RenderProduct; workDir: string; signal: AbortSignal; onProgress: (percent: number) => void };
 
 async function runRenderer(deps: VideoDeps, run: RenderRun): Promise<RenderResult> {
