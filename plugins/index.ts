@@ -1,5 +1,5 @@
 // The plugins built into vitrin; the registry picks one per slot from config.
-import { PluginRegistry } from "../src/plugins";
+import { isEmbeddedPath, PluginRegistry, userTmpDir } from "../src/plugins";
 import storageLocal from "./storage-local";
 import storageS3 from "./storage-s3";
 import backgroundRemovalNone from "./background-removal-none";
@@ -17,5 +17,13 @@ export function builtinPlugins(): PluginRegistry {
  * The binary's unpack child copies them first (the shape of src/native's CopiedOut: a plugin imports only the kit).
  */
 export function copiedOutFiles(): { from: string; to: string }[] {
-  return FONT_FILES.map((from) => ({ from, to: fontCopyPath(from) }));
+  const embedded = FONT_FILES.filter(isEmbeddedPath);
+  if (embedded.length === 0) return [];
+  try {
+    userTmpDir("vitrin-fonts");
+  } catch {
+    // Not this user's own folder: nothing is copied into it (the renderer says why at its first render).
+    return [];
+  }
+  return embedded.map((from) => ({ from, to: fontCopyPath(from) }));
 }

@@ -1,8 +1,7 @@
 // The fonts vitrin ships (npm font packages, never the host's), made visible to sharp's text renderer (pango).
 import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { basename, dirname, join } from "node:path";
-import { isEmbeddedPath } from "../../src/plugins";
+import { basename, join } from "node:path";
+import { isEmbeddedPath, userTmpDir, userTmpPath } from "../../src/plugins";
 import type { FontRole } from "../../src/plugins/renderer-kit";
 import sharp from "../../src/plugins/sharp";
 // `type: "file"` gives a path on disk in development and embeds the file in a `bun build --compile` binary.
@@ -69,21 +68,18 @@ export function ensureFonts(): Promise<void> {
   return ready;
 }
 
-/** A folder of this user's under the temp dir: one made by another user (root, say) could not be written. */
-function userTmp(name: string): string {
-  return join(tmpdir(), `${name}-${process.getuid?.() ?? "user"}`);
-}
 
 /** Where a font embedded in a compiled binary is copied out to (the binary's unpack child copies them there first). */
 export function fontCopyPath(path: string): string {
-  return join(userTmp("vitrin-fonts"), basename(path));
+  return join(userTmpPath("vitrin-fonts"), basename(path));
 }
 
 /** A real file for each font: fontconfig cannot read files embedded in a compiled binary, so those are copied out once. */
 async function materialize(path: string): Promise<string> {
   if (!isEmbeddedPath(path) && existsSync(path)) return path;
+  // Checked before anything in it is trusted or written: under /tmp another user could have made it first.
+  userTmpDir("vitrin-fonts");
   const target = fontCopyPath(path);
-  mkdirSync(dirname(target), { recursive: true });
   const source = Bun.file(path);
   // Compared by size before reading: in a binary, reading a font faults its pages of the executable into this
   // process's RSS for good, ~75 MB for all of them, which a process that finds them already copied need not carry.
@@ -103,7 +99,7 @@ async function materialize(path: string): Promise<string> {
 function isolateFontconfig(): void {
   if (process.env.FONTCONFIG_FILE || process.platform !== "linux") return;
   try {
-    const dir = userTmp("vitrin-fontconfig");
+    const dir = userTmpDir("vitrin-fontconfig");
     mkdirSync(join(dir, "cache"), { recursive: true });
     const file = join(dir, "fonts.conf");
     writeFileSync(

@@ -1,8 +1,12 @@
 // Default folders that must be known before the configuration is loaded (the native loader runs at import time).
-import { homedir, tmpdir } from "node:os";
+import { homedir } from "node:os";
 import { join } from "node:path";
+import { userTmpDir } from "../kernel";
 
-/** A per-user cache folder: $XDG_CACHE_HOME/vitrin/native, ~/.cache/vitrin/native, or one under the temp folder. */
+/**
+ * A per-user cache folder: $XDG_CACHE_HOME/vitrin/native, ~/.cache/vitrin/native, or one under the temp folder, which
+ * is checked to be this user's alone (the native libraries in it are loaded into the process).
+ */
 export function defaultNativeDir(env: Record<string, string | undefined> = process.env): string {
   if (env.XDG_CACHE_HOME) return join(env.XDG_CACHE_HOME, "vitrin", "native");
   let home = "";
@@ -10,5 +14,5 @@ export function defaultNativeDir(env: Record<string, string | undefined> = proce
     home = env.HOME || homedir();
   } catch {}
   if (home && home !== "/") return join(home, ".cache", "vitrin", "native");
-  return join(tmpdir(), `vitrin-${process.getuid?.() ?? "user"}`, "native");
+  return join(userTmpDir("vitrin"), "native");
 }

@@ -1,5 +1,5 @@
 // The kernel: what every part of vitrin may use and what uses nothing of ours — the error catalogue, the clock, ids,
-// the logger, and the metadata rules products and videos share.
+// the logger, the metadata rules products and videos share, and a checked folder of this user's under /tmp.
 export * from "./errors";
 export * from "./clock";
 export * from "./ids";
@@ -7,3 +7,4 @@ export * from "./log";
 export * from "./metadata";
 export * from "./embedded-path";
 export * from "./import-error";
+export * from "./user-tmp";
