@@ -5,3 +5,4 @@ export * from "./log";
 export * from "./metadata";
 export * from "./embedded-path";
 export * from "./import-error";
+export * from "./user-tmp";

@@ -5,4 +5,4 @@ export { printHelp, protectNegatives, unmarkNegatives, type CommandContext, type
 export { contentTypeOf, isPartialFile, isSafeKey, localFilesDir, partialFileName } from "./storage-keys";
 export { boolean, ConfigError, httpUrl, integer, oneOf, optionalText, optionalUrl, type Config } from "../config";
 export type { Logger } from "../kernel";
-export { isEmbeddedPath } from "../kernel";
+export { isEmbeddedPath, userTmpDir, userTmpPath } from "../kernel";
