@@ -107,6 +107,8 @@ export const en = {
   "videoNew.estimate": "Estimated cost: {n} {n|credit|credits}",
   "videoNew.estimating": "Estimating cost…",
   "videoNew.submit": "Create video",
+  "videoNew.short": "{n} {n|credit|credits} short: this video costs {cost} {cost|credit|credits} and your balance is {available}.",
+  "videoNew.topUp": "Top up credits on the Balance page",
   "videoNew.noProducts": "Create a product first: a video is made from a product's cut-out.",
   "videoNew.yes": "Yes",
   "videoNew.fixErrors": "Some fields need a change.",

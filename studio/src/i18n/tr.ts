@@ -109,6 +109,8 @@ export const tr: Record<MessageKey, string> = {
   "videoNew.estimate": "Tahmini maliyet: {n} kredi",
   "videoNew.estimating": "Maliyet hesaplanıyor…",
   "videoNew.submit": "Video oluştur",
+  "videoNew.short": "{n} kredi eksik: bu videonun maliyeti {cost} kredi, bakiyeniz {available} kredi.",
+  "videoNew.topUp": "Bakiye sayfasında kredi yükleyin",
   "videoNew.noProducts": "Önce bir ürün oluşturun: video, ürünün dekupesinden yapılır.",
   "videoNew.yes": "Evet",
   "videoNew.fixErrors": "Bazı alanların düzeltilmesi gerekiyor.",

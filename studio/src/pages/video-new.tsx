@@ -1,5 +1,6 @@
 // Create video: Product, Template (a gallery), the template's own fields, Language, Format and Music; the cost is
-// estimated as the form changes (POST /v1/videos/estimate, debounced) and 422 problems show at their fields.
+// estimated as the form changes (POST /v1/videos/estimate, debounced) and 422 problems show at their fields. While
+// that estimate says the balance is short, `Create video` is held back and says how many credits are missing.
 import { useLocation } from "preact-iso";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { api, asProblem, fieldError, fieldErrors, unplacedErrors, type ApiProblem } from "../api";
@@ -16,7 +17,7 @@ import { loadProducts, productsSeen } from "./products";
 import { TemplateGallery } from "./video-gallery";
 import { buildPrompt, PromptFields, type Schema, type Values } from "./video-fields";
 import { choicesSeen, loadMusic, loadTemplates } from "./videos-data";
-import { Estimate, useEstimate, type VideoRequest } from "./video-estimate";
+import { CreditsShort, creditsShort, Estimate, useEstimate, type VideoRequest } from "./video-estimate";
 import { FramePreview } from "./video-preview";
 
 /** The formats every template composes; the API's default is the first. */
@@ -121,11 +122,13 @@ export function VideoNewPage() {
   const problemRef = useFocusOnMessage<HTMLDivElement>(problem && !problem.details?.length ? problem : null);
   // A 422 from the last submit, else from the live estimate: both point at the same fields.
   const errors = fieldErrors(problem ?? estimate.problem);
+  // The server would refuse it (insufficient_credits): the button waits for credits instead of inviting a refusal.
+  const short = creditsShort(estimate) !== null;
   const { state, set } = form;
 
   const submit = async (e: Event) => {
     e.preventDefault();
-    if (!form.request) return;
+    if (!form.request || short) return;
     setBusy(true);
     setProblem(null);
     try {
@@ -192,10 +195,11 @@ export function VideoNewPage() {
         </div>
         <FramePreview request={form.request} />
         <Estimate state={estimate} />
-        <div>
-          <Button type="submit" variant="primary" busy={busy} disabled={!form.request}>
+        <div class="row">
+          <Button type="submit" variant="primary" busy={busy} disabled={!form.request || short} aria-describedby={short ? "credits-short" : undefined}>
             {t("videoNew.submit")}
           </Button>
+          <CreditsShort id="credits-short" state={estimate} />
         </div>
       </form>
     </Page>
