@@ -113,7 +113,8 @@ async function serve({ config, values, command }: Invocation): Promise<number> {
   checkNativeDir();
   const taken = portTaken(config.port, config.host);
   if (taken) return (console.error(portInUseMessage(config.port, taken)), 1);
-  const service = await createService(config, { worker: worker || !values["no-worker"] });
+  const apiOnly = !worker && Boolean(values["no-worker"]);
+  const service = await createService(config, { worker: !apiOnly, apiOnly });
   try {
     if (worker) service.listenWorker();
     else service.listen();

@@ -62,6 +62,8 @@ export type ServiceOptions = {
   resolve?: (host: string) => Promise<string[]>;
   /** Run the job engine in this process (default true). */
   worker?: boolean;
+  /** An API-only instance (`serve --no-worker`) never runs a job: plugins need not prepare for jobs (runsJobs). */
+  apiOnly?: boolean;
   /** Render videos smaller than their templates' size (tests); the code path is the production one. */
   renderScale?: number;
   /** Where the Studio's files come from (default: the binary's, or a build of studio/ when run from source). */
@@ -90,7 +92,7 @@ async function loadExtensions(config: Config, opts: ServiceOptions, logger: Logg
     templates = await loadTemplates({ builtin: BUILTIN_TEMPLATES, dirs: config.templateDirs });
     const registry = opts.registry ?? builtinPlugins();
     if (config.pluginDirs.length) await loadPluginFolders(config.pluginDirs, registry, logger);
-    plugins = await registry.start({ config, logger, env: opts.env ?? process.env, templates });
+    plugins = await registry.start({ config, logger, env: opts.env ?? process.env, templates, runsJobs: !opts.apiOnly });
   } catch (e) {
     db.close();
     throw e;

@@ -1,7 +1,7 @@
 // Instance roles over real processes and sockets: an API-only `serve --no-worker` and a jobs-only `worker` sharing
 // one database; the API enqueues, the worker does the work, and each answers only what its role serves.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { rmSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { childEnv, createPostgresDatabase, freePort, onPostgres, productPhoto, startImageHost, tempDir, type ImageHost } from "./helpers";
@@ -15,12 +15,13 @@ const procs: Subprocess[] = [];
 /** In the PostgreSQL run both instances share a fresh database; otherwise one SQLite file. */
 let database: { url: string; drop(): Promise<void> } | null = null;
 
-function start(args: string[], port: number): string {
+function start(args: string[], port: number, extra: Record<string, string> = {}): string {
   const proc = Bun.spawn([process.execPath, "run", MAIN, ...args], {
     env: childEnv(dir, port, {
       VITRIN_ADMIN_TOKEN: ADMIN,
       VITRIN_POLL_MS: "50",
       ...(database ? { VITRIN_DATABASE_URL: database.url } : {}),
+      ...extra,
     }),
     stdout: "ignore",
     stderr: "inherit",
@@ -86,6 +87,18 @@ describe("instance roles", () => {
       status = ((await (await fetch(`${api}/v1/products/${product.id}`, { headers: auth })).json()) as { dekupe: { status: string } }).dekupe.status;
     }
     expect(status).toBe("ready");
+  }, 30_000);
+
+  test("an API-only instance with the ISNet plugin neither assembles its model nor counts it against readiness", async () => {
+    const modelDir = join(dir, "api-only-models");
+    const base = start(["serve", "--no-worker"], freePort(), { VITRIN_BACKGROUND_REMOVAL: "isnet", VITRIN_MODEL_DIR: modelDir, VITRIN_DATA_DIR: join(dir, "api-only") });
+    await ready(base);
+    const { checks } = (await (await fetch(`${base}/readyz`)).json()) as { checks: Record<string, { ok: boolean; detail?: string }> };
+    expect(checks["background-removal-isnet"]).toEqual({ ok: true, detail: "not used here: this instance runs no jobs (cut-outs run on the workers)" });
+    expect(existsSync(modelDir)).toBe(false);
+    const proc = procs.pop()!;
+    proc.kill("SIGTERM");
+    expect(await proc.exited).toBe(0);
   }, 30_000);
 
   test("both exit 0 on SIGTERM", async () => {

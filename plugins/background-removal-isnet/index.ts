@@ -24,6 +24,8 @@ export type IsnetOptions = {
   /** Unload the model after this long without work; 0 unloads after every cut-out. */
   idleMs: number;
   logger?: Logger;
+  /** False on an instance that runs no jobs: the model is neither assembled nor checked, since it is never used there. */
+  runsJobs?: boolean;
 };
 
 export type IsnetRemoval = BackgroundRemovalPlugin & {
@@ -42,6 +44,10 @@ export function createIsnetRemoval(options: IsnetOptions): IsnetRemoval {
     slot: "background-removal",
     name: "isnet",
     async init() {
+      if (options.runsJobs === false) {
+        session.logger.info("background-removal model not assembled: this instance runs no jobs", { modelDir });
+        return;
+      }
       // A missing or broken model must not stop the service: ready() reports it and each cut-out fails with the reason.
       try {
         const result = await installModel(modelDir, session.logger);
@@ -50,7 +56,7 @@ export function createIsnetRemoval(options: IsnetOptions): IsnetRemoval {
         session.logger.error("background-removal model unavailable", { modelDir, err: e });
       }
     },
-    ready: () => readiness(session),
+    ready: async () => (options.runsJobs === false ? { ok: true, detail: "not used here: this instance runs no jobs (cut-outs run on the workers)" } : readiness(session)),
     async remove(request: CutoutRequest): Promise<Cutout> {
       request.signal?.throwIfAborted();
       clearIdle(session);
@@ -158,5 +164,5 @@ export default definePlugin({
   description: "ISNet segmentation model (offline, ONNX Runtime on CPU): transparent cut-out trimmed to the product.",
   settings: isnetSettings,
   commands: [modelsInstall],
-  create: ({ settings, logger }) => createIsnetRemoval({ ...settings, logger }),
+  create: ({ settings, logger, runsJobs }) => createIsnetRemoval({ ...settings, logger, runsJobs }),
 });

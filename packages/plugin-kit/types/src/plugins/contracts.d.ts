@@ -20,6 +20,11 @@ export type PluginContext<T = Record<string, unknown>> = {
     env: Record<string, string | undefined>;
     /** Every template the service offers (built-in and from VITRIN_TEMPLATE_DIRS), for renderers. */
     templates: TemplateRegistry;
+    /**
+     * Whether this instance runs jobs: false for an API-only one (`serve --no-worker`), which never cuts out or renders a
+     * video, so a plugin whose work happens only in jobs (background removal) need not prepare for it. Absent means true.
+     */
+    runsJobs?: boolean;
 };
 export type Lifecycle = {
     /** Called once before the service takes traffic; throw to refuse to start (with a message naming the setting). */
