@@ -110,14 +110,13 @@ async function withAccounts<T>(config: Config, fn: (accounts: ReturnType<typeof 
 
 async function serve({ config, values, command }: Invocation): Promise<number> {
   const worker = command === "worker";
+  const apiOnly = !worker && Boolean(values["no-worker"]);
   checkNativeDir();
   const taken = portTaken(config.port, config.host);
   if (taken) return (console.error(portInUseMessage(config.port, taken)), 1);
-  const apiOnly = !worker && Boolean(values["no-worker"]);
   const service = await createService(config, { worker: !apiOnly, apiOnly });
   try {
-    if (worker) service.listenWorker();
-    else service.listen();
+    (worker ? service.listenWorker : service.listen)();
     // In a binary, the fonts a render needs are copied out by a child, so this process never reads them (src/native).
     copyOutInChild(copiedOutFiles());
   } catch (e) {
