@@ -1,6 +1,7 @@
 // The job store on both drivers (SQLite, and PostgreSQL where reachable): claims across engines, leases and
 // fencing, heartbeats, backoff, dead jobs and redrive.
 import { afterEach, describe, expect, test } from "bun:test";
+import { hostname } from "node:os";
 import { PermanentFailure } from "../src/jobs";
 import { SECOND, setup, gate, enqueue, drivers, closeStores } from "./support/job-stores";
 
@@ -79,6 +80,30 @@ describe.each(drivers)("job store on %s", (driver) => {
     const job = await b.getJob(id);
     expect(job).toMatchObject({ status: "succeeded", attempts: 2 });
     expect(ran).toEqual(["a", "b"]);
+  });
+
+  test("the jobs of a stopped process of this host are taken back at once; a live one's and another host's wait out their leases", async () => {
+    const { db, clock, engine, openHandle } = await setup(driver);
+    // A process that runs (this one), one on another host, and one of this host that has exited (its pid is free),
+    // which claims last: every engine's first round maintains.
+    const exited = Bun.spawn(["true"]);
+    await exited.exited;
+    const owners = [`${hostname()}:${process.pid}:live0000`, `elsewhere:${exited.pid}:far00000`, `${hostname()}:${exited.pid}:dead0000`];
+    const ids: string[] = [];
+    for (const owner of owners) {
+      const crashed = engine({ db: await openHandle(), owner });
+      crashed.register(owner, () => new Promise<void>(() => {}), { leaseMs: 60 * SECOND });
+      ids.push((await enqueue(crashed, db, owner)).id);
+      expect(await crashed.tick()).toBe(1);
+    }
+    // The restarted instance, before any lease has run out.
+    clock.advance(SECOND);
+    const restarted = engine({ db: await openHandle() });
+    expect(await restarted.maintain()).toMatchObject({ requeued: 1 });
+    const [live, far, dead] = await Promise.all(ids.map((id) => restarted.getJob(id)));
+    expect(dead).toMatchObject({ status: "queued", leaseOwner: null });
+    expect(dead?.lastError).toContain(`lease expired: worker ${owners[2]}`);
+    expect([live?.status, live?.leaseOwner, far?.status, far?.leaseOwner]).toEqual(["running", owners[0], "running", owners[1]]);
   });
 
   test("heartbeats keep a long job's lease through maintenance", async () => {

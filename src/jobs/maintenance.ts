@@ -37,6 +37,37 @@ export function reportRescued(s: EngineState, rescued: RescuedJob[]): void {
   }
 }
 
+/**
+ * Whether a lease owner is a process of this host that no longer runs: owners are `host:pid:id` (state.ts), and a
+ * pid that this host does not know is gone. Anything else (another host, a live or unknown pid, an owner named
+ * otherwise) is left to its lease. A pid reused by another process only makes the wait the lease's, as before.
+ */
+export function deadLocalOwner(owner: string, host: string): boolean {
+  const [ownerHost, pidText, id] = owner.split(":");
+  const pid = Number(pidText);
+  if (ownerHost !== host || !id || !Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (e) {
+    // EPERM: the process exists, it is only someone else's.
+    return (e as { code?: string }).code === "ESRCH";
+  }
+}
+
+/**
+ * The maintenance rescue: leases held by dead processes of this host end at once (a restarted single instance takes
+ * its own jobs back without waiting out their leases), then every expired lease is rescued.
+ */
+export async function rescue(s: EngineState, tx: Orm, now: number): Promise<RescuedJob[]> {
+  const dead = (await s.store.runningOwners(tx)).filter((owner) => deadLocalOwner(owner, s.host));
+  if (dead.length > 0) {
+    const ended = await s.store.endLeasesOf(tx, dead, now);
+    if (ended > 0) s.logger.warn("leases of stopped processes on this host ended early", { owners: dead, jobs: ended });
+  }
+  return s.store.rescueExpired(tx, now);
+}
+
 export async function prune(s: EngineState, now: number): Promise<number> {
   let total = 0;
   const plan: ["succeeded" | "dead", number][] = [
@@ -65,7 +96,7 @@ export function maintain(s: EngineState): Promise<MaintenanceResult> {
   return serial(s, async () => {
     const now = s.clock.now();
     const rescued = await write(s, async (tx) => {
-      const found = await s.store.rescueExpired(tx, now);
+      const found = await rescue(s, tx, now);
       await settleDeadJobs(s, tx, rescuedDeaths(found));
       return found;
     });

@@ -4,7 +4,7 @@
 import type { Orm } from "../db";
 import { describeError, dispatch, loseLease, reportOutcome, timeOut } from "./attempt";
 import { settleHandBacks, type Death } from "./dead";
-import { observeDeaths, prune, reportRescued, rescuedDeaths, settleDeadJobs } from "./maintenance";
+import { observeDeaths, prune, reportRescued, rescue, rescuedDeaths, settleDeadJobs } from "./maintenance";
 import { deathsOf, handBacksOf, settlementsOf, type WriteError } from "./round-writes";
 import { write, type EngineState, type Inflight, type Pending } from "./state";
 import type { ClaimRequest, JobRecord, LeaseRenewal, RescuedJob, Settlement } from "./store";
@@ -93,7 +93,7 @@ function planRound(s: EngineState, claim: boolean): RoundPlan | null {
 async function writeRound(s: EngineState, tx: Orm, plan: RoundPlan): Promise<RoundWritten> {
   // Read the clock once the write lock is ours, so leases start when the claim actually commits.
   const now = s.clock.now();
-  const rescued = plan.maintain ? await s.store.rescueExpired(tx, now) : [];
+  const rescued = plan.maintain ? await rescue(s, tx, now) : [];
   const { settlements, writeErrors } = await settlementsOf(s, tx, plan.batch);
   const held = settlements.length ? await s.store.settle(tx, s.owner, now, settlements) : [];
   const deaths = [...rescuedDeaths(rescued), ...deathsOf(plan.batch, settlements, held)];

@@ -54,8 +54,10 @@ export type Inflight = {
 export type Pending = { settlement: Settlement | null; writes: DeferredWrite[]; entry: Inflight | null };
 
 export type EngineState = {
-  /** Lease owner name; unique per engine. */
+  /** Lease owner name; unique per engine: `host:pid:id` unless given. */
   readonly owner: string;
+  /** This host's name, which owners start with: a dead process of this host gives its leases up early (maintenance.ts). */
+  readonly host: string;
   readonly db: Db;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -104,6 +106,7 @@ export function newEngineState(opts: JobEngineOptions): EngineState {
   const logger = opts.logger.child({ component: "jobs" });
   return {
     owner: opts.owner ?? `${hostname()}:${process.pid}:${crypto.randomUUID().slice(0, 8)}`,
+    host: hostname(),
     db: opts.db,
     clock: opts.clock,
     logger,

@@ -119,6 +119,10 @@ export interface JobStore {
   savepoint<T>(tx: Executor, fn: () => Promise<T> | T): Promise<T>;
   /** Running jobs whose lease ran out (their worker died): back to queued, or dead when attempts are used up. */
   rescueExpired(tx: Executor, now: number): Promise<RescuedJob[]>;
+  /** The lease owners of running jobs. */
+  runningOwners(tx: Executor): Promise<string[]>;
+  /** Ends the leases of `owners`' running jobs now (known dead), so the next rescueExpired takes their jobs back. */
+  endLeasesOf(tx: Executor, owners: string[], now: number): Promise<number>;
   /** Deletes up to `limit` jobs in `status` finished before `finishedBefore`; returns how many. */
   prune(tx: Executor, status: "succeeded" | "dead", finishedBefore: number, limit: number): Promise<number>;
   /** Dead → queued with attempts reset; false when the job is not dead. */

@@ -151,6 +151,11 @@ const RESCUE = `UPDATE jobs SET
   WHERE status = 'running' AND lease_expires_at < $1::bigint
   RETURNING id, kind, status, attempts, last_error, payload`;
 
+const RUNNING_OWNERS = `SELECT DISTINCT lease_owner AS owner FROM jobs WHERE status = 'running' AND lease_owner IS NOT NULL`;
+
+const END_LEASES = `UPDATE jobs SET lease_expires_at = $2::bigint - 1
+  WHERE status = 'running' AND lease_owner = ANY($1::text[]) AND lease_expires_at >= $2::bigint RETURNING id`;
+
 const PRUNE = `DELETE FROM jobs WHERE id IN (
     SELECT id FROM jobs WHERE finished_at < $1::bigint AND status = $2 LIMIT $3 FOR UPDATE SKIP LOCKED
   ) RETURNING id`;
@@ -251,6 +256,14 @@ export class PostgresJobStore implements JobStore {
   private async maintenanceTurn(tx: Executor): Promise<boolean> {
     const [row] = await run<{ mine: boolean }>(tx, MAINTENANCE_TURN);
     return row?.mine === true;
+  }
+
+  async runningOwners(tx: Executor): Promise<string[]> {
+    return (await run<{ owner: string }>(tx, RUNNING_OWNERS)).map((r) => r.owner);
+  }
+
+  async endLeasesOf(tx: Executor, owners: string[], now: number): Promise<number> {
+    return (await run<{ id: string }>(tx, END_LEASES, [owners, now])).length;
   }
 
   async rescueExpired(tx: Executor, now: number): Promise<RescuedJob[]> {

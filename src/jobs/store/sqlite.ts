@@ -149,6 +149,11 @@ const RESCUE = `UPDATE jobs SET
   WHERE status = 'running' AND lease_expires_at < ?1
   RETURNING id, kind, status, attempts, last_error AS lastError, payload`;
 
+const RUNNING_OWNERS = `SELECT DISTINCT lease_owner AS owner FROM jobs WHERE status = 'running' AND lease_owner IS NOT NULL`;
+
+const END_LEASES = `UPDATE jobs SET lease_expires_at = ?2 - 1
+  WHERE status = 'running' AND lease_owner IN (SELECT value FROM json_each(?1)) AND lease_expires_at >= ?2 RETURNING id`;
+
 const PRUNE = `DELETE FROM jobs WHERE id IN (
     SELECT id FROM jobs WHERE finished_at < ?1 AND status = ?2 LIMIT ?3
   ) RETURNING id`;
@@ -239,6 +244,14 @@ export class SqliteJobStore implements JobStore {
 
   async rescueExpired(tx: Executor, now: number): Promise<RescuedJob[]> {
     return all<RescuedJob>(tx, { text: RESCUE, params: [now] });
+  }
+
+  async runningOwners(tx: Executor): Promise<string[]> {
+    return all<{ owner: string }>(tx, { text: RUNNING_OWNERS, params: [] }).map((r) => r.owner);
+  }
+
+  async endLeasesOf(tx: Executor, owners: string[], now: number): Promise<number> {
+    return all<{ id: string }>(tx, { text: END_LEASES, params: [JSON.stringify(owners), now] }).length;
   }
 
   async prune(tx: Executor, status: "succeeded" | "dead", finishedBefore: number, limit: number): Promise<number> {
