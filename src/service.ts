@@ -2,9 +2,8 @@
 // templates and plugins, build the domain, build the HTTP app) and knows how to serve and shut down gracefully.
 import type { Server } from "bun";
 import type { Config } from "./config";
-import { createLogger, errors, type Logger } from "./kernel";
-import { openDatabase, type Db } from "./db";
-import { systemClock, type Clock } from "./kernel";
+import { createLogger, errors, systemClock, type Clock, type Logger } from "./kernel";
+import type { Db } from "./db";
 import { createAccounts, createStudioSessions } from "./accounts";
 import { createDekupe, createProducts, DEKUPE_JOB, type Dekupe, type DekupeJobPayload } from "./products";
 import {
@@ -45,11 +44,9 @@ import { createBilling } from "./billing";
 import { createVideos } from "./videos";
 import { createBrand } from "./brand";
 import { createMusic } from "./music";
-import { loadTemplates, type TemplateRegistry } from "./templates";
-import { BUILTIN_TEMPLATES } from "../templates";
-import type { PluginRegistry } from "./plugins";
-import { loadPluginFolders } from "./plugins/load";
-import { builtinPlugins } from "../plugins";
+import type { PluginRegistry, Plugins } from "./plugins";
+import { openFoundation } from "./foundation";
+import type { TemplateRegistry } from "./templates";
 import { createStudioAssets, defaultStudioFiles, studioRoutes, type StudioFile } from "./studio";
 
 export type ServiceOptions = {
@@ -70,36 +67,6 @@ export type ServiceOptions = {
   studioFiles?: () => Promise<StudioFile[]>;
 };
 
-/** Opens the database and brings its schema up to date; a database that cannot migrate is closed again. */
-async function openStore(config: Config, logger: Logger): Promise<Db> {
-  const db: Db = openDatabase(config.databaseUrl, { poolSize: config.databasePool, busyTimeoutMs: config.databaseBusyTimeoutMs });
-  try {
-    // An upgrade's migrations run here, at start: the log says which, so an operator can tell when the schema moved.
-    const { applied } = await db.migrate();
-    if (applied.length) logger.info("migrated the database", { applied });
-  } catch (e) {
-    db.close();
-    throw e;
-  }
-  return db;
-}
-
-/** Loads the templates and starts the plugins (built-in and folder ones); the database is closed if either fails. */
-async function loadExtensions(config: Config, opts: ServiceOptions, logger: Logger, db: Db) {
-  let plugins;
-  let templates: TemplateRegistry;
-  try {
-    templates = await loadTemplates({ builtin: BUILTIN_TEMPLATES, dirs: config.templateDirs });
-    const registry = opts.registry ?? builtinPlugins();
-    if (config.pluginDirs.length) await loadPluginFolders(config.pluginDirs, registry, logger);
-    plugins = await registry.start({ config, logger, env: opts.env ?? process.env, templates, runsJobs: !opts.apiOnly });
-  } catch (e) {
-    db.close();
-    throw e;
-  }
-  return { plugins, templates };
-}
-
 /** What every later step builds on: the instance's settings, clock, logger, database, plugins and templates. */
 type Foundation = {
   config: Config;
@@ -107,7 +74,7 @@ type Foundation = {
   clock: Clock;
   logger: Logger;
   db: Db;
-  plugins: Awaited<ReturnType<typeof loadExtensions>>["plugins"];
+  plugins: Plugins;
   templates: TemplateRegistry;
   idle: IdleReclaim;
   metrics: Metrics;
@@ -341,8 +308,7 @@ const BUN_BODY_BACKSTOP = 2 ** 40;
 export async function createService(config: Config, opts: ServiceOptions = {}) {
   const clock = opts.clock ?? systemClock;
   const logger = opts.logger ?? createLogger(config.logLevel);
-  const db = await openStore(config, logger);
-  const { plugins, templates } = await loadExtensions(config, opts, logger, db);
+  const { db, plugins, templates } = await openFoundation(config, opts, logger);
   if (db.dialect === "postgres" && config.storage === "local") {
     // PostgreSQL is how instances share one service; files on one instance's disk are not shared with the others.
     logger.warn("VITRIN_STORAGE=local with PostgreSQL: each instance keeps files on its own disk, so instances cannot read each other's images and videos; use VITRIN_STORAGE=s3 (or one shared folder) when running more than one");

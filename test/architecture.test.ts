@@ -34,6 +34,8 @@ export const LAYERS: string[][] = [
   ["src/accounts", "src/products", "src/billing", "src/webhooks", "src/videos", "src/backup", "src/brand", "src/music"],
   // src/studio serves the Studio's built files; it shares the HTTP floor (neither needs the other).
   ["src/http", "src/studio"],
+  // The composition root: foundation.ts opens the templates, plugins and database; service.ts wires the rest.
+  ["src/foundation.ts"],
   ["src/service.ts"],
   ["src/main.ts"],
 ];
@@ -245,12 +247,12 @@ describe("the floor plan", () => {
       for (const t of targets) {
         if (!t.startsWith("src/")) {
           // Only the composition root names the built-in lists; nothing else in src/ knows which plugins exist.
-          const root = (file === "src/service.ts" || file === "src/main.ts") && (t === "plugins/index.ts" || t === "templates/index.ts");
+          const root = ["src/foundation.ts", "src/service.ts", "src/main.ts"].includes(file) && (t === "plugins/index.ts" || t === "templates/index.ts");
           // Run from source, the server builds the Studio's files itself (the binary carries them instead): only
           // src/studio/from-source.ts reaches studio/build.ts, and scripts/build.ts swaps that module out of the binary.
           const studio = file === "src/studio/from-source.ts" && t === "studio/build.ts";
           if (studio) continue;
-          if (!root) against.push(`${file} -> ${t} (only src/service.ts and src/main.ts take in plugins/index.ts and templates/index.ts)`);
+          if (!root) against.push(`${file} -> ${t} (only src/foundation.ts, src/service.ts and src/main.ts take in plugins/index.ts and templates/index.ts)`);
           continue;
         }
         if (layerOf(t) > layerOf(file)) against.push(`${file} -> ${t}`);

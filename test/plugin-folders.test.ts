@@ -1,6 +1,6 @@
 // Plugins loaded from folders at start: the example sandbox payment plugin end to end, and clear errors for bad plugins.
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError, loadConfig } from "../src/config";
 import { run } from "../src/main";
@@ -85,6 +85,43 @@ describe("the example sandbox payment plugin, loaded from a folder", () => {
 
   test("without its secret the plugin refuses to start, naming the setting", async () => {
     await expect(startService({ VITRIN_PLUGIN_DIRS: EXAMPLES, VITRIN_PAYMENT: "sandbox" })).rejects.toThrow(/VITRIN_PLUGIN_SANDBOX_SECRET/);
+  });
+});
+
+describe("plugins that cannot start", () => {
+  /** The error a start with `file` as a storage plugin folder stops with. */
+  const startWith = (text: string, env: Record<string, string> = {}) =>
+    startService({ VITRIN_PLUGIN_DIRS: folder({ "s.ts": text }), VITRIN_STORAGE: "odd", ...env }).then(
+      () => null,
+      (e: unknown) => e as Error,
+    );
+
+  test("a plain Error thrown by create() or init() is one configuration line naming the plugin and the step", async () => {
+    const created = await startWith(`export default { slot: "storage", name: "odd", create() { throw new Error("bucket unreachable"); } };`);
+    expect(created).toBeInstanceOf(ConfigError);
+    expect(created?.message).toBe("plugin storage-odd could not start (create threw): bucket unreachable");
+    const inited = await startWith(
+      `export default { slot: "storage", name: "odd", create: () => ({ put() {}, get() {}, delete() {}, url: () => "", async init() { throw new TypeError("no disk"); } }) };`,
+    );
+    expect(inited?.message).toBe("plugin storage-odd could not start (init threw): no disk");
+  });
+
+  test("an implementation without a method its slot requires stops the start, naming the methods", async () => {
+    const e = await startWith(`export default { slot: "storage", name: "odd", create: () => ({ put() {}, delete() {} }) };`);
+    expect(e).toBeInstanceOf(ConfigError);
+    expect(e?.message).toBe("plugin storage-odd: create() returned no get, url methods, which every storage plugin must have");
+  });
+
+  test("a plugin or template folder that cannot be read is one configuration line naming the setting; no database is made", async () => {
+    const data = tempDir("vitrin-no-db-");
+    dirs.push(data);
+    const plugins = await startService({ VITRIN_PLUGIN_DIRS: "/nonexistent/vitrin-plugins", VITRIN_DATA_DIR: data }).catch((e: Error) => e);
+    expect(plugins).toBeInstanceOf(ConfigError);
+    expect((plugins as Error).message).toStartWith("VITRIN_PLUGIN_DIRS: cannot read the plugins folder /nonexistent/vitrin-plugins");
+    const templates = await startService({ VITRIN_TEMPLATE_DIRS: "/nonexistent/vitrin-templates", VITRIN_DATA_DIR: data }).catch((e: Error) => e);
+    expect(templates).toBeInstanceOf(ConfigError);
+    expect((templates as Error).message).toStartWith("VITRIN_TEMPLATE_DIRS: cannot read the templates folder /nonexistent/vitrin-templates");
+    expect(existsSync(join(data, "vitrin.db"))).toBe(false);
   });
 });
 

@@ -267,6 +267,14 @@ export type SlotMap = {
 };
 export type Slot = keyof SlotMap;
 
+/** The methods each slot's implementation must have (the optional ones are left out): checked when a plugin starts. */
+export const REQUIRED_METHODS: { readonly [S in Slot]: readonly (keyof SlotMap[S] & string)[] } = {
+  storage: ["put", "get", "delete", "url"],
+  "background-removal": ["remove"],
+  renderer: ["render"],
+  payment: ["createPayment"],
+};
+
 // Settings `any` by default: the registry holds definitions whatever their settings are.
 export type PluginDefinition<S extends Slot = Slot, T = any> = {
   slot: S;

@@ -4,7 +4,7 @@
 import { checkSettingNames, ConfigError, settingNames, type Config } from "../config";
 import type { Logger } from "../kernel";
 import type { PluginCommand } from "./commands";
-import type { Lifecycle, PluginContext, PluginDefinition, ReadyReport, Slot, SlotMap } from "./contracts";
+import { REQUIRED_METHODS, type Lifecycle, type PluginContext, type PluginDefinition, type ReadyReport, type Slot, type SlotMap } from "./contracts";
 import { folderSettingPrefix, readPluginSettings, type PluginSetting } from "./settings";
 
 type Started = { slot: Slot; name: string; instance: Lifecycle };
@@ -103,10 +103,8 @@ export class PluginRegistry {
       } catch (e) {
         throw new ConfigError(`${setting}: ${(e as Error).message}`);
       }
-      const instance = await def.create({ ...ctx, settings: settings.get(idOf(def)), logger: ctx.logger.child({ plugin: `${slot}-${name}` }) });
-      await instance.init?.();
-      started.push({ slot, name, instance });
-      return instance;
+      const own = settings.get(idOf(def)) as Record<string, unknown>;
+      return startOne(def, { ...ctx, settings: own, logger: ctx.logger.child({ plugin: `${slot}-${name}` }) }, started);
     };
     try {
       const storage = await boot("storage", ctx.config.storage, "VITRIN_STORAGE");
@@ -119,6 +117,37 @@ export class PluginRegistry {
       throw e;
     }
   }
+}
+
+/**
+ * Creates and initialises one plugin. What it cannot do is one line at start naming the plugin (exit 2): a ConfigError
+ * of its own as it is, any other error with the plugin's id before its message (the stack goes to the debug log), and
+ * an implementation without a method its slot requires.
+ */
+async function startOne<S extends Slot>(def: PluginDefinition<S>, ctx: PluginContext, started: Started[]): Promise<SlotMap[S]> {
+  const id = idOf(def);
+  const refused = (e: unknown, step: string) => {
+    if (e instanceof ConfigError) return e;
+    ctx.logger.debug("plugin failed to start", { plugin: id, step, err: e });
+    return new ConfigError(`plugin ${id} could not start (${step} threw): ${e instanceof Error ? e.message : String(e)}`);
+  };
+  let instance: SlotMap[S];
+  try {
+    instance = await def.create(ctx);
+  } catch (e) {
+    throw refused(e, "create");
+  }
+  const missing = REQUIRED_METHODS[def.slot].filter((m) => typeof (instance as Record<string, unknown> | null)?.[m] !== "function");
+  if (missing.length > 0) {
+    throw new ConfigError(`plugin ${id}: create() returned no ${missing.join(", ")} method${missing.length > 1 ? "s" : ""}, which every ${def.slot} plugin must have`);
+  }
+  try {
+    await instance.init?.();
+  } catch (e) {
+    throw refused(e, "init");
+  }
+  started.push({ slot: def.slot, name: def.name, instance });
+  return instance;
 }
 
 /** Closes the started plugins in reverse order; a plugin that fails to close is logged and the rest still close. */

@@ -260,6 +260,10 @@ export type SlotMap = {
     payment: PaymentPlugin;
 };
 export type Slot = keyof SlotMap;
+/** The methods each slot's implementation must have (the optional ones are left out): checked when a plugin starts. */
+export declare const REQUIRED_METHODS: {
+    readonly [S in Slot]: readonly (keyof SlotMap[S] & string)[];
+};
 export type PluginDefinition<S extends Slot = Slot, T = any> = {
     slot: S;
     name: string;

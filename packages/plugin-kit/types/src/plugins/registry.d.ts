@@ -1,6 +1,6 @@
 import { type Config } from "../config";
 import type { PluginCommand } from "./commands";
-import type { Lifecycle, PluginContext, PluginDefinition, ReadyReport, Slot, SlotMap } from "./contracts";
+import { type Lifecycle, type PluginContext, type PluginDefinition, type ReadyReport, type Slot, type SlotMap } from "./contracts";
 import { type PluginSetting } from "./settings";
 type Started = {
     slot: Slot;
