@@ -2,7 +2,7 @@
 // failures (a busy port, a missing or malformed Stripe key, S3 without its bucket, a slot set to an unknown plugin) as
 // one clear line on stderr instead of a stack trace, exit 2 for those and for an unknown option; --json in snake_case.
 import { describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import packageJson from "../package.json";
 import { childEnv, freePort, tempDir } from "./helpers";
@@ -135,6 +135,18 @@ describe("start-up failures", () => {
       expectOneLine(r.err);
     });
   }
+
+  test("a data dir that cannot be made (a file in its way) is one configuration line naming VITRIN_DATA_DIR, for serve and for commands", () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, "data"), "a file, not a folder");
+    for (const args of [["serve"], ["accounts", "list"]]) {
+      const r = cli(args, { VITRIN_DATA_DIR: join(dir, "data", "vitrin") }, dir);
+      expect([args.join(" "), r.code]).toEqual([args.join(" "), 2]);
+      expect(r.err).toStartWith("configuration error: VITRIN_DATA_DIR: ");
+      expect(r.err).toContain("set VITRIN_DATA_DIR");
+      expectOneLine(r.err);
+    }
+  });
 
   test("an unknown option is a usage error, exit 2", () => {
     const r = cli(["accounts", "create", "--nope"]);

@@ -1,7 +1,7 @@
 // Storage on local disk under the data dir, served by vitrin itself under {cdn_url} with range and cache support.
 import { mkdir, rename, rm, stat } from "node:fs/promises";
 import { dirname, resolve, sep } from "node:path";
-import { contentTypeOf, definePlugin, isSafeKey, localFilesDir, partialFileName, type StoragePlugin } from "../../src/plugins";
+import { ConfigError, contentTypeOf, definePlugin, isSafeKey, localFilesDir, partialFileName, type StoragePlugin } from "../../src/plugins";
 
 export function createLocalStorage(root: string, baseUrl: string): StoragePlugin {
   const base = resolve(root);
@@ -17,7 +17,11 @@ export function createLocalStorage(root: string, baseUrl: string): StoragePlugin
     slot: "storage",
     name: "local",
     async init() {
-      await mkdir(base, { recursive: true });
+      try {
+        await mkdir(base, { recursive: true });
+      } catch (e) {
+        throw new ConfigError(`VITRIN_DATA_DIR: the files folder ${base} cannot be made (${(e as Error).message}); set VITRIN_DATA_DIR to a folder this user can write`);
+      }
     },
     async ready() {
       try {

@@ -4,6 +4,7 @@
 import { Database } from "bun:sqlite";
 import { closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
+import { ConfigError } from "../config";
 
 /** How long a write waits for another process's write lock by default (VITRIN_DATABASE_BUSY_TIMEOUT_MS). */
 export const DEFAULT_BUSY_TIMEOUT_MS = 1000;
@@ -18,13 +19,21 @@ const MAX_POLL_MS = 25;
  * beginImmediate.
  */
 export function openSqlite(path: string, busyTimeoutMs: number): Database {
-  if (path !== ":memory:") {
-    // The database holds token hashes and webhook signing secrets: a new one (and the folder made for it) is the
-    // service user's alone, as backups are. SQLite gives the -wal and -shm files the database file's mode.
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    if (!existsSync(path)) closeSync(openSync(path, "a", 0o600));
+  let client: Database;
+  try {
+    if (path !== ":memory:") {
+      // The database holds token hashes and webhook signing secrets: a new one (and the folder made for it) is the
+      // service user's alone, as backups are. SQLite gives the -wal and -shm files the database file's mode.
+      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      if (!existsSync(path)) closeSync(openSync(path, "a", 0o600));
+    }
+    client = new Database(path, { create: true, strict: true });
+  } catch (e) {
+    // The commonest start-up mistake (a data dir this user cannot write, or a file in its place): one line, exit 2.
+    throw new ConfigError(
+      `VITRIN_DATA_DIR: the database ${path} cannot be opened (${(e as Error).message}); set VITRIN_DATA_DIR (or VITRIN_DATABASE_URL) to a folder this user can write`,
+    );
   }
-  const client = new Database(path, { create: true, strict: true });
   client.exec(`PRAGMA busy_timeout = ${Math.trunc(busyTimeoutMs)}`);
   client.exec("PRAGMA journal_mode = WAL");
   client.exec("PRAGMA foreign_keys = ON");
