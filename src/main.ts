@@ -3,7 +3,7 @@
 import { parseArgs } from "node:util";
 import { ConfigError, loadConfig, type Config } from "./config";
 import { createLogger, isApiError, iso, systemClock } from "./kernel";
-import { openDatabase, type Db } from "./db";
+import { openDatabase, requireExistingDatabase, type Db } from "./db";
 import { accountJson, createAccounts, createStudioSessions, loginLinkJson, tokenJson } from "./accounts";
 import { checkNativeDir, copyOut, copyOutInChild, UNPACK_COMMAND, unpackAll } from "./native";
 import { createService } from "./service";
@@ -21,7 +21,7 @@ const coreUsage = `  vitrin version                    the version of this vitri
   vitrin serve [--port N] [--host ADDR] [--data-dir DIR] [--no-worker]   the API (and jobs, unless --no-worker)
   vitrin worker [--port N] [--host ADDR] [--data-dir DIR]                 jobs only; the port answers /healthz /readyz /metrics
   vitrin migrate
-  vitrin health [--json]            exit 0 when the server on VITRIN_HOST:VITRIN_PORT is ready
+  vitrin health [--port N] [--json] exit 0 when the server on VITRIN_HOST:VITRIN_PORT is ready
   vitrin accounts create [--name NAME] [--credits N] [--language CODE] [--premium] [--json]
   vitrin accounts list [--json]
   vitrin accounts update ID [--premium | --no-premium] [--language CODE] [--name NAME] [--json]
@@ -241,20 +241,19 @@ async function tokens({ config, values, sub, rest, out, usage }: Invocation): Pr
 
 /** `topups complete` and `ledger check` need the billing module, which needs the plugins: the service, not serving. */
 async function billing({ config, values, command, sub, rest, out, usage }: Invocation): Promise<number> {
-  const service = await createService(config, { worker: false, logger: createLogger("warn") });
+  // API-only: these commands run no jobs, so the cut-out model is not assembled for them.
+  const service = await createService(config, { worker: false, apiOnly: true, logger: createLogger("warn") });
   try {
     if (command === "topups" && sub === "complete" && rest[0]) {
       const out = await service.billing.completeManually(rest[0]);
-      out.credited
-        ? console.log(values.json ? JSON.stringify(out, null, 2) : `top-up ${out.id} paid: ${out.credits} credits booked`)
-        : console.log(values.json ? JSON.stringify(out, null, 2) : `top-up ${out.id} was already paid; nothing booked`);
+      console.log(values.json ? JSON.stringify(out, null, 2) : out.credited ? `top-up ${out.id} paid: ${out.credits} credits booked` : `top-up ${out.id} was already paid; nothing booked`);
       return 0;
     }
     if (command === "ledger" && sub === "check") {
       const report = await service.billing.ledgerCheck();
       out.print(
         report.mismatches.length === 0
-          ? `ledger sound: credits equal the sum of transactions for all ${report.accounts} accounts`
+          ? `ledger sound: credits equal the sum of transactions for ${report.accounts === 1 ? "the one account" : `all ${report.accounts} accounts`}`
           : report.mismatches.map((m) => `${m.account_id}: credits ${m.credits} but transactions sum to ${m.sum}`).join("\n"),
         report,
       );
@@ -367,6 +366,7 @@ export async function run(argv: string[], registry: PluginRegistry = builtinPlug
   const config = configFrom(values, env);
   // Every setting is checked before any command runs, the plugins' too, as the service does at start.
   registry.settings(config);
+  if (["accounts", "tokens", "topups", "ledger", "jobs"].includes(command) && !(command === "accounts" && sub === "create")) requireExistingDatabase(config.databaseUrl);
   const invocation: Invocation = { config, values, command, sub, rest, out: output(values.json === true), usage: help };
   const core = coreCommands[command];
   return core ? core(invocation) : pluginCommand(registry, positionals, invocation);

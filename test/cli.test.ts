@@ -139,13 +139,26 @@ describe("start-up failures", () => {
   test("a data dir that cannot be made (a file in its way) is one configuration line naming VITRIN_DATA_DIR, for serve and for commands", () => {
     const dir = tempDir();
     writeFileSync(join(dir, "data"), "a file, not a folder");
-    for (const args of [["serve"], ["accounts", "list"]]) {
+    for (const args of [["serve"], ["accounts", "create"]]) {
       const r = cli(args, { VITRIN_DATA_DIR: join(dir, "data", "vitrin") }, dir);
       expect([args.join(" "), r.code]).toEqual([args.join(" "), 2]);
       expect(r.err).toStartWith("configuration error: VITRIN_DATA_DIR: ");
       expect(r.err).toContain("set VITRIN_DATA_DIR");
       expectOneLine(r.err);
     }
+  });
+
+  test("commands that read a service's data refuse a data dir without a database instead of making an empty one", () => {
+    for (const args of [["ledger", "check"], ["accounts", "list"], ["jobs", "list"], ["tokens", "list", "acct_x"]]) {
+      const dir = tempDir();
+      const r = cli(args, {}, dir);
+      expect([args.join(" "), r.code]).toEqual([args.join(" "), 2]);
+      expect(r.err).toStartWith(`configuration error: VITRIN_DATA_DIR: no database at ${join(dir, "vitrin.db")}`);
+      expectOneLine(r.err);
+      expect(existsSync(join(dir, "vitrin.db"))).toBe(false);
+    }
+    // The first command of a new install still makes it.
+    expect(cli(["accounts", "create", "--name", "Shop"]).code).toBe(0);
   });
 
   test("an unknown option is a usage error, exit 2", () => {

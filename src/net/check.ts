@@ -14,7 +14,7 @@ export function describeOutboundError(e: OutboundError, timeoutMs = DEFAULT_TIME
     case "scheme":
       return "must be an http or https URL";
     case "blocked_address":
-      return "points to a private, local or reserved network address, which is not allowed";
+      return "points to a private, local or reserved network address, which is not allowed (the server's operator can allow such addresses: VITRIN_ALLOW_PRIVATE_NETWORKS, or VITRIN_WEBHOOK_ALLOW_HOSTS for webhooks)";
     case "dns":
       return "has a host name that could not be resolved";
     case "timeout":
