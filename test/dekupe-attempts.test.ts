@@ -80,6 +80,18 @@ describe("dekupe attempts", () => {
     expect(res.body.dekupe).toMatchObject({ enabled: true, status: "ready", crop: "none" });
   });
 
+  test("revert refuses while an attempt runs (409), so the attempt it used is made and listed; after it, revert goes through", async () => {
+    const id = await productWithAttempts(0);
+    expect((await t.json("POST", `/v1/products/${id}/dekupe/retry`, { token: acct.token })).status).toBe(202);
+    const early = await t.json("POST", `/v1/products/${id}/dekupe/revert`, { token: acct.token });
+    expect([early.status, early.body.details ?? early.body.dekupe_status]).toEqual([409, "processing"]);
+    expect(early.body.message).toContain("revert once it has finished");
+    await t.runJobs();
+    expect((await attempts(id)).data.map((a: { number: number; status: string }) => [a.number, a.status])).toEqual([[1, "ready"], [2, "ready"]]);
+    const reverted = await t.json("POST", `/v1/products/${id}/dekupe/revert`, { token: acct.token });
+    expect([reverted.status, reverted.body.dekupe.status]).toEqual([200, "off"]);
+  });
+
   test("accept refuses an unknown attempt (404) and a body with a missing or unknown field (422)", async () => {
     const id = await productWithAttempts(0);
     const [first] = (await attempts(id)).data;

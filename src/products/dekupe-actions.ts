@@ -73,9 +73,23 @@ export async function retryDekupe(deps: DekupeDeps, accountId: string, id: strin
   return { product_id: row.id, object: "dekupe", ...dekupeJson(row, deps.storage) };
 }
 
-/** Back to the photo; the accepted attempt is forgotten, so the next retry's cut-out is used again. */
+/**
+ * Back to the photo; the accepted attempt is forgotten, so the next retry's cut-out is used again. Not while an
+ * attempt runs (as accept): it has used a retry, and its cut-out, once made, is kept and listed like every other.
+ */
 export async function revertDekupe(deps: DekupeDeps, accountId: string, id: string) {
-  const back = (current: ProductRow, at: number): Partial<ProductRow> => ({
+  const back = (current: ProductRow, at: number): Partial<ProductRow> => {
+    if (current.dekupeStatus === "processing") {
+      throw errors.conflict("A background removal is running for this product; revert once it has finished.", { dekupe_status: "processing" });
+    }
+    return backToPhoto(current, at);
+  };
+  const row = await changeProduct(deps, accountId, id, back, (tx) => clearAccepted(deps.db, tx, id));
+  return productJson(row, deps.storage);
+}
+
+function backToPhoto(current: ProductRow, at: number): Partial<ProductRow> {
+  return {
     imageKey: current.originalKey,
     imageType: current.originalType,
     imageWidth: current.originalWidth,
@@ -87,7 +101,5 @@ export async function revertDekupe(deps: DekupeDeps, accountId: string, id: stri
     dekupeErrorCode: null,
     dekupeUpdatedAt: at,
     updatedAt: at,
-  });
-  const row = await changeProduct(deps, accountId, id, back, (tx) => clearAccepted(deps.db, tx, id));
-  return productJson(row, deps.storage);
+  };
 }
