@@ -83,7 +83,7 @@ export default function sandboxPayment(host: PluginHost) {
         slot: "payment",
         name: "sandbox",
         async init() {
-          if (secret.length < 16) throw new Error("VITRIN_PAYMENT=sandbox needs VITRIN_PLUGIN_SANDBOX_SECRET (at least 16 characters)");
+          if (secret.length < 16) throw new host.ConfigError("VITRIN_PAYMENT=sandbox needs VITRIN_PLUGIN_SANDBOX_SECRET (at least 16 characters)");
           log.info("sandbox payments enabled: no money moves", { host_api: host.apiVersion, vitrin: host.version });
         },
         async createPayment(req) {
