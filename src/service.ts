@@ -211,7 +211,7 @@ async function buildHttp(f: Foundation, domain: ReturnType<typeof buildDomain>, 
     .use(balanceRoutes(guard, billing))
     .use(videoRoutes(guard, videos, templates, config.publicUrl, { cacheBytes: config.previewCacheBytes, renderer: plugins.renderer, limiter: previewLimiter }))
     .use(paymentRoutes(guard, billing, plugins.payment))
-    .use(adminRoutes(guard, accounts))
+    .use(adminRoutes(guard, accounts, checkUrl))
     .use(adminTokenRoutes(guard, accounts))
     .use(loginLinkRoutes(guard, config.publicUrl))
     .use(jobRoutes(guard, jobs))

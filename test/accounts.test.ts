@@ -24,6 +24,7 @@ describe("admin API", () => {
       credits: 50,
       is_premium: true,
       language: "tr",
+      webhook_url: null,
       created_at: expect.any(String),
     });
     expect(res.body.token).toMatch(/^vt_[0-9A-Za-z]{40}$/);

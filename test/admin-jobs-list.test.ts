@@ -41,3 +41,12 @@ test("a cursor naming no job, both cursors, or a limit over 500 is a 422 naming 
   const big = await list("limit=501");
   expect([big.status, big.body.details[0].field]).toEqual([422, "limit"]);
 });
+
+test("an unknown kind is a 422 listing the registered kinds, as an unknown status is", async () => {
+  const res = await t.json("GET", "/v1/admin/jobs?kind=nope", { token: ADMIN_TOKEN });
+  expect(res.status).toBe(422);
+  const kinds = t.service.jobs.registeredKinds();
+  expect(kinds).toContain("webhook.deliver");
+  expect(res.body.details).toEqual([{ field: "kind", message: `must be one of ${kinds.map((k) => JSON.stringify(k)).join(", ")}` }]);
+  expect((await t.json("GET", "/v1/admin/jobs?kind=webhook.deliver", { token: ADMIN_TOKEN })).status).toBe(200);
+});

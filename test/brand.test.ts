@@ -115,6 +115,47 @@ describe("validation", () => {
     t = undefined;
     expect((await refused({ colors: { accent: "#112233" } })).status).toBe(422);
   });
+
+  test("a logo of \"\" or colors that are not an object are 422s saying what the field takes", async () => {
+    const logo = await refused({ logo: "" });
+    expect(logo.body.details).toEqual([{ field: "logo", message: "must be an image URL or data: URL, or null to remove the logo" }]);
+    await t?.close();
+    t = undefined;
+    const colors = await refused({ colors: 5 });
+    expect(colors.body.details).toEqual([
+      { field: "colors", message: "must be an object of colours (primary, secondary, background, text: each #rrggbb or null), or null to clear them" },
+    ]);
+  });
+});
+
+describe("a PUT that names no field", () => {
+  test("{} and an empty body keep the brand as it is (200)", async () => {
+    const { t, acct } = await setup();
+    const set = await t.json("PUT", "/v1/brand", { token: acct.token, body: { colors: { primary: "#112233" }, font: "Inter" } });
+    expect(set.status).toBe(200);
+    t.clock.advance(1000);
+    const empty = await t.json("PUT", "/v1/brand", { token: acct.token, body: {} });
+    expect([empty.status, empty.body]).toEqual([200, set.body]);
+    const none = await t.json("PUT", "/v1/brand", { token: acct.token, raw: "", headers: { "content-type": "application/json" } });
+    expect([none.status, none.body]).toEqual([200, set.body]);
+    expect((await t.json("GET", "/v1/brand", { token: acct.token })).body).toEqual(set.body);
+  });
+
+  test("{} on an account that never set a brand answers the empty brand", async () => {
+    const { t, acct } = await setup();
+    const res = await t.json("PUT", "/v1/brand", { token: acct.token, body: {} });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ logo_url: null, font: null, updated_at: null });
+  });
+
+  test("colors: null clears all four colours and keeps the font", async () => {
+    const { t, acct } = await setup();
+    await t.json("PUT", "/v1/brand", { token: acct.token, body: { colors: { primary: "#112233", text: "#000000" }, font: "Inter" } });
+    const res = await t.json("PUT", "/v1/brand", { token: acct.token, body: { colors: null } });
+    expect(res.status).toBe(200);
+    expect(res.body.colors).toEqual({ primary: null, secondary: null, background: null, text: null });
+    expect(res.body.font).toBe("Inter");
+  });
 });
 
 describe("the logo", () => {

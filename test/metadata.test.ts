@@ -86,6 +86,34 @@ describe("product metadata", () => {
     expect(res.status).toBe(422);
     expect(res.body.details[0].field).toBe("metadata");
   });
+
+  test("a list for metadata is a 422 saying an object of keys is expected", async () => {
+    const { token, image } = await setup();
+    const res = await t.json("POST", "/v1/products", { token, body: { name: "Mug", image_url: image, dekupe: false, metadata: [] } });
+    expect(res.status).toBe(422);
+    expect(res.body.details).toEqual([
+      { field: "metadata", message: 'must be an object of keys and string values ("" or null removes a key), or null to remove every key' },
+    ]);
+  });
+
+  test("keys named __proto__ and constructor are kept as ordinary keys, on create and on PATCH", async () => {
+    const { token, image } = await setup();
+    const raw = JSON.stringify({ name: "Mug", image_url: image, dekupe: false }).replace(/}$/, ',"metadata":{"__proto__":"p1","constructor":"c1"}}');
+    const created = await t.json("POST", "/v1/products", { token, raw, headers: { "content-type": "application/json" } });
+    expect(created.status).toBe(201);
+    expect(Object.entries(created.body.metadata)).toEqual([["__proto__", "p1"], ["constructor", "c1"]]);
+    const id = created.body.id as string;
+    const patched = await t.json("PATCH", `/v1/products/${id}`, { token, raw: '{"metadata":{"__proto__":"p2","x":"1"}}', headers: { "content-type": "application/json" } });
+    expect(patched.status).toBe(200);
+    expect(Object.entries(patched.body.metadata)).toEqual([["__proto__", "p2"], ["constructor", "c1"], ["x", "1"]]);
+    const { products } = t.service.db.schema;
+    const [row] = await t.service.db.read.select({ metadata: products.metadata }).from(products);
+    expect(row.metadata).toBe('{"__proto__":"p2","constructor":"c1","x":"1"}');
+    const read = await t.json("GET", `/v1/products/${id}`, { token });
+    expect(Object.entries(read.body.metadata)).toEqual([["__proto__", "p2"], ["constructor", "c1"], ["x", "1"]]);
+    const removed = await t.json("PATCH", `/v1/products/${id}`, { token, raw: '{"metadata":{"__proto__":null}}', headers: { "content-type": "application/json" } });
+    expect(Object.entries(removed.body.metadata)).toEqual([["constructor", "c1"], ["x", "1"]]);
+  });
 });
 
 describe("video metadata", () => {
@@ -103,6 +131,18 @@ describe("video metadata", () => {
     expect(res.body.metadata).toEqual({ order: "1042" });
     expect((await t.json("GET", `/v1/videos/${res.body.id}`, { token })).body.metadata).toEqual({ order: "1042" });
     expect((await t.json("GET", "/v1/videos", { token })).body.data[0].metadata).toEqual({ order: "1042" });
+  });
+
+  test("a key named __proto__ is kept as an ordinary key", async () => {
+    const { token, productId, templateId } = await videoSetup();
+    const raw = JSON.stringify({ template_id: templateId, product_id: productId }).replace(/}$/, ',"metadata":{"__proto__":"p1"}}');
+    const res = await t.json("POST", "/v1/videos", { token, raw, headers: { "content-type": "application/json" } });
+    expect(res.status).toBe(202);
+    expect(Object.entries(res.body.metadata)).toEqual([["__proto__", "p1"]]);
+    const { videos } = t.service.db.schema;
+    const [row] = await t.service.db.read.select({ metadata: videos.metadata }).from(videos);
+    expect(row.metadata).toBe('{"__proto__":"p1"}');
+    expect(Object.entries((await t.json("GET", `/v1/videos/${res.body.id}`, { token })).body.metadata)).toEqual([["__proto__", "p1"]]);
   });
 
   test("a breach of the limits is a 422 naming metadata.<key>, and no credits are taken", async () => {

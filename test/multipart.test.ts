@@ -64,6 +64,10 @@ describe("POST /v1/products as multipart/form-data", () => {
     expect(keyed.body.metadata).toEqual({ sku: "MUG-1", shelf: "b2" });
     const text = await send("POST", "/v1/products", token, form({ name: "B", image: photo(jpeg), metadata: '{"sku":"MUG-2"}' }));
     expect(text.body.metadata).toEqual({ sku: "MUG-2" });
+    // A key named like an object's built-ins is an ordinary key, as in a JSON body.
+    const proto = await send("POST", "/v1/products", token, form({ name: "C", image: photo(jpeg), "metadata[__proto__]": "1", "metadata[constructor]": "2" }));
+    expect(proto.status).toBe(201);
+    expect(JSON.parse(JSON.stringify(proto.body.metadata))).toEqual(JSON.parse('{"__proto__":"1","constructor":"2"}'));
   });
 
   test("the JSON body's errors: a missing name, an unknown field, a file that is no image, both image and image_url", async () => {

@@ -91,6 +91,11 @@ describe("GET /v1/videos filters", () => {
       ["status=done", "status"],
       ["created[gte]=yesterday", "created[gte]"],
       ["created[lte]=1700000000", "created[lte]"],
+      // Days the calendar does not have are refused, not moved on into the next month.
+      ["created[gte]=2026-02-30", "created[gte]"],
+      ["created[lte]=2026-11-31T00:00:00Z", "created[lte]"],
+      ["created[gte]=2025-02-29", "created[gte]"],
+      ["created[gte]=2026-13-01", "created[gte]"],
       ["created[gte]=2026-11-23T00:00:00Z&created[lte]=2026-11-22T00:00:00Z", "created[lte]"],
       ["created[gt]=2026-11-22T00:00:00Z", "created[gt]"],
       ["colour=red", "colour"],

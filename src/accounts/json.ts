@@ -19,6 +19,8 @@ export function accountJson(row: AccountRow) {
     credits: row.credits,
     is_premium: row.isPremium,
     language: row.language,
+    // What the operator stored as the account-level webhook URL (PUT /v1/webhooks/endpoint sets the same field).
+    webhook_url: row.webhookUrl,
     created_at: iso(row.createdAt),
   };
 }

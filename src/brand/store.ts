@@ -68,6 +68,8 @@ async function writeBrand(deps: BrandDeps, accountId: string, set: Partial<Brand
 export async function putBrand(deps: BrandDeps, accountId: string, input: BrandInput) {
   checkColors(input.colors);
   checkFont(input.font);
+  // A body naming no field ({} or none at all) changes nothing: the brand is answered as it is.
+  if (input.logo === undefined && input.colors === undefined && input.font === undefined) return getBrand(deps, accountId);
   let logo: { image: IngestedImage; key: string } | null = null;
   if (typeof input.logo === "string") {
     const image = await ingestImage(input.logo, { ...deps.image, field: "logo" });

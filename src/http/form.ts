@@ -56,7 +56,8 @@ export async function parseForm(bytes: Uint8Array, contentType: string): Promise
     throw errors.badRequest("The request body is not valid multipart/form-data.");
   }
   const body: Record<string, unknown> = {};
-  const keyed: Record<string, string> = {};
+  // No prototype: a field named metadata[__proto__] is an ordinary key, as in a JSON body.
+  const keyed: Record<string, string> = Object.create(null);
   let anyKeyed = false;
   for (const name of new Set(form.keys())) {
     const values = form.getAll(name).filter((v) => !emptyFile(name, v));

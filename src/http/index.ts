@@ -11,6 +11,7 @@ import { faultError, logFault } from "./faults";
 import { readBodyBytes, readBodyText } from "./body";
 import { FORM_MAX_BYTES, isFormUpload, parseForm } from "./form";
 import { refuseNul } from "./text";
+import { plainMessage } from "./validation-messages";
 import { isJsonAnswer, jsonText, JSON_CONTENT_TYPE } from "./json-text";
 import type { Metrics } from "./metrics";
 import { apiDocs, operationRoutes } from "./operations";
@@ -88,31 +89,23 @@ function validationProblems(error: ValidationError): FieldProblem[] {
   const problems = error.all.map((e) => {
     const path = "path" in e && typeof e.path === "string" ? e.path : "";
     const field = path.replace(/^\//, "").replaceAll("/", ".") || whole;
-    let message = "message" in e && typeof e.message === "string" ? e.message : "is invalid";
-    if (message === "Unexpected property") message = "is not a known field";
-    // A choice among fixed words (aspect_ratio, status…) names them, rather than TypeBox's "Expected union value".
-    const choices = literalChoices("schema" in e ? e.schema : undefined);
-    if (message === "Expected union value" && choices) message = `must be one of ${choices.map((c) => JSON.stringify(c)).join(", ")}`;
-    return { field, message };
+    const raw = "message" in e && typeof e.message === "string" ? e.message : "is invalid";
+    return { field, message: plainMessage(raw, "schema" in e ? e.schema : undefined, field) };
   });
   // A missing field is said once: TypeBox adds "Expected string" (and the like) for the value that is not there.
   const missing = new Set(problems.filter((p) => p.message === "Expected required property").map((p) => p.field));
+  // "" breaks both minLength and a not-blank pattern: "must not be blank" says it all.
+  const blank = new Set(problems.filter((p) => p.message === "must not be blank").map((p) => p.field));
   // TypeBox reports one schema violation several ways; keep one line per field and message.
   const seen = new Set<string>();
   return problems.filter((p) => {
     if (missing.has(p.field) && p.message !== "Expected required property") return false;
+    if (blank.has(p.field) && p.message === "must not be empty") return false;
     const k = `${p.field}\u0000${p.message}`;
     if (seen.has(k)) return false;
     seen.add(k);
     return true;
   });
-}
-
-/** The words of a union of literals (`t.Union([t.Literal("a"), …])`), or null for any other schema. */
-function literalChoices(schema: unknown): unknown[] | null {
-  const anyOf = (schema as { anyOf?: { const?: unknown }[] } | undefined)?.anyOf;
-  if (!Array.isArray(anyOf) || anyOf.length === 0 || !anyOf.every((s) => s && "const" in s)) return null;
-  return anyOf.map((s) => s.const);
 }
 
 /** Turns anything thrown in a request into the contract's error shape; unknown errors are logged and become 500s. */

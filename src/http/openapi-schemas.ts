@@ -258,6 +258,7 @@ export const account = named("Account", t.Object({
   credits: t.Number(),
   is_premium: t.Boolean(),
   language: t.String(),
+  webhook_url: t.Union([t.String(), t.Null()], { description: "The account-level webhook URL, or null." }),
   created_at: maybeTimestamp,
 }));
 

@@ -57,4 +57,4 @@ export const metadataBody = t.Union([
       'Your own key-value strings: at most 50 keys, keys up to 40 characters, values strings up to 500. On update keys merge; "" or null removes a key.',
   }),
   t.Null({ description: "On update: removes every key." }),
-]);
+], { error: 'must be an object of keys and string values ("" or null removes a key), or null to remove every key' });

@@ -54,6 +54,11 @@ export class JobEngine {
     return this;
   }
 
+  /** The kinds registered so far, sorted (the admin job list names them when a filter asks for another). */
+  registeredKinds(): string[] {
+    return [...this.state.kinds.keys()].sort();
+  }
+
   /**
    * Adds a job inside the caller's transaction (`tx` from db.tx), so it exists exactly when the caller's writes do.
    * The scheduler is woken once that transaction commits.

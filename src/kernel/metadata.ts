@@ -31,12 +31,13 @@ function valueProblem(value: unknown): string | null {
  */
 export function mergeMetadata(current: Metadata, input: MetadataInput | undefined): Metadata {
   if (input === undefined) return current;
-  if (input === null) return {};
+  if (input === null) return Object.create(null) as Metadata;
   if (typeof input !== "object" || Array.isArray(input)) {
     throw errors.invalidField("metadata", "must be an object of string values, or null to remove every key");
   }
   const problems: FieldProblem[] = [];
-  const next: Metadata = { ...current };
+  // No prototype: a key named "__proto__" (or "constructor") is an ordinary key here, not a setter that drops it.
+  const next: Metadata = Object.assign(Object.create(null) as Metadata, current);
   for (const [key, value] of Object.entries(input)) {
     const problem = keyProblem(key) ?? valueProblem(value);
     if (problem) problems.push({ field: `metadata.${key}`, message: problem });

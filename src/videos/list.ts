@@ -17,9 +17,15 @@ export type VideoListQuery = PageQuery & {
 /** ISO 8601 as `created_at` is written (2026-11-22T12:00:00.000Z), with any zone offset, or a date alone (UTC midnight). */
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/;
 
+/** Whether the YYYY-MM-DD a time starts with is a day of the calendar (Date.parse makes 2026-02-30 into March 2). */
+function realDay(raw: string): boolean {
+  const [year, month, day] = raw.slice(0, 10).split("-").map(Number) as [number, number, number];
+  return month >= 1 && month <= 12 && day >= 1 && day <= new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
+
 function parseTime(field: string, raw: string | undefined): number | null {
   if (raw === undefined) return null;
-  const ms = ISO_TIME.test(raw) ? Date.parse(raw) : NaN;
+  const ms = ISO_TIME.test(raw) && realDay(raw) ? Date.parse(raw) : NaN;
   if (!Number.isFinite(ms)) {
     throw errors.invalidField(field, "must be a time as created_at shows it: ISO 8601 with a zone (2026-11-22T12:00:00Z) or a date (2026-11-22, UTC)");
   }

@@ -1553,6 +1553,8 @@ export interface components {
             credits: number;
             is_premium: boolean;
             language: string;
+            /** @description The account-level webhook URL, or null. */
+            webhook_url: string | null;
             created_at: string | null;
         };
         Brand: {
@@ -1626,6 +1628,8 @@ export interface components {
                 credits: number;
                 is_premium: boolean;
                 language: string;
+                /** @description The account-level webhook URL, or null. */
+                webhook_url: string | null;
                 created_at: string | null;
             };
             /** @description The API token, shown this once. */
@@ -3708,7 +3712,7 @@ export interface operations {
                 "application/json": {
                     /** @description http(s) URL or data: URL of a JPG, PNG or WebP image, at most 5 MB (PNG and WebP keep their alpha); null removes it. */
                     logo?: string | null;
-                    /** @description Brand colours as #rrggbb; given, it replaces all four (one left out, or null, is cleared). */
+                    /** @description Brand colours as #rrggbb; given, it replaces all four (one left out, or null, is cleared); null clears all four. */
                     colors?: {
                         /** @description #rrggbb */
                         primary?: string | null;
@@ -3718,7 +3722,7 @@ export interface operations {
                         background?: string | null;
                         /** @description #rrggbb */
                         text?: string | null;
-                    };
+                    } | null;
                     /** @description One of the shipped fonts (Inter, Montserrat, Playfair Display); null clears it. */
                     font?: string | null;
                 };
@@ -8572,6 +8576,7 @@ export interface operations {
                     name?: string;
                     language?: string;
                     is_premium?: boolean;
+                    /** @description The account-level webhook URL (http or https, vetted as PUT /v1/webhooks/endpoint vets it); null clears it. */
                     webhook_url?: string | null;
                 };
             };

@@ -24,7 +24,12 @@ const updateBody = t.Object(
     name: t.Optional(t.String({ maxLength: 200 })),
     language: t.Optional(t.String({ minLength: 2, maxLength: 35 })),
     is_premium: t.Optional(t.Boolean()),
-    webhook_url: t.Optional(t.Union([t.String({ minLength: 1, maxLength: 2048 }), t.Null()])),
+    webhook_url: t.Optional(
+      t.Union([t.String({ minLength: 1, maxLength: 2048 }), t.Null()], {
+        description: "The account-level webhook URL (http or https, vetted as PUT /v1/webhooks/endpoint vets it); null clears it.",
+        error: "must be an http or https URL, or null to clear it",
+      }),
+    ),
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -40,13 +45,27 @@ const accountsQuery = t.Object(
   { additionalProperties: false },
 );
 
+/** The scheme-and-syntax half of the outbound rules, for when no address rules were handed in. */
+async function checkUrlForm(url: string, field: string): Promise<void> {
+  const parsed = URL.parse(url);
+  if (!parsed) throw errors.invalidField(field, "is not a valid URL");
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw errors.invalidField(field, "must be an http or https URL");
+}
+
 /** A page of accounts as the API shows them. */
 async function accountsPage(accounts: Accounts, query: Parameters<Accounts["page"]>[0]) {
   const page = await accounts.page(query);
   return { data: page.data.map(accountJson), has_more: page.has_more };
 }
 
-export function adminRoutes(admin: AdminGuardDeps & IdempotencyDeps, accounts: Accounts) {
+/** The outbound rules a webhook URL is held to (scheme, private addresses, VITRIN_WEBHOOK_ALLOW_HOSTS); 422 naming `field`. */
+export type CheckUrl = (url: string, field: string) => Promise<void>;
+
+/**
+ * `checkUrl` vets `webhook_url` as PUT /v1/webhooks/endpoint vets its `url`: a URL no event could be delivered to is
+ * refused now rather than lost later. Without it (a tool that builds these routes alone) only the URL's form is checked.
+ */
+export function adminRoutes(admin: AdminGuardDeps & IdempotencyDeps, accounts: Accounts, checkUrl: CheckUrl = checkUrlForm) {
   return new Elysia({ prefix: "/v1/admin", normalize: false })
     .use(adminGuard(admin))
     // A retried grant must credit once: the operator's keys share one scope, apart from every account's.
@@ -91,15 +110,11 @@ export function adminRoutes(admin: AdminGuardDeps & IdempotencyDeps, accounts: A
     )
     .patch(
       "/accounts/:id",
-      async ({ params, body }) =>
-        accountJson(
-          await accounts.update(params.id, {
-            name: body.name,
-            language: body.language,
-            isPremium: body.is_premium,
-            webhookUrl: body.webhook_url,
-          }),
-        ),
+      async ({ params, body }) => {
+        if (typeof body.webhook_url === "string") await checkUrl(body.webhook_url, "webhook_url");
+        const row = await accounts.update(params.id, { name: body.name, language: body.language, isPremium: body.is_premium, webhookUrl: body.webhook_url });
+        return accountJson(row);
+      },
       {
         params: idParams,
         body: updateBody,

@@ -19,9 +19,15 @@ const body = t.Object(
       }),
     ),
     colors: t.Optional(
-      t.Object(
-        { primary: t.Optional(color), secondary: t.Optional(color), background: t.Optional(color), text: t.Optional(color) },
-        { additionalProperties: false, description: "Brand colours as #rrggbb; given, it replaces all four (one left out, or null, is cleared)." },
+      t.Union(
+        [
+          t.Object({ primary: t.Optional(color), secondary: t.Optional(color), background: t.Optional(color), text: t.Optional(color) }, { additionalProperties: false }),
+          t.Null(),
+        ],
+        {
+          description: "Brand colours as #rrggbb; given, it replaces all four (one left out, or null, is cleared); null clears all four.",
+          error: "must be an object of colours (primary, secondary, background, text: each #rrggbb or null), or null to clear them",
+        },
       ),
     ),
     font: t.Optional(

@@ -36,6 +36,16 @@ const MAX_JOBS_LIMIT = 500;
 
 type JobsQuery = { status?: JobStatus; kind?: string; limit?: string; starting_after?: string; ending_before?: string };
 
+/**
+ * A kind filter that matches nothing is a 422 listing the registered kinds when it is no kind at all: neither registered
+ * nor found in the table (jobs of a kind no longer registered, left by an earlier version, can still be listed).
+ */
+async function checkKind(jobs: JobEngine, kind: string) {
+  const kinds = jobs.registeredKinds();
+  if (kinds.includes(kind) || (await jobs.listJobs({ kind, limit: 1 })).length > 0) return;
+  throw errors.invalidField("kind", `must be one of ${kinds.map((k) => JSON.stringify(k)).join(", ")}`);
+}
+
 /** A page of jobs, newest first, after or before a job of the list (as the other lists page, by id). */
 async function jobsPage(jobs: JobEngine, query: JobsQuery) {
   if (query.starting_after && query.ending_before) {
@@ -52,6 +62,7 @@ async function jobsPage(jobs: JobEngine, query: JobsQuery) {
   }
   const side = cursorField === "ending_before" ? { before: place } : { after: place };
   const rows = await jobs.listJobs({ status: query.status, kind: query.kind, limit: limit + 1, ...side });
+  if (rows.length === 0 && query.kind !== undefined) await checkKind(jobs, query.kind);
   const data = rows.slice(0, limit);
   if (cursorField === "ending_before") data.reverse();
   return { data: data.map(jobJson), has_more: rows.length > limit };

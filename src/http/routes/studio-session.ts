@@ -113,8 +113,9 @@ export function studioSessionRoutes(deps: StudioSessionDeps) {
         }),
       },
     )
-    .get("/login/:code", ({ params, request, server }) => useLoginLink(deps, params.code, request, server), {
-      params: t.Object({ code: t.String({ maxLength: 200 }) }),
+    // No params schema: a code of any length, or one whose %-escapes do not decode, is not a link's shape and gets the
+    // same redirect to the sign-in page as an unknown one (a browser is never shown a JSON error here).
+    .get("/login/:code", ({ params, request, server }) => useLoginLink(deps, typeof params.code === "string" ? params.code : "", request, server), {
       detail: { hide: true },
     });
 }
