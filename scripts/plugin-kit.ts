@@ -24,7 +24,7 @@ function packageJson(): string {
     description: "Types of the vitrin plugin kit, for plugins loaded from a folder (VITRIN_PLUGIN_DIRS). Types only: at run time a plugin gets everything from the host object vitrin passes it.",
     type: "module",
     types: "./index.d.ts",
-    exports: { ".": { types: "./index.d.ts" }, "./renderer": { types: "./renderer.d.ts" } },
+    exports: { ".": { types: "./index.d.ts" }, "./renderer": { types: "./renderer.d.ts" }, "./templates": { types: "./templates.d.ts" } },
     dependencies: { "@sinclair/typebox": typebox },
   };
   return `${JSON.stringify(pkg, null, 2)}\n`;
@@ -33,6 +33,7 @@ function packageJson(): string {
 const ENTRIES: Record<string, string> = {
   "index.d.ts": `// @vitrin/plugin-kit: the slot contracts, plugin definitions, settings, commands and the host API, as types.\nexport type * from "./${TYPES}/src/plugins/kit-types";\n`,
   "renderer.d.ts": `// @vitrin/plugin-kit/renderer: what a renderer plugin uses of the templates (their definitions and scenes), as types.\nexport type * from "./${TYPES}/src/plugins/renderer-kit";\n`,
+  "templates.d.ts": `// @vitrin/plugin-kit/templates: the template API (src/templates/api.ts) for templates in a folder (VITRIN_TEMPLATE_DIRS), as types.\nexport type * from "./${TYPES}/src/templates/api";\n`,
 };
 
 /** Runs tsc's declaration emit over the kit's sources into `outDir/types`; throws with tsc's output on an error. */

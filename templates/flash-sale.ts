@@ -57,10 +57,14 @@ async function pill(ctx: Ctx, o: PillOptions): Promise<Sized> {
 /** The discount burst: a star of `d` template pixels with the saving (or "sale") in it. */
 async function burst(ctx: Ctx, saving: string | null, accent: string, d: number): Promise<Sized> {
   const on = inkOn(accent);
+  // Without prices the burst says "sale" in the video's language, which may be a long word ("REBAJAS", "İNDİRİM"): it
+  // may use the star's solid body (radius 0.405 d) less a margin and shrink to the body floor, so every language fits.
   const label = saving
     ? await ctx.text({ text: saving, font: "display", weight: 900, size: d * 0.25, minSize: 40, maxWidth: d * 0.66, color: on, align: "center" })
-    : await ctx.text({ text: ctx.s("sale"), font: "display", weight: 900, size: d * 0.19, minSize: 40, maxWidth: d * 0.66, color: on, align: "center", uppercase: true });
+    : await ctx.text({ text: ctx.s("sale"), font: "display", weight: 900, size: d * 0.19, minSize: 36, maxWidth: d * 0.74, color: on, align: "center", uppercase: true });
   const c = d / 2;
+  // The thin ring keeps clear of the words: it widens round a long word, staying inside the star's body.
+  const ring = Math.min(c * 0.78, Math.max(c * 0.69, label.w / 2 + 10));
   const points = Array.from({ length: 32 }, (_, i) => {
     const r = i % 2 === 0 ? c * 0.94 : c * 0.81;
     const a = (i * Math.PI) / 16;
@@ -68,7 +72,7 @@ async function burst(ctx: Ctx, saving: string | null, accent: string, d: number)
   }).join(" ");
   const group = await ctx.group({
     name: "burst", w: d, h: d,
-    svg: `<polygon points="${points}" fill="${accent}"/><circle cx="${c}" cy="${c}" r="${c * 0.69}" fill="none" stroke="${on}" stroke-opacity="0.25" stroke-width="3"/>`,
+    svg: `<polygon points="${points}" fill="${accent}"/><circle cx="${c}" cy="${c}" r="${ring}" fill="none" stroke="${on}" stroke-opacity="0.25" stroke-width="3"/>`,
     items: [{ image: label, x: c, y: c }],
   });
   return { ...group, fontSize: label.fontSize };

@@ -55,11 +55,11 @@ async function pill(ctx: Ctx, o: PillOptions): Promise<Sized> {
   return { ...group, fontSize: label.fontSize };
 }
 
-/** The round price sticker ("now" over the amount), `d` template pixels across. */
+/** The round price sticker (a short word such as "now" over the amount), `d` template pixels across. */
 async function sticker(ctx: Ctx, amount: string, accent: string, d: number): Promise<Sized> {
   const on = inkOn(accent);
   const [label, value] = await Promise.all([
-    ctx.text({ text: ctx.s("now"), size: 38, minSize: 36, weight: 600, maxWidth: d * 0.62, color: on, uppercase: true, letterSpacing: 0.1, align: "center" }),
+    ctx.text({ text: ctx.s("sticker"), size: 38, minSize: 36, weight: 600, maxWidth: d * 0.62, color: on, uppercase: true, letterSpacing: 0.1, align: "center" }),
     ctx.text({ text: amount, font: "display", weight: 800, size: d * 0.21, minSize: 36, maxWidth: d * 0.78, color: on, align: "center" }),
   ]);
   const c = d / 2;
@@ -81,7 +81,8 @@ async function sticker(ctx: Ctx, amount: string, accent: string, d: number): Pro
 function sizes(ctx: Ctx) {
   const S = ctx.safe;
   if (ctx.aspect === "16:9") return { side: true, price: "beside" as const, column: 900, head: 88, sub: 42, cta: 44, sticker: 250, top: S.y };
-  if (ctx.aspect === "1:1") return { side: true, price: "above" as const, column: 610, head: 76, sub: 37, cta: 38, sticker: 230, top: S.y };
+  // The square's sticker is as wide as the landscape's: its word ("AHORA") needs 145 px at the body floor.
+  if (ctx.aspect === "1:1") return { side: true, price: "above" as const, column: 610, head: 76, sub: 37, cta: 38, sticker: 250, top: S.y };
   if (ctx.aspect === "4:5") return { side: false, price: "beside" as const, column: S.w, head: 84, sub: 40, cta: 44, sticker: 260, top: S.y };
   // 9:16: the product may rise into the top strip the apps cover; words stay inside the safe area.
   return { side: false, price: "beside" as const, column: S.w, head: 92, sub: 44, cta: 46, sticker: 300, top: 140 };
@@ -106,6 +107,16 @@ export default defineTemplate({
     call_to_action: fields.callToAction(),
     colors: fields.colors(),
   }),
+  // The sticker's word: short in every language, as it must fit the sticker in one line ("Maintenant" does not).
+  strings: {
+    en: { sticker: "Now" },
+    tr: { sticker: "Şimdi" },
+    de: { sticker: "Jetzt" },
+    fr: { sticker: "Prix" },
+    es: { sticker: "Ahora" },
+    ar: { sticker: "الآن" },
+    ja: { sticker: "今なら" },
+  },
   async build(ctx) {
     const p = ctx.prompt;
     const S = ctx.safe;

@@ -1,10 +1,11 @@
 // The layout engine before anything is charged: copy that cannot fit, a box outside the safe area or over the product
-// is 422 naming the field at estimate and at create, with no ledger row and no video; copy that fits goes through;
-// and the engine's rules on hand-made scenes (where a layer settles, right-to-left mirroring, overlaps, tickers).
+// is 422 naming the field at estimate and at create, with no ledger row and no video; copy that fits goes through; a
+// price too wide is blamed on the price field; and the engine's rules on hand-made scenes (where a layer settles,
+// right-to-left mirroring, overlaps, tickers, formatted prices, positions that are not numbers).
 import { afterEach, describe, expect, test } from "bun:test";
 import type { TestService } from "./helpers";
 import { fixtureBuilds, layoutService, TOO_LONG } from "./support/layout-fixture";
-import { LayoutLedger, layoutProblems, settledMoments } from "../plugins/renderer-ffmpeg/layout";
+import { fieldOf, LayoutLedger, layoutProblems, settledMoments } from "../plugins/renderer-ffmpeg/layout";
 
 let t: TestService | null = null;
 afterEach(async () => {
@@ -91,6 +92,24 @@ describe("layout check at estimate and create", () => {
   }, 60_000);
 });
 
+describe("a price too wide to fit names the price field, not the template", () => {
+  test("spotlight's sticker (texts without a name) with a huge price, or a price in an unknown currency in de and ja, is user_prompt.price", async () => {
+    const s = await layoutService();
+    t = s.t;
+    const cases: [string, Record<string, unknown>][] = [
+      ["en", { price: 999999999.99, currency: "USD" }],
+      ["de", { price: 1234.5, currency: "XXX" }],
+      ["ja", { price: 1234.5, currency: "XXX" }],
+    ];
+    for (const [language, user_prompt] of cases) {
+      const res = await t.json("POST", "/v1/videos/estimate", { token: s.token, body: { template_id: "spotlight", product_id: s.productId, language, user_prompt } });
+      const fields = [...new Set((res.body.details ?? []).map((d: { field: string }) => d.field))];
+      expect({ language, status: res.status, fields }).toEqual({ language, status: 422, fields: ["user_prompt.price"] });
+    }
+    await nothingCharged(t, s.token);
+  }, 60_000);
+});
+
 describe("the engine's rules on a scene", () => {
   const asset = (path: string, w: number, h: number) => ({ path, width: w, height: h, w, h });
   const frame = (rtl: boolean) => ({ aspect: "9:16" as const, width: 1080, duration: 4, posterAt: 3, rtl });
@@ -100,6 +119,21 @@ describe("the engine's rules on a scene", () => {
     for (const [path, name] of texts) ledger.text(path, name, { text: "Mug", size: 96, maxWidth: 600 }, { fontSize: 96 });
     return ledger;
   };
+
+  test("a text without a telling name is matched to the prompt's price by the words ctx.price() wrote for it", () => {
+    const product = { name: "Mug", description: null };
+    const prompt = { price: 999999999.99, old_price: 1234.5, currency: "USD" };
+    const prices = [{ text: "$999,999,999.99", field: "price" }, { text: "$1,234.50", field: "old_price" }];
+    expect(fieldOf("text", "$999,999,999.99", { prompt, product, prices })).toBe("user_prompt.price");
+    expect(fieldOf("text", "Was $1,234.50", { prompt, product, prices })).toBe("user_prompt.old_price");
+    expect(fieldOf("text", "Now", { prompt, product, prices })).toBe("template_id");
+    expect(fieldOf("text", "$999,999,999.99", { prompt, product })).toBe("template_id");
+  });
+
+  test("a layer whose position is not a number is the template's fault", () => {
+    const scene = { background: asset("bg.png", 1080, 1920), layers: [{ name: "headline", image: asset("h.png", 200, 100), x: Number.NaN, y: 800 }] };
+    expect(layoutProblems(scene, ledgerWith(["h.png", "headline"]), frame(false), copy)).toContainEqual({ field: "template_id", message: expect.stringContaining("not a number") });
+  });
 
   test("a text is judged where it settles: after its move ends and at the poster time, not mid-entrance", () => {
     const layer = { name: "headline", image: asset("h.png", 300, 100), x: 500, y: [[0.8, 900], [1.3, 860, "out"]] as [number, number, "out"?][], opacity: [[0.8, 0], [1.1, 1]] as [number, number][] };

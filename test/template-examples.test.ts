@@ -1,9 +1,10 @@
 // The template examples a template author copies (templates/README.md and the head of src/templates/api.ts), loaded
 // from a folder as written (only the import made absolute): they pass the layout check in every format and preview; the
-// same example with a slip that makes its positions NaN is refused at the estimate as the template's fault.
+// same example with a slip that makes its positions NaN stops the start as the template's fault.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { ConfigError } from "../src/config";
 import { productPhoto, startService, tempDir, type TestService } from "./helpers";
 
 const ROOT = join(import.meta.dir, "..");
@@ -29,9 +30,11 @@ function apiExample(): string {
 let t: TestService;
 let token: string;
 let productId: string;
+let slipDir: string;
 
 beforeAll(async () => {
   const dir = join(tempDir(), "templates");
+  slipDir = tempDir();
   mkdirSync(dir);
   const absolute = (code: string) => code.replace(/from "\.\.\/src\/templates\/api"/, `from ${JSON.stringify(API)}`);
   writeFileSync(join(dir, "readme-example.ts"), absolute(readmeExample()));
@@ -39,7 +42,9 @@ beforeAll(async () => {
   // The README's example with a slip an author makes: a field of the safe area by a name it does not have (NaN x).
   const slip = absolute(readmeExample()).replace('id: "my-ad"', 'id: "my-ad-slip"').replace("const x = safe.x + safe.w / 2", "const x = safe.x + safe.width / 2");
   if (!slip.includes("safe.width")) throw new Error("the README's example no longer has the line this test changes");
-  writeFileSync(join(dir, "slip.ts"), slip);
+  // The slip goes in a folder of its own: the start-up check lays it out and refuses to start (see the last test).
+  mkdirSync(join(slipDir, "templates"), { recursive: true });
+  writeFileSync(join(slipDir, "templates", "slip.ts"), slip);
   t = await startService({ VITRIN_TEMPLATE_DIRS: dir });
   ({ token } = await t.newAccount({ credits: 10 }));
   const photo = `data:image/jpeg;base64,${Buffer.from(await productPhoto("jpeg", 800, 600)).toString("base64")}`;
@@ -64,9 +69,16 @@ for (const id of ["my-ad", "my-ad-api"]) {
   });
 }
 
-test("a template whose positions come out as NaN is refused at the estimate as the template's fault, before anything is charged", async () => {
-  const res = await t.json("POST", "/v1/videos/estimate", { token, body: { template_id: "my-ad-slip", product_id: productId } });
-  expect(res.status).toBe(422);
-  expect(res.body.details[0].field).toBe("template_id");
-  expect(res.body.details[0].message).toContain("not a number");
+test("a template whose positions come out as NaN stops the start as the template's fault, naming its file and the format", async () => {
+  const file = join(slipDir, "templates", "slip.ts");
+  const started = await startService({ VITRIN_TEMPLATE_DIRS: join(slipDir, "templates") }).then(
+    async (s) => {
+      await s.close();
+      return null;
+    },
+    (e: Error) => e,
+  );
+  expect(started).toBeInstanceOf(ConfigError);
+  expect((started as Error).message).toStartWith(`VITRIN_TEMPLATE_DIRS: the template ${file} does not lay out in the 9:16 format with the sample product and copy in English: template_id: `);
+  expect((started as Error).message).toContain("not a number");
 });

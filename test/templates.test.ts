@@ -271,8 +271,9 @@ describe("GET /v1/templates/:id/preview", () => {
         meta: { id: "dropped", name: "Dropped", description: "A template from VITRIN_TEMPLATE_DIRS", aspect: "16:9", duration: 6, credits: 1 },
         prompt: t.Object({}),
         async build(ctx) {
-          const title = await ctx.text({ text: ctx.product.name, size: 90, maxWidth: 1500, color: "#ffffff" });
-          return { background: await ctx.svg('<rect width="1920" height="1080" fill="#2a4d8f"/>', 1920, 1080), layers: [{ image: title, x: 960, y: 540 }] };
+          const title = await ctx.text({ text: ctx.product.name, size: 90, maxWidth: ctx.safe.w, color: "#ffffff" });
+          const bg = await ctx.svg('<rect width="' + ctx.width + '" height="' + ctx.height + '" fill="#2a4d8f"/>', ctx.width, ctx.height);
+          return { background: bg, layers: [{ image: title, x: ctx.safe.x + ctx.safe.w / 2, y: ctx.safe.y + ctx.safe.h / 2 }] };
         },
       });`,
     );

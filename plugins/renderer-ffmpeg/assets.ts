@@ -40,6 +40,7 @@ export class AssetWriter {
   }
 
   async text(style: Parameters<typeof renderTextImage>[0], name = "text"): Promise<Asset & { fontSize: number; lines: number; cut?: boolean }> {
+    mustBeText(style.text, "ctx.text", (style as { name?: unknown }).name);
     const img = await renderTextImage(style, this.lang, this.scale);
     const path = await this.path(name);
     await Bun.write(path, img.png);
@@ -78,6 +79,7 @@ export class AssetWriter {
 
   /** A button; `cut` tells that its label fitted only cut short (the layout check refuses it). */
   async button(o: ButtonOptions): Promise<Asset & { cut?: boolean; fontSize: number; lines: number }> {
+    mustBeText(o.text, "ctx.button", o.name);
     const padX = o.paddingX ?? o.size * 1.1;
     const padY = o.paddingY ?? o.size * 0.7;
     const label = await this.textImage({
@@ -188,6 +190,17 @@ async function clipTo(image: Asset, left: number, top: number, cw: number, ch: n
 }
 
 /** Bounding box of the product in a greyscale mask (values above a small threshold). */
+/**
+ * Refuses a text that is not a string (a number, a field left undefined) with the layer named, before pango gets it
+ * ("text.replace is not a function" from deep inside the renderer says nothing to a template author).
+ */
+function mustBeText(text: unknown, call: string, name: unknown): void {
+  if (typeof text === "string") return;
+  const layer = typeof name === "string" ? `the layer "${name}"` : "a layer without a name";
+  const given = text === undefined || text === null ? String(text) : `the ${typeof text} ${JSON.stringify(text) ?? String(text)}`;
+  throw new Error(`${call}: the text of ${layer} must be a string, not ${given}`);
+}
+
 function maskBox(data: Buffer, width: number, height: number, channels: number): { left: number; top: number; width: number; height: number } | null {
   let x0 = width;
   let y0 = height;

@@ -57,14 +57,18 @@ const FIELDS: Record<string, string> = {
 /** Where a field's text comes from when the prompt leaves it out. */
 const DEFAULTS: Record<string, string> = { headline: "product.name", subheadline: "product.description", features: "product.description" };
 
-/** What the copy of a request says, to find the field a text shows when its layer's name does not tell. */
-export type Copy = { prompt: Record<string, unknown>; product: { name: string; description: string | null } };
+/**
+ * What the copy of a request says, to find the field a text shows when its layer's name does not tell; `prices` are
+ * the prompt's prices as ctx.price() wrote them ("$999,999,999.99" for 999999999.99), since a text shows those words,
+ * not the number.
+ */
+export type Copy = { prompt: Record<string, unknown>; product: { name: string; description: string | null }; prices?: { text: string; field: string }[] };
 
 const same = (a: string, b: unknown) => typeof b === "string" && a.trim().toLowerCase() === b.trim().toLowerCase();
 
 /**
  * The request field a text shows: by its layer's name (headline, cta, price…), else by its words (a prompt field,
- * a feature, the product's name or description), else the template's own words (`template_id`).
+ * a feature, a formatted price, the product's name or description), else the template's own words (`template_id`).
  */
 export function fieldOf(name: string, text: string | undefined, copy: Copy): string {
   const { prompt, product } = copy;
@@ -75,6 +79,9 @@ export function fieldOf(name: string, text: string | undefined, copy: Copy): str
     if (same(text, v)) return `user_prompt.${k}`;
     if (Array.isArray(v) && v.some((item) => same(text, item))) return `user_prompt.${k}`;
   }
+  // A formatted price, alone or inside a phrase ("Only $34.90").
+  const price = copy.prices?.find((p) => p.text.trim() !== "" && text.includes(p.text.trim()));
+  if (price) return `user_prompt.${price.field}`;
   if (same(text, product.name)) return "product.name";
   if (product.description && product.description.toLowerCase().includes(text.trim().toLowerCase()) && text.trim().length >= 3) return "product.description";
   return "template_id";

@@ -27,6 +27,7 @@ import { makeReadable } from "./readability";
 import { brandRole, withBrandFont } from "./brand-font";
 import { compileScene, type CompiledGraph } from "./scene/compile";
 import { layout } from "./scene/spans";
+import { checkedScene } from "./scene/shape";
 import { LayoutLedger, layoutProblems } from "./layout";
 import type { LayoutCheckRequest, LayoutProblem } from "../../src/plugins";
 
@@ -89,6 +90,12 @@ export function withDefaults(schema: TObject, prompt: Record<string, unknown>): 
   return Value.Default(schema, structuredClone(prompt ?? {})) as Record<string, unknown>;
 }
 
+/** A formatted price, remembered with the prompt field it came from, so a price too wide to fit is blamed on that field. */
+function remembered(text: string, value: unknown, prompt: Record<string, unknown> | undefined, prices: { text: string; field: string }[]): string {
+  for (const [field, given] of Object.entries(prompt ?? {})) if (given === value) prices.push({ text, field });
+  return text;
+}
+
 export async function prepareRender(input: RenderInput): Promise<RenderJob> {
   const def = input.definition;
   const scale = input.scale ?? 1;
@@ -107,6 +114,7 @@ export async function prepareRender(input: RenderInput): Promise<RenderJob> {
   const headlineRole = brandRole(input.font);
   const writer = new AssetWriter(input.workDir, scale, input.language, rtl);
   const ledger = new LayoutLedger();
+  const prices: { text: string; field: string }[] = [];
   const s = makeStrings(lang, def.strings);
   const numeric = (v: unknown) => (typeof v === "number" ? v : typeof v === "string" && /^\s*\d+([.,]\d+)?\s*$/.test(v) ? Number(v.replace(",", ".")) : NaN);
 
@@ -123,7 +131,7 @@ export async function prepareRender(input: RenderInput): Promise<RenderJob> {
     prompt,
     product: { id: p.id, name: p.name, description: p.description ?? "", cutout: p.cutout },
     s,
-    price: (v) => formatPrice(v, currency, input.language),
+    price: (v) => remembered(formatPrice(v, currency, input.language), v, input.prompt, prices),
     saving(price, oldPrice) {
       const a = numeric(price);
       const b = numeric(oldPrice);
@@ -156,7 +164,7 @@ export async function prepareRender(input: RenderInput): Promise<RenderJob> {
   };
 
   input.signal?.throwIfAborted();
-  const scene = await def.build(ctx as never);
+  const scene = checkedScene(await def.build(ctx as never));
   for (const layer of scene.layers) if (layer) writer.checkDetail(layer.image, `layer "${layer.name ?? "layer"}"`);
   if (input.logoPath) scene.layers.push(await logoLayer(writer, input.logoPath, scene, { ...full, duration: def.meta.duration, rtl }));
   // The readability panels sit beneath texts and change no box the layout check judges: a check alone skips them.
@@ -183,6 +191,6 @@ export async function prepareRender(input: RenderInput): Promise<RenderJob> {
     rtl,
     scene,
     placements: layout(scene, posterAt, { templateWidth: full.width, rtl, duration: def.meta.duration }),
-    problems: layoutProblems(scene, ledger, { aspect, width: full.width, duration: def.meta.duration, posterAt, rtl }, { prompt: input.prompt ?? {}, product: p }),
+    problems: layoutProblems(scene, ledger, { aspect, width: full.width, duration: def.meta.duration, posterAt, rtl }, { prompt: input.prompt ?? {}, product: p, prices }),
   };
 }

@@ -1,14 +1,15 @@
 // Single frames of a render as PNG: a template's preview (its poster frame made with the bundled sample product, in
 // the language, or with the caller's own product and copy), stills of any prepared render (contact sheets, checks),
-// each by one single-frame ffmpeg run; and the layout check, which prepares the layers without running ffmpeg.
+// each by one single-frame ffmpeg run; the layout check, which prepares the layers without running ffmpeg; and the
+// start-up check of folder templates, which runs that layout check in every format.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConfigError, type LayoutCheckRequest, type LayoutProblem, type PreviewRequest } from "../../src/plugins";
-import { baseLanguage, fpsOf, type TemplateRegistry } from "../../src/plugins/renderer-kit";
+import { ASPECTS, baseLanguage, fpsOf, type TemplateRegistry } from "../../src/plugins/renderer-kit";
 import { asStill } from "./scene/compile";
 import { inputOf, prepareRender, type RenderInput, type RenderJob } from "./prepare";
-import { samplePrompt, writeSampleProduct } from "./sample";
+import { sampleCopy, samplePrompt, writeSampleProduct } from "./sample";
 
 export type PreviewDeps = { ffmpeg: () => string; templates: TemplateRegistry };
 
@@ -68,10 +69,15 @@ export async function checkLayout(templates: TemplateRegistry, req: LayoutCheckR
   return (await prepareRender({ ...inputOf(templates, req), layoutOnly: true })).problems;
 }
 
+/** An error's words on one line (a start-up error is one line of the log). */
+const oneLine = (e: unknown) => String((e as Error)?.message ?? e).replace(/\s+/g, " ").trim();
+
 /**
- * Builds every template loaded from a folder (VITRIN_TEMPLATE_DIRS) once with the sample product, so a template whose
- * build() throws stops the start with its file named, instead of failing each preview and render later. Layout
- * problems of the sample copy are the request's business and refuse nothing here; built-in templates are tested.
+ * Lays out every template loaded from a folder (VITRIN_TEMPLATE_DIRS) with the sample product and the sample copy in
+ * English in every format, so a template whose build() throws, or whose layout is broken in a format (a headline
+ * below the 9:16 safe area), stops the start with its file, the format and the problem named, instead of refusing
+ * every shop request in that format with a 422 the shop cannot fix. The formats are laid out side by side (no ffmpeg
+ * runs, pictures at a quarter size); built-in templates are tested and left out.
  */
 export async function checkFolderTemplates(templates: TemplateRegistry): Promise<void> {
   const folder = templates.list().filter((tpl) => !tpl.source.startsWith("builtin:"));
@@ -80,11 +86,20 @@ export async function checkFolderTemplates(templates: TemplateRegistry): Promise
   try {
     const product = await writeSampleProduct(dir);
     for (const tpl of folder) {
-      try {
-        await checkLayout(templates, { templateId: tpl.info.id, product, prompt: samplePrompt("en"), language: "en", scale: 0.25, workDir: join(dir, tpl.info.id) });
-      } catch (e) {
-        throw new ConfigError(`VITRIN_TEMPLATE_DIRS: the template ${tpl.source} failed to build with the sample product: ${(e as Error)?.message ?? String(e)}`);
-      }
+      const prompt = sampleCopy((tpl.promptSchema.properties ?? {}) as Parameters<typeof sampleCopy>[0], "en", "short");
+      // The template's own format first, so a build() that throws everywhere is reported there.
+      const aspects = [tpl.info.aspect, ...ASPECTS.filter((a) => a !== tpl.info.aspect)];
+      const results = await Promise.allSettled(aspects.map((aspect) =>
+        checkLayout(templates, { templateId: tpl.info.id, product, prompt, language: "en", aspect, scale: 0.25, workDir: join(dir, tpl.info.id, aspect.replace(":", "x")) })));
+      results.forEach((r, i) => {
+        const where = `the template ${tpl.source}`;
+        if (r.status === "rejected") throw new ConfigError(`VITRIN_TEMPLATE_DIRS: ${where} failed to build with the sample product: ${oneLine(r.reason)} (in the ${aspects[i]} format)`);
+        const [first, ...more] = r.value;
+        if (first) {
+          const also = more.length ? ` (and ${more.length} more)` : "";
+          throw new ConfigError(`VITRIN_TEMPLATE_DIRS: ${where} does not lay out in the ${aspects[i]} format with the sample product and copy in English: ${first.field}: ${oneLine(first.message)}${also}`);
+        }
+      });
     }
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -51,7 +51,8 @@
 //
 // A template dropped into a folder next to the compiled binary cannot import this module by path: it may
 // instead default-export a function `(api) => api.defineTemplate(…)`, receiving `templateApi` (defineTemplate, t,
-// fields, wave, sum and the colour and text helpers).
+// fields, wave, sum and the colour and text helpers). Its types come without a checkout from the plugin kit's package,
+// `@vitrin/plugin-kit/templates` (`TemplateApi` and the rest; see docs/templates.md, "Templates from a folder").
 //
 // The built-in templates are listed in templates/index.ts; a folder named by VITRIN_TEMPLATE_DIRS is read at start.
 import type { JavaScriptTypeBuilder } from "@sinclair/typebox";

@@ -233,12 +233,23 @@ export function isTemplateDefinition(x: unknown): x is TemplateDefinition {
 
 const hex = t.String({ pattern: "^#[0-9a-fA-F]{6}$", error: "must be a colour like #1a2b3c" });
 
+/**
+ * A field helper's one argument: a whole number of at least 1, or the default when left out. Anything else (an object
+ * such as `{ maxLength: 40 }`) would be published in the schema as is and refuse every prompt, so it is an error.
+ */
+function count(helper: string, what: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value === "number" && Number.isInteger(value) && value >= 1) return value;
+  const shown = typeof value === "number" ? String(value) : (JSON.stringify(value) ?? String(value));
+  throw new Error(`fields.${helper}() takes ${what} as a whole number of at least 1, not ${shown}: write fields.${helper}(${fallback}), for example`);
+}
+
 /** Prompt fields shared by templates, so every template names and checks them the same way. */
 export const fields = {
-  headline: (maxLength = 60) =>
-    t.Optional(t.String({ minLength: 1, maxLength, description: "Main line; defaults to the product name." })),
-  subheadline: (maxLength = 90) =>
-    t.Optional(t.String({ minLength: 1, maxLength, description: "Second line; defaults to the first sentence of the description." })),
+  headline: (maxLength?: number) =>
+    t.Optional(t.String({ minLength: 1, maxLength: count("headline", "the longest length", maxLength, 60), description: "Main line; defaults to the product name." })),
+  subheadline: (maxLength?: number) =>
+    t.Optional(t.String({ minLength: 1, maxLength: count("subheadline", "the longest length", maxLength, 90), description: "Second line; defaults to the first sentence of the description." })),
   price: () =>
     t.Optional(
       t.Union([t.Number({ minimum: 0, maximum: 1e9 }), t.String({ minLength: 1, maxLength: 24 })], {
@@ -250,12 +261,12 @@ export const fields = {
     t.Optional(
       t.String({ pattern: "^[A-Za-z]{3}$", description: "ISO 4217 code; defaults by language (USD, TRY, EUR, JPY, SAR).", error: "must be a three-letter currency code like USD" }),
     ),
-  callToAction: (maxLength = 28) =>
-    t.Optional(t.String({ minLength: 1, maxLength, description: "Button text; defaults to \"Shop now\" in the video's language." })),
-  features: (maxItems = 4) =>
+  callToAction: (maxLength?: number) =>
+    t.Optional(t.String({ minLength: 1, maxLength: count("callToAction", "the longest length", maxLength, 28), description: "Button text; defaults to \"Shop now\" in the video's language." })),
+  features: (maxItems?: number) =>
     t.Optional(
       t.Array(t.String({ minLength: 1, maxLength: 48 }), {
-        maxItems,
+        maxItems: count("features", "the most items", maxItems, 4),
         description: "Short selling points; default to phrases from the description.",
       }),
     ),

@@ -122,7 +122,12 @@ function load(def: TemplateDefinition, source: string): LoadedTemplate {
 
 async function definitionOf(mod: { default?: unknown }, source: string): Promise<TemplateDefinition> {
   let def = mod.default;
-  if (typeof def === "function") def = await (def as (api: TemplateApi) => unknown)(templateApi);
+  try {
+    if (typeof def === "function") def = await (def as (api: TemplateApi) => unknown)(templateApi);
+  } catch (e) {
+    // The factory form runs the template's top level here, not at import: its mistakes are named the same way.
+    throw new Error(`template ${source} failed to load: ${(e as Error)?.message ?? String(e)}`);
+  }
   if (!isTemplateDefinition(def)) throw new Error(`template ${source}: the module must default-export defineTemplate({ meta, prompt, build })`);
   return def;
 }
