@@ -89,6 +89,15 @@ describe("admin API", () => {
     expect(acct.body.credits).toBe(35);
   });
 
+  test("a grant with a blank description is described by what it is, not left blank", async () => {
+    t = await startService();
+    const a = await t.newAccount({ credits: 10 });
+    const grant = await t.json("POST", `/v1/admin/accounts/${a.id}/credits`, { token: ADMIN_TOKEN, body: { amount: 5, description: "  " } });
+    expect(grant.body.description).toBe("Credits granted by an operator");
+    const fix = await t.json("POST", `/v1/admin/accounts/${a.id}/credits`, { token: ADMIN_TOKEN, body: { amount: -2, description: "" } });
+    expect(fix.body.description).toBe("Correction by an operator");
+  });
+
   test("a correction below zero is a 409 and changes nothing", async () => {
     t = await startService();
     const a = await t.newAccount({ credits: 10 });

@@ -112,7 +112,8 @@ export async function grantCredits(deps: AccountDeps, accountId: string, amount:
       accountId,
       amount,
       type: amount > 0 ? "grant" : "adjustment",
-      description: description ?? (amount > 0 ? "Credits granted by an operator" : "Correction by an operator"),
+      // Blank is no description: the ledger says what the row is rather than nothing.
+      description: description?.trim() || (amount > 0 ? "Credits granted by an operator" : "Correction by an operator"),
       platform: "system",
       at,
     };
