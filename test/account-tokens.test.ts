@@ -64,3 +64,18 @@ test("the body is strict: an unknown field is a 422; the admin token is no accou
   expect(bad.status).toBe(422);
   expect((await t.json("GET", "/v1/tokens", { token: ADMIN_TOKEN })).status).toBe(401);
 });
+
+test("an account holds at most 50 live tokens: the 51st is a 403 until one is revoked", async () => {
+  t = await startService();
+  const a = await t.newAccount();
+  // newAccount's token is the first; 49 more fill the account.
+  for (let i = 0; i < 49; i++) expect((await t.json("POST", "/v1/tokens", { token: a.token, body: { name: `app ${i}` } })).status).toBe(201);
+  const over = await t.json("POST", "/v1/tokens", { token: a.token, body: { name: "one too many" } });
+  expect([over.status, over.body.message]).toEqual([403, "An account has at most 50 live tokens; revoke one first."]);
+  const list = (await t.json("GET", "/v1/tokens", { token: a.token })).body;
+  expect([list.data.length, list.has_more]).toEqual([50, false]);
+  expect((await t.json("POST", `/v1/admin/accounts/${a.id}/tokens`, { token: ADMIN_TOKEN, body: {} })).status).toBe(403);
+  const app0 = list.data.find((x: { name: string }) => x.name === "app 0");
+  expect((await t.json("DELETE", `/v1/tokens/${app0.id}`, { token: a.token })).status).toBe(200);
+  expect((await t.json("POST", "/v1/tokens", { token: a.token, body: { name: "in its place" } })).status).toBe(201);
+});

@@ -1,5 +1,5 @@
 // Bearer tokens: random, shown once, kept only as a SHA-256 hash, revocable, and looked up on every request.
-import { and, desc, eq, isNull, sql } from "drizzle-orm";
+import { and, count, desc, eq, isNull, sql } from "drizzle-orm";
 import type { Db, Orm } from "../db";
 import { errors, newId } from "../kernel";
 import type { TokenUse } from "./token-use";
@@ -33,11 +33,16 @@ export async function issueToken(deps: AccountDeps, tx: Orm, accountId: string, 
   return { id, token };
 }
 
+/** Live tokens an account may hold at once: enough for every app and teammate, and the token list stays one short page. */
+export const MAX_LIVE_TOKENS = 50;
+
 export async function createToken(deps: AccountDeps, accountId: string, name = "") {
-  const { accounts } = deps.db.schema;
+  const { accounts, tokens } = deps.db.schema;
   return deps.db.tx(async (tx) => {
     const [acct] = await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId));
     if (!acct) throw errors.notFound("account");
+    const [{ n }] = await tx.select({ n: count() }).from(tokens).where(and(eq(tokens.accountId, accountId), isNull(tokens.revokedAt)));
+    if (Number(n) >= MAX_LIVE_TOKENS) throw errors.forbidden(`An account has at most ${MAX_LIVE_TOKENS} live tokens; revoke one first.`);
     return issueToken(deps, tx, accountId, name, deps.clock.now());
   });
 }

@@ -8800,6 +8800,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Product limit reached */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -9620,6 +9629,23 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Product limit reached */
+            403: {
                 headers: {
                     /** @description Requests the bucket holds. */
                     "RateLimit-Limit"?: number;

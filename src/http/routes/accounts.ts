@@ -134,7 +134,7 @@ export function adminRoutes(admin: AdminGuardDeps & IdempotencyDeps, accounts: A
         body: t.Optional(t.Object({ name: t.Optional(t.String({ maxLength: 100 })) }, { additionalProperties: false })),
         parse: "json",
         headers: idempotencyHeaders,
-        detail: operation({ tags: ["Admin"], summary: "Issue another token for an account (shown once)", ok: ok(201, s.token, "The new token"), errors: [400, 404, 409, 422], auth: "admin" }),
+        detail: operation({ tags: ["Admin"], summary: "Issue another token for an account (shown once)", ok: ok(201, s.token, "The new token"), errors: [400, 403, 404, 409, 422], auth: "admin" }),
       },
     )
     .delete(

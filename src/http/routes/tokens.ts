@@ -55,7 +55,7 @@ export function tokenRoutes(guard: GuardDeps) {
         body: t.Optional(t.Object({ name: t.Optional(t.String({ maxLength: 100 })) }, { additionalProperties: false })),
         parse: "json",
         headers: idempotencyHeaders,
-        detail: operation({ tags: ["Tokens"], summary: "Issue another API token for this account (shown once)", ok: ok(201, issuedToken, "The new token"), errors: [400, 409, 422] }),
+        detail: operation({ tags: ["Tokens"], summary: "Issue another API token for this account (shown once)", ok: ok(201, issuedToken, "The new token"), errors: [400, 403, 409, 422] }),
       },
     )
     .delete(
