@@ -1,8 +1,19 @@
 // Studio's Balance page in chromium against a real vitrin (issue #22 point 5): a top-up through the payment page and
-// its status on return, the least amount said in the form, and the transactions a page at a time.
+// its status on return, the credits an amount buys said before leaving, an amount typed the Turkish way, the least
+// amount said in the form, and the transactions a page at a time (stacked into cards on a phone).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
-import { describeBrowser, launchChromium, openContext, signInWithToken, startStudioServer, STUDIO_ADMIN_TOKEN, type StudioServer } from "./support/browser";
+import {
+  describeBrowser,
+  launchChromium,
+  openContext,
+  scrollWidth,
+  signInWithToken,
+  startSession,
+  startStudioServer,
+  STUDIO_ADMIN_TOKEN,
+  type StudioServer,
+} from "./support/browser";
 import { waitFor } from "./support/studio-demo";
 
 const SLOW = 120_000;
@@ -33,10 +44,15 @@ describeBrowser("Studio: the Balance page in chromium", () => {
     await server?.close();
   });
 
-  test("`Top up` opens the payment page; back on Balance the top-up shows pending, then paid with its credits", async () => {
+  test("`Top up` says what the amount buys, then opens the payment page; back on Balance the top-up shows pending, then paid", async () => {
     await open("/balance", "Balance");
     await page.getByLabel(/^Amount\b/).fill("12.50");
     await page.getByRole("button", { name: "Top up", exact: true }).click();
+    // The credits come from the API's answer to the top-up, before the browser leaves for the payment page.
+    const said = page.getByTestId("top-up-confirm");
+    await said.getByText("$12.50 buys 125 credits.").waitFor();
+    expect(await page.evaluate(`document.activeElement.getAttribute("data-testid")`)).toBe("top-up-confirm");
+    await said.getByRole("link", { name: "Continue to the payment page" }).click();
     await page.waitForURL(/\/pay\/manual\/top_/);
     const id = new URL(page.url()).pathname.split("/").pop()!;
     expect((await api("GET", `/v1/balance/top-ups/${id}`)).body).toMatchObject({ amount: 1250, currency: "usd", status: "pending" });
@@ -59,6 +75,54 @@ describeBrowser("Studio: the Balance page in chromium", () => {
     await other.page.getByRole("heading", { level: 1, name: "Balance" }).waitFor();
     await other.page.getByText(new RegExp(`Top-up ${top.body.id} of €20\\.00 \\(${top.body.credits} credits\\) is waiting`)).waitFor();
     await other.context.close();
+  }, SLOW);
+
+  test("in Turkish, `25,50` is 25.50 (a dot is taken too) and the credits it buys are said; an ambiguous `1.000` is refused", async () => {
+    const tr = await openContext(browser, server.base, { locale: "tr-TR" });
+    try {
+      await startSession(tr.context, server.base, account.token);
+      await tr.page.goto("/balance");
+      await tr.page.getByRole("heading", { level: 1, name: "Bakiye" }).waitFor();
+      const amount = tr.page.getByLabel(/^Tutar\b/);
+      expect(await amount.getAttribute("type")).toBe("text");
+      expect(await amount.getAttribute("inputmode")).toBe("decimal");
+      expect(await amount.inputValue()).toBe("10,00");
+      await tr.page.getByText("En az $10,00.").waitFor();
+      await tr.page.getByLabel(/^Para birimi\b/).selectOption("try");
+      await amount.fill("1.000");
+      await tr.page.getByRole("button", { name: "Kredi yükle", exact: true }).click();
+      await tr.page.getByText("“1.000” iki farklı tutar olarak okunabilir: kuruştan önce virgülle, 25,50 gibi yazın.").waitFor();
+      expect(await amount.getAttribute("aria-invalid")).toBe("true");
+      await amount.fill("25.5");
+      await amount.blur();
+      expect(await amount.inputValue()).toBe("25,50");
+      await amount.fill("25,50");
+      await tr.page.getByRole("button", { name: "Kredi yükle", exact: true }).click();
+      const said = tr.page.getByTestId("top-up-confirm");
+      await said.getByText(/^₺25,50 ile \d+ kredi alırsınız\./).waitFor();
+      const href = await said.getByRole("link", { name: "Ödeme sayfasına devam et" }).getAttribute("href");
+      const id = href!.split("/").pop()!;
+      expect((await api("GET", `/v1/balance/top-ups/${id}`)).body).toMatchObject({ amount: 2550, currency: "try", status: "pending" });
+    } finally {
+      await tr.context.close();
+    }
+  }, SLOW);
+
+  test("at 375 px the transactions stack into cards: no column is cut off and the page does not scroll sideways", async () => {
+    const phone = await openContext(browser, server.base, { viewport: { width: 375, height: 740 } });
+    try {
+      await startSession(phone.context, server.base, account.token);
+      await phone.page.goto("/balance");
+      const table = phone.page.getByRole("region", { name: "Transactions (table)" });
+      await table.locator("tbody tr").first().waitFor();
+      expect(await table.getAttribute("class")).toContain("table-stacks");
+      expect(await scrollWidth(phone.page)).toBeLessThanOrEqual(375);
+      const cell = table.locator('tbody tr:first-child td[data-label="Balance after"]');
+      const box = (await cell.boundingBox())!;
+      expect(box.x + box.width).toBeLessThanOrEqual(375);
+    } finally {
+      await phone.context.close();
+    }
   }, SLOW);
 
   test("an amount under the least top-up is refused in the form, and no payment page opens", async () => {

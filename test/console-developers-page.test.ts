@@ -3,7 +3,7 @@
 // endpoint added with its secret shown once, disabled and deleted.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
-import { describeBrowser, launchChromium, openContext, signInWithToken, startStudioServer, type StudioServer } from "./support/browser";
+import { describeBrowser, launchChromium, openContext, scrollWidth, signInWithToken, startSession, startStudioServer, type StudioServer } from "./support/browser";
 import { waitFor } from "./support/studio-demo";
 
 const SLOW = 120_000;
@@ -117,5 +117,35 @@ describeBrowser("Studio: the Developers page in chromium", () => {
     await page.getByRole("dialog").getByRole("button", { name: "Delete" }).click();
     await page.getByText("The endpoint was deleted.").waitFor();
     expect((await api("GET", "/v1/webhook_endpoints")).body.data).toHaveLength(0);
+  }, SLOW);
+  test("at 375 px the tokens stack into cards: every column, `Revoke` included, is on screen without a sideways scroll", async () => {
+    await api("POST", "/v1/tokens", { name: "phone-bot" });
+    const phone = await openContext(browser, server.base, { viewport: { width: 375, height: 740 } });
+    try {
+      await startSession(phone.context, server.base, account.token);
+      await phone.page.goto("/developers");
+      const table = phone.page.getByRole("region", { name: "API tokens (table)" });
+      await table.locator("tbody tr").first().waitFor();
+      expect(await table.getAttribute("class")).toContain("table-stacks");
+      expect(await scrollWidth(phone.page)).toBeLessThanOrEqual(375);
+      const revoke = (await phone.page.getByRole("button", { name: /^Revoke token phone-bot/ }).boundingBox())!;
+      expect(revoke.x).toBeGreaterThanOrEqual(0);
+      expect(revoke.x + revoke.width).toBeLessThanOrEqual(375);
+    } finally {
+      await phone.context.close();
+    }
+  }, SLOW);
+
+  test("in Turkish a token never used says `Hiç kullanılmadı` under `Son kullanım`", async () => {
+    await api("POST", "/v1/tokens", { name: "unused-bot" });
+    const tr = await openContext(browser, server.base, { locale: "tr-TR" });
+    try {
+      await startSession(tr.context, server.base, account.token);
+      await tr.page.goto("/developers");
+      const row = tr.page.getByRole("row").filter({ has: tr.page.getByRole("cell", { name: "unused-bot", exact: true }) });
+      expect((await row.locator('td[data-label="Son kullanım"]').textContent())?.trim()).toBe("Hiç kullanılmadı");
+    } finally {
+      await tr.context.close();
+    }
   }, SLOW);
 });

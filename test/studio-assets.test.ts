@@ -1,5 +1,6 @@
 // Serving the Studio: index.html for exactly the app's pages (GET and HEAD), hashed assets cached for a year, ETag and
-// 304, gzip when accepted, the strict CSP and security headers; every other path keeps its JSON answer. A small
+// 304, gzip when accepted, the strict CSP and security headers; every other path keeps its JSON answer, but for a
+// browser's navigation to an unknown address outside the API, which gets the Studio (404) and its not-found page. A small
 // stand-in set of files keeps most tests quick; the last one serves the real build of studio/.
 import { afterEach, expect, test } from "bun:test";
 import { gunzipSync } from "node:zlib";
@@ -57,6 +58,28 @@ test("other paths keep their JSON 404 (or their own answer): /v1/nope, /nope, de
   expect((await t.json("GET", "/healthz")).body).toEqual({ status: "ok" });
   expect((await t.call("GET", "/openapi.json")).headers.get("content-type")).toContain("application/json");
   expect((await t.call("GET", "/docs")).headers.get("content-security-policy")).toBeNull();
+});
+
+test("a browser's navigation to an unknown address outside the API gets the Studio with status 404, to show its own not-found page", async () => {
+  t = await startService({ ...LOCAL, VITRIN_ADMIN_TOKEN: "" }, { studioFiles: standIn });
+  const browser = { accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8" };
+  for (const path of ["/nope", "/prodcts", "/products/abc/extra", "/admin/nope"]) {
+    const res = await t.call("GET", path, { headers: browser });
+    expect(res.status, path).toBe(404);
+    expect(res.headers.get("content-type"), path).toBe("text/html; charset=utf-8");
+    expect(res.headers.get("content-security-policy"), path).toBe(STUDIO_CSP);
+    expect(res.headers.get("etag"), path).toBeNull();
+    expect(await res.text(), path).toBe(HTML);
+  }
+  // The API's own paths keep the API's answer even for a browser; a client asking JSON anywhere gets the JSON 404.
+  for (const path of ["/v1/nope", "/files/nope.png", "/docs/nope", "/studio/nope"]) {
+    const res = await t.json("GET", path, { headers: browser });
+    expect(res.status, path).toBe(404);
+    expect(res.body.code, path).toBe("not_found");
+  }
+  expect((await t.json("GET", "/v1/admin/accounts", { headers: browser })).body.code).toBe("admin_api_disabled");
+  const api = await t.json("GET", "/nope", { headers: { accept: "application/json" } });
+  expect([api.status, api.body.code]).toEqual([404, "not_found"]);
 });
 
 test("assets are cached for a year as immutable; a matching If-None-Match gets 304 without a body", async () => {

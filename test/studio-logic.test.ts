@@ -1,9 +1,10 @@
-// The Studio's browser-free logic: UI strings with values and plurals, the Turkish dictionary's key set, a 422's
+// The Studio's browser-free logic: UI strings with values and plurals, money amounts typed in either language, the Turkish dictionary's key set, a 422's
 // field problems matched to inputs, and the user_prompt a template form makes from a real template's prompt_schema.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { en } from "../studio/src/i18n/en";
 import { tr } from "../studio/src/i18n/tr";
 import { format, formatNumber } from "../studio/src/i18n/format";
+import { formatAmount, parseAmount } from "../studio/src/i18n/amount";
 import { fieldError, fieldErrors, unplacedErrors, asProblem } from "../studio/src/problems";
 import { buildPrompt, fieldDescription, kindOf, type Schema } from "../studio/src/pages/video-prompt";
 import { hintOf } from "../studio/src/pages/product-hint-marks";
@@ -162,5 +163,29 @@ describe("studio cut-out hint", () => {
       body: { hint: hintOf([{ x: 5, y: 5, keep: false }]) },
     });
     expect(leaveOutOnly.status).toBe(202);
+  });
+});
+
+describe("studio top-up amounts", () => {
+  const minor = (text: string, lang: "en" | "tr") => {
+    const read = parseAmount(text, lang);
+    return read.ok ? read.minor : read.reason;
+  };
+
+  test("Turkish takes a comma or a dot before the cents and its own grouping; `25,50` is never 2550", () => {
+    expect(["25,50", "25.50", "25,5", "₺ 25,50", "1.000,00", "1.000.000"].map((t) => minor(t, "tr"))).toEqual([2550, 2550, 2550, 2550, 100000, 100000000]);
+  });
+
+  test("English takes a dot before the cents and commas between thousands", () => {
+    expect(["25.50", "10", "1,000", "1,234.50"].map((t) => minor(t, "en"))).toEqual([2550, 1000, 100000, 123450]);
+  });
+
+  test("what could mean two amounts is refused, not guessed; what is no amount is invalid", () => {
+    expect([minor("1.000", "tr"), minor("1,234.50", "tr"), minor("25,50", "en"), minor("1.234,50", "en")]).toEqual(["ambiguous", "ambiguous", "ambiguous", "ambiguous"]);
+    expect([minor("abc", "en"), minor("", "en"), minor("12,505", "tr"), minor("-5", "en")]).toEqual(["invalid", "invalid", "invalid", "invalid"]);
+  });
+
+  test("an amount is written back as the language writes it", () => {
+    expect([formatAmount(123450, "tr"), formatAmount(1000, "tr"), formatAmount(123450, "en")]).toEqual(["1.234,50", "10,00", "1,234.50"]);
   });
 });

@@ -1,11 +1,13 @@
 // Every Studio page in chromium (issue #22 point 8): no serious or critical axe-core violations, one <h1> naming the
-// page, a <main> and a skip link, no horizontal scroll at 375 px wide, and no request leaving the service. Shop pages
+// page, a <main> and a skip link, landmarks each named apart, no horizontal scroll at 375 px wide, and no request
+// leaving the service (the payer's payment page is checked with axe too). Shop pages
 // are seen signed in as an account with demo data (a product with its cut-out, a completed video); operator pages
 // signed in with the admin token.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { onPostgres } from "./helpers";
 import {
+  axeRuleViolations,
   axeViolations,
   cspViolations,
   describeBrowser,
@@ -44,6 +46,8 @@ const PAGES: { name: string; heading: RegExp; who: Who; path: (d: Demo) => strin
   { name: "admin accounts", heading: /^Accounts$/, who: "admin", path: () => "/admin/accounts" },
   { name: "admin account", heading: /Demo shop/, who: "admin", path: (d) => `/admin/accounts/${d.account.id}` },
   { name: "admin jobs", heading: /^Jobs$/, who: "admin", path: () => "/admin/jobs" },
+  // A mistyped address: the browser's navigation gets the Studio, which shows its own page for it (not the API's JSON).
+  { name: "not found", heading: /^Page not found$/, who: "account", path: () => "/prodcts" },
 ];
 
 let server: StudioServer;
@@ -94,6 +98,11 @@ suite("Studio: every page in chromium", () => {
       expect(await axeViolations(page)).toEqual([]);
     }, SLOW);
 
+    test(`${p.name}: one main landmark, and every landmark named apart from the others (axe, whatever the impact)`, async () => {
+      const page = await visit(p.who, p.path(demo), p.heading);
+      expect(await axeRuleViolations(page, ["landmark-one-main", "landmark-unique", "region"])).toEqual([]);
+    }, SLOW);
+
     test(`${p.name}: the first Tab reaches the skip link, and Enter on it puts the focus in <main>`, async () => {
       const page = await visit(p.who, p.path(demo), p.heading);
       await page.keyboard.press("Tab");
@@ -130,6 +139,30 @@ suite("Studio: every page in chromium", () => {
       expect(englishLeft(english, await pageTexts(page), data)).toEqual([]);
     }, SLOW);
   }
+
+  test("the payer's page (/pay/manual/…): one <main>, no axe-core finding, light or dark, and the status as a word with a capital", async () => {
+    const top = await server.api("POST", "/v1/balance/top-up", { token: demo.account.token, body: { amount: 1500, currency: "usd" } });
+    expect(top.status).toBe(201);
+    const { page } = pages.get("guest")!;
+    await page.goto(new URL(top.body.payment_url).pathname);
+    await page.getByRole("heading", { level: 1, name: "Top up your credits" }).waitFor();
+    expect(await page.locator("main").count()).toBe(1);
+    expect(await page.locator(".status").textContent()).toBe("Pending");
+    expect(await axeViolations(page)).toEqual([]);
+    expect(await axeRuleViolations(page, ["landmark-one-main", "region"])).toEqual([]);
+    await page.emulateMedia({ colorScheme: "dark" });
+    try {
+      const background = await page.evaluate(`getComputedStyle(document.body).backgroundColor`);
+      expect(background).not.toBe("rgb(255, 255, 255)");
+      expect(background).not.toBe("rgba(0, 0, 0, 0)");
+      expect(await axeViolations(page)).toEqual([]);
+    } finally {
+      await page.emulateMedia({ colorScheme: "light" });
+    }
+    const tr = turkish.get("guest")!.page;
+    await tr.goto(new URL(top.body.payment_url).pathname);
+    expect(await tr.locator(".status").textContent()).toBe("Bekliyor");
+  }, SLOW);
 
   test("the operator's pages are not an account's: an account session opening /admin/jobs sees no jobs list", async () => {
     const { page } = pages.get("account")!;

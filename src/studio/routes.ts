@@ -1,7 +1,8 @@
-// Serving the Studio: its hashed assets under /studio/assets/ (cached for a year), and index.html for exactly the
-// browser app's own URLs (the app routes in the page), each with the strict CSP and the other security headers, an
-// ETag answered with 304, and gzip when the browser takes it. Nothing else is caught: other paths stay JSON 404s.
-import { Elysia } from "elysia";
+// Serving the Studio: its hashed assets under /studio/assets/ (cached for a year), and index.html for the browser
+// app's own URLs (the app routes in the page), each with the strict CSP and the other security headers, an ETag
+// answered with 304, and gzip when the browser takes it. A browser navigating to an unknown address outside the API
+// gets the page too, with status 404, so the Studio's own not-found page shows; anything else stays a JSON 404.
+import { Elysia, NotFoundError } from "elysia";
 import { errors } from "../kernel";
 import type { PreparedFile, StudioAssets } from "./files";
 
@@ -26,6 +27,17 @@ const PAGE_PATTERNS = STUDIO_PAGES.map((p) => new RegExp(`^${p.replace(/:id/, "[
 function studioPath(pathname: string): string | null {
   if (pathname.startsWith("/studio/assets/")) return pathname;
   return PAGE_PATTERNS.some((re) => re.test(pathname)) ? "/index.html" : null;
+}
+
+/** The first segments of the Studio's pages: a mistyped address under one is still the Studio's to answer. */
+const STUDIO_SECTIONS = ["sign-in", "products", "videos", "balance", "developers", "admin"];
+
+/** The API's own paths: an unknown address there is the API's JSON 404, whoever asks (a browser too). */
+const API_PATHS = /^\/(?:v1(?:\/|$)|files(?:\/|$)|docs(?:\/|$)|openapi\.json$|studio\/|healthz$|readyz$|metrics$)/;
+
+/** A browser navigating (it asks for HTML) to an address outside the API: a mistyped Studio address. */
+function browserNavigation(request: Request): boolean {
+  return /\btext\/html\b/.test(request.headers.get("accept") ?? "") && !API_PATHS.test(new URL(request.url).pathname);
 }
 
 /**
@@ -104,5 +116,19 @@ export function studioRoutes(assets: StudioAssets, fileOrigins: string[] = []) {
     { detail: { hide: true } },
   );
   for (const path of STUDIO_PAGES) app.get(path, page, { detail: { hide: true } });
+  // Any other address a browser may mistype: one segment (`/prodcts`) or deeper under a Studio section. A browser's
+  // navigation gets the Studio (status 404); anything else gets Elysia's own not-found, which the error handler answers
+  // as before. Not a catch-all `/*`: an unknown /v1 path must stay unmatched (its log line and metrics say so).
+  const missing = async ({ request }: { request: Request }) => {
+    const file = browserNavigation(request) ? await assets.get("/index.html") : null;
+    if (!file) throw new NotFoundError();
+    // No 304 for it: the status must say 404 each time. Only the encoding the browser takes is kept.
+    const plain = new Request(request.url, { method: request.method, headers: { "accept-encoding": request.headers.get("accept-encoding") ?? "" } });
+    const res = fileResponse(file, plain, security);
+    const headers = new Headers(res.headers);
+    headers.delete("etag");
+    return new Response(res.body, { status: 404, headers });
+  };
+  for (const path of ["/:page", ...STUDIO_SECTIONS.map((section) => `/${section}/*`)]) app.get(path, missing, { detail: { hide: true } });
   return app;
 }

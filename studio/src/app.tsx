@@ -7,6 +7,7 @@ import { Loading } from "./components/spinner";
 import { LogoIcon } from "./components/icons";
 import { LangContext, LANGS, initialLang, saveLang, useLang, useT, type Lang } from "./i18n";
 import { SessionContext, loadSession, signOut, useSession, type Session } from "./session";
+import { wantHeadingFocus } from "./focus";
 import { homeOf } from "./home";
 import { SignInPage } from "./pages/sign-in";
 import { ProductsPage } from "./pages/products";
@@ -121,9 +122,14 @@ function Guard() {
 
 function Routes() {
   const main = useRef<HTMLElement>(null);
-  // After an in-app navigation focus goes to <main>, so keyboard and screen-reader users start at the new page.
+  // After an in-app navigation focus goes to <main>, and to the new page's heading once it shows (Page), so keyboard
+  // and screen-reader users start at the new page. The link they used is often gone with the old page, so the focus
+  // may be on <body> by now: that is no reason to leave it there. (The router calls this for changes only, never for
+  // the first page of a visit.)
   const moved = (url: string) => {
-    if (url && main.current && document.activeElement !== document.body) main.current.focus({ preventScroll: false });
+    if (!url || !main.current) return;
+    wantHeadingFocus();
+    main.current.focus({ preventScroll: true });
   };
   return (
     <main id="main" ref={main} tabIndex={-1} class="main">

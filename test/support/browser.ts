@@ -227,6 +227,18 @@ export async function axeViolations(page: Page): Promise<string[]> {
     });
 }
 
+/**
+ * The violations of only these axe-core rules, whatever their impact (axeViolations keeps the serious and critical
+ * ones): for rules whose findings axe rates moderate, such as landmark-unique, landmark-one-main and region.
+ */
+export async function axeRuleViolations(page: Page, rules: string[]): Promise<string[]> {
+  await page.evaluate(`window.axe || (function(){ ${AXE_SOURCE}\n }).call(window)`);
+  const violations = (await page.evaluate(
+    `window.axe.run(document, { runOnly: { type: "rule", values: ${JSON.stringify(rules)} }, resultTypes: ["violations"] }).then(r => r.violations.map(v => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map(n => ({ target: n.target })) })))`,
+  )) as AxeViolation[];
+  return violations.map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`);
+}
+
 /** How wide the page's scrolling box is: more than the viewport means a horizontal scroll bar. */
 export function scrollWidth(page: Page): Promise<number> {
   return page.evaluate("document.scrollingElement.scrollWidth") as Promise<number>;

@@ -1,5 +1,5 @@
 // The small HTML pages a payer sees: the manual provider's payment page, and the return and cancel pages, in English
-// or Turkish (the languages Studio speaks), as the browser's Accept-Language prefers.
+// or Turkish (the languages Studio speaks), as the browser's Accept-Language prefers; light or dark as the browser is.
 import type { TopUpRow } from "../../billing";
 
 type Lang = "en" | "tr";
@@ -77,17 +77,29 @@ export function page(title: string, body: string, lang: Lang = "en", status = 20
   const html = `<!doctype html>
 <html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escape(title)} · vitrin</title>
+<meta name="color-scheme" content="light dark">
 <style>
-  body { font: 16px/1.5 system-ui, sans-serif; max-width: 34rem; margin: 4rem auto; padding: 0 1rem; color: #222; }
-  .card { border: 1px solid #ddd; border-radius: 12px; padding: 1.5rem; }
-  dt { color: #666; } dd { margin: 0 0 .75rem; font-weight: 600; }
-  .status { display: inline-block; padding: .1rem .6rem; border-radius: 999px; background: #eee; }
+  :root { color-scheme: light dark; --ink: #222; --ink-2: #595959; --bg: #fff; --line: #ddd; --chip: #eee; --link: #0b57d0; }
+  @media (prefers-color-scheme: dark) {
+    :root { --ink: #eee; --ink-2: #b3b3b3; --bg: #16181c; --line: #3a3d44; --chip: #2e3138; --link: #8ab4f8; }
+  }
+  body { font: 16px/1.5 system-ui, sans-serif; max-width: 34rem; margin: 4rem auto; padding: 0 1rem; color: var(--ink); background: var(--bg); }
+  a { color: var(--link); }
+  .card { border: 1px solid var(--line); border-radius: 12px; padding: 1.5rem; }
+  dt { color: var(--ink-2); } dd { margin: 0 0 .75rem; font-weight: 600; }
+  .status { display: inline-block; padding: .1rem .6rem; border-radius: 999px; background: var(--chip); }
 </style></head>
-<body><div class="card"><h1>${escape(title)}</h1>${body}</div></body></html>`;
+<body><main class="card"><h1>${escape(title)}</h1>${body}</main></body></html>`;
   return new Response(html, { status, headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", vary: "accept-language" } });
 }
 
 const statusWord = (row: TopUpRow, lang: Lang) => TEXTS[lang].statuses[row.status] ?? row.status;
+
+/** The status on its own (the badge) starts with a capital, as Studio shows it; in a sentence it stays lower case. */
+function statusLabel(row: TopUpRow, lang: Lang): string {
+  const word = statusWord(row, lang);
+  return word.charAt(0).toLocaleUpperCase(lang) + word.slice(1);
+}
 
 function details(row: TopUpRow, lang: Lang): string {
   const t = TEXTS[lang];
@@ -95,7 +107,7 @@ function details(row: TopUpRow, lang: Lang): string {
 <dt>${t.topUp}</dt><dd><code>${escape(row.id)}</code></dd>
 <dt>${t.amount}</dt><dd>${escape(money(row, lang))}</dd>
 <dt>${t.credits}</dt><dd>${row.credits}</dd>
-<dt>${t.status}</dt><dd><span class="status">${escape(statusWord(row, lang))}</span></dd>
+<dt>${t.status}</dt><dd><span class="status">${escape(statusLabel(row, lang))}</span></dd>
 </dl>`;
 }
 

@@ -1,7 +1,9 @@
 // A button whose action needs a second yes (revoke a token, rotate a secret): it opens a dialog saying what happens,
-// and only the dialog's own button does it; an error stays in the dialog with the API's message.
+// and only the dialog's own button does it (the dialog opens on Cancel); an error stays in the dialog with the API's
+// message.
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
+import { useT } from "../i18n";
 import { Alert } from "./alert";
 import { Button } from "./button";
 import { Dialog } from "./dialog";
@@ -22,6 +24,7 @@ type Props = {
 };
 
 export function ConfirmButton({ label, ariaLabel, title, children, confirmLabel, variant = "danger", onConfirm, describe }: Props) {
+  const t = useT();
   const [open, setOpen] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -46,6 +49,9 @@ export function ConfirmButton({ label, ariaLabel, title, children, confirmLabel,
         open={open}
         title={title}
         onClose={() => setOpen(false)}
+        closeLabel={t("common.cancel")}
+        // Anything but a plain primary action (a revoke, a delete, a rotated secret) starts on Cancel.
+        cancelFirst={variant !== "primary"}
         actions={
           <Button variant={variant === "danger" ? "danger" : "primary"} busy={busy} onClick={confirm}>
             {confirmLabel ?? label}

@@ -43,6 +43,9 @@ type InputProps = {
   step?: number | "any";
   placeholder?: string;
   spellcheck?: boolean;
+  /** The keyboard a phone shows ("decimal" for an amount typed as text in the UI's language). */
+  inputMode?: "text" | "decimal" | "numeric" | "email" | "url" | "search";
+  onBlur?(): void;
   required?: boolean;
   hint?: string;
   error?: string;

@@ -10,9 +10,9 @@ import { Pagination } from "./pagination";
 import { Loading } from "./spinner";
 import { Table, type Column } from "./table";
 
-type Props<Row> = { list: CursorList<Row>; caption: string; columns: Column<Row>[]; empty: string };
+type Props<Row> = { list: CursorList<Row>; caption: string; columns: Column<Row>[]; empty: string; stackOnPhone?: boolean };
 
-export function PagedTable<Row extends { id: string }>({ list, caption, columns, empty }: Props<Row>) {
+export function PagedTable<Row extends { id: string }>({ list, caption, columns, empty, stackOnPhone }: Props<Row>) {
   const t = useT();
   return (
     <>
@@ -26,7 +26,7 @@ export function PagedTable<Row extends { id: string }>({ list, caption, columns,
       ) : list.rows.length === 0 ? (
         <Empty>{empty}</Empty>
       ) : (
-        <Table caption={caption} columns={columns} rows={list.rows} rowKey={(r) => r.id} />
+        <Table caption={caption} columns={columns} rows={list.rows} rowKey={(r) => r.id} stackOnPhone={stackOnPhone} />
       )}
       <Pagination page={list.page} hasPrevious={list.hasPrevious} hasNext={list.hasNext} onPrevious={list.previous} onNext={list.next} />
     </>

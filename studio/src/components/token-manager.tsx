@@ -118,7 +118,7 @@ export function TokenManager({ load, deps = [], create, revoke, empty, warning, 
       <CreateToken create={create} nameHint={nameHint} primary={primary} onCreated={created} />
       {made && (
         <div class="once">
-          <Alert tone="warning">
+          <Alert tone="warning" focusKey={made}>
             <p>{warning}</p>
             <CopyField label={secretLabel(made)} value={made.token} />
             <Button onClick={() => setMade(null)}>{m("hideToken")}</Button>
@@ -138,7 +138,7 @@ export function TokenManager({ load, deps = [], create, revoke, empty, warning, 
       ) : tokens.data.data.length === 0 ? (
         <Empty>{empty}</Empty>
       ) : (
-        <Table caption={m("tokens")} columns={columns} rows={tokens.data.data} rowKey={(token) => token.id} />
+        <Table caption={m("tokens")} columns={columns} rows={tokens.data.data} rowKey={(token) => token.id} stackOnPhone />
       )}
     </>
   );

@@ -34,7 +34,7 @@ const tr: Record<keyof typeof en, string> = {
   token: "Anahtar",
   created: "Oluşturulma",
   lastUsed: "Son kullanım",
-  never: "Hiç",
+  never: "Hiç kullanılmadı",
   id: "Kimlik",
   actions: "İşlemler",
   revoke: "Geçersiz kıl",

@@ -1,5 +1,6 @@
-// The Balance page's top-up: a form that starts one and sends the browser to its payment page, and on return the
-// status of the last top-up started here (kept in sessionStorage: only its id, never a secret), polled while pending.
+// The Balance page's top-up: a form that starts one (the amount typed as the UI language writes it), says what it
+// buys and sends the browser on to its payment page; on return, the status of the last top-up started here (kept in
+// sessionStorage: only its id, never a secret), polled while pending.
 import { useEffect, useRef, useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { api, fieldError } from "../api";
@@ -8,8 +9,9 @@ import { Alert } from "../components/alert";
 import { Button, LinkButton } from "../components/button";
 import { SelectField, TextField } from "../components/field";
 import { StatusBadge } from "../components/status-badge";
-import { usePoll } from "../hooks";
+import { useFocusFirstInvalid, usePoll } from "../hooks";
 import { useLang, type Lang } from "../i18n";
+import { formatAmount, parseAmount } from "../i18n/amount";
 import { useBalanceMessages } from "../i18n/balance";
 
 type TopUp = Awaited<ReturnType<typeof loadTopUp>>;
@@ -49,33 +51,87 @@ function remember(id: string | null): void {
   }
 }
 
+/** The amount field's text: the language's own way of writing it, kept in step when the UI language changes. */
+function useAmountText(lang: Lang) {
+  const [text, setText] = useState(() => formatAmount(MIN_MINOR, lang));
+  const shownIn = useRef(lang);
+  useEffect(() => {
+    // "10,00" typed in Turkish reads "10.00" after a switch to English, never a different amount.
+    const read = parseAmount(text, shownIn.current);
+    if (read.ok) setText(formatAmount(read.minor, lang));
+    shownIn.current = lang;
+  }, [lang]);
+  /** On leaving the field: what was typed, written back as the language writes it ("25,5" → "25,50"). */
+  const tidy = () => {
+    const read = parseAmount(text, lang);
+    if (read.ok) setText(formatAmount(read.minor, lang));
+  };
+  return { text, setText, tidy };
+}
+
+/** The top-up just started, before the browser leaves for its payment page: what it costs and the credits it buys. */
+function ConfirmTopUp({ topUp, onChange }: { topUp: TopUp; onChange(): void }) {
+  const m = useBalanceMessages();
+  const { lang } = useLang();
+  const ref = useRef<HTMLDivElement>(null);
+  // The button that started it is gone from the form: the focus (and the view) goes to what it bought.
+  useEffect(() => {
+    ref.current?.focus();
+  }, [topUp.id]);
+  return (
+    <div ref={ref} tabIndex={-1} class="top-up-confirm" data-testid="top-up-confirm">
+      <Alert tone="info">
+        <p>{m("buys", { amount: money(topUp.amount, topUp.currency, lang), credits: topUp.credits })}</p>
+        <div class="row">
+          <LinkButton href={topUp.payment_url!} variant="primary">
+            {m("continuePayment")}
+          </LinkButton>
+          <Button variant="ghost" onClick={onChange}>
+            {m("changeAmount")}
+          </Button>
+        </div>
+      </Alert>
+    </div>
+  );
+}
+
 export function TopUpForm() {
   const m = useBalanceMessages();
   const { lang } = useLang();
-  const [amount, setAmount] = useState("10.00");
+  const amount = useAmountText(lang);
   const [currency, setCurrency] = useState("usd");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [fields, setFields] = useState<Record<string, string>>({});
+  const [made, setMade] = useState<TopUp | null>(null);
+  const formRef = useRef<HTMLFormElement>(null);
+  useFocusFirstInvalid(formRef, fields.amount ? fields : null);
   const submit = async (e: Event) => {
     e.preventDefault();
     setError(null);
-    const minor = Math.round(Number.parseFloat(amount.replace(",", ".")) * 100);
+    setMade(null);
+    const read = parseAmount(amount.text, lang);
+    const example = formatAmount(2550, lang);
+    // Never a guess: what cannot be read one way only is sent back to the customer, with the way to write it.
+    if (!read.ok) {
+      setFields({ amount: m(read.reason === "ambiguous" ? "amountAmbiguous" : "amountInvalid", { text: amount.text.trim(), example }) });
+      return;
+    }
     // The API counts minor units (1000 = 10.00): say it in the units the field uses rather than send a refused number.
-    if (!Number.isFinite(minor) || minor < MIN_MINOR) {
+    if (read.minor < MIN_MINOR) {
       setFields({ amount: m("amountTooSmall", { min: money(MIN_MINOR, currency, lang) }) });
       return;
     }
+    amount.setText(formatAmount(read.minor, lang));
     setFields({});
     setBusy(true);
     try {
-      const topUp = await must(api.POST("/v1/balance/top-up", { body: { amount: minor, currency } }));
+      const topUp = await must(api.POST("/v1/balance/top-up", { body: { amount: read.minor, currency } }));
       remember(topUp.id);
-      if (topUp.payment_url) {
-        window.location.assign(topUp.payment_url);
-        return;
-      }
-      window.location.reload();
+      setBusy(false);
+      // The credits it buys come from the API's answer (no endpoint gives the rate beforehand): said before leaving.
+      if (topUp.payment_url) setMade(topUp);
+      else window.location.reload();
     } catch (err) {
       setFields(fieldsOf(err));
       setError(formMessageOf(err, m("network")));
@@ -83,36 +139,39 @@ export function TopUpForm() {
     }
   };
   return (
-    <form class="card form" onSubmit={submit} aria-labelledby="top-up-heading" noValidate>
+    <form ref={formRef} class="card form" onSubmit={submit} aria-labelledby="top-up-heading" noValidate>
       <h2 id="top-up-heading">{m("topUp")}</h2>
       <p class="hint">{m("topUpIntro")}</p>
       <div class="inline-form">
         <TextField
           label={m("amount")}
-          type="number"
-          min={10}
-          step={0.01}
+          inputMode="decimal"
+          autoComplete="off"
           hint={m("amountHint", { min: money(MIN_MINOR, currency, lang) })}
-          value={amount}
-          onValue={setAmount}
+          value={amount.text}
+          onValue={(v) => (amount.setText(v), setMade(null))}
+          onBlur={amount.tidy}
           error={fieldError(fields, "amount")}
           required
         />
         <SelectField
           label={m("currency")}
           value={currency}
-          onValue={setCurrency}
+          onValue={(v) => (setCurrency(v), setMade(null))}
           options={CURRENCIES.map((c) => ({ value: c, label: c.toUpperCase() }))}
           error={fieldError(fields, "currency")}
         />
       </div>
       {error && <Alert tone="error">{error}</Alert>}
-      <div class="row">
-        <Button type="submit" variant="primary" busy={busy}>
-          {m("topUp")}
-        </Button>
-        {busy && <span class="muted">{m("going")}</span>}
-      </div>
+      {made ? (
+        <ConfirmTopUp topUp={made} onChange={() => (setMade(null), formRef.current?.querySelector("input")?.focus())} />
+      ) : (
+        <div class="row">
+          <Button type="submit" variant="primary" busy={busy}>
+            {m("topUp")}
+          </Button>
+        </div>
+      )}
     </form>
   );
 }

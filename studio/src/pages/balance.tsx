@@ -65,7 +65,7 @@ function Transactions({ list }: { list: CursorList<Transaction> }) {
   return (
     <section class="section" aria-labelledby="transactions-heading">
       <h2 id="transactions-heading">{m("transactions")}</h2>
-      <PagedTable list={list} caption={m("transactions")} columns={columns} empty={m("noTransactions")} />
+      <PagedTable list={list} caption={m("transactions")} columns={columns} empty={m("noTransactions")} stackOnPhone />
     </section>
   );
 }

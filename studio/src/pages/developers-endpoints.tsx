@@ -40,7 +40,11 @@ function AddEndpoint({ onAdded }: { onAdded(endpoint: Endpoint): void }) {
       <TextField label={m("endpointUrl")} type="url" placeholder="https://" maxLength={2048} required value={url} onValue={setUrl} error={fieldError(fields, "url")} />
       <TextField label={m("endpointEvents")} hint={m("endpointEventsHint")} required value={events} onValue={setEvents} error={fieldError(fields, "events")} />
       <TextField label={m("endpointDescription")} maxLength={500} value={description} onValue={setDescription} error={fieldError(fields, "description")} />
-      {error && <Alert tone="error">{error}</Alert>}
+      {error && (
+        <Alert tone="error" focusKey={error}>
+          {error}
+        </Alert>
+      )}
       <div class="row">
         <Button type="submit" busy={busy}>
           {m("addEndpoint")}
@@ -121,7 +125,8 @@ export function EndpointsSection() {
       <h2 id="endpoints-heading">{m("endpoints")}</h2>
       <p class="hint">{m("endpointsIntro")}</p>
       {secret && (
-        <Alert tone="warning">
+        // A new or rotated secret is what the action produced: the focus (and the view) goes to it.
+        <Alert tone="warning" focusKey={secret}>
           <p>{m("endpointSecretWarning")}</p>
           <CopyField label={secret.label} value={secret.value} />
           <Button onClick={() => setSecret(null)}>{m("hideSecret")}</Button>

@@ -53,6 +53,7 @@ export function DeleteProduct({ id, name }: { id: string; name: string }) {
         title={m("title", { name })}
         onClose={() => setOpen(false)}
         closeLabel={t("common.cancel")}
+        cancelFirst
         actions={
           <Button variant="danger" busy={busy} onClick={remove}>
             {m("confirm")}

@@ -9,6 +9,7 @@ import { BackIcon } from "../components/icons";
 import { Page } from "../components/page";
 import { Loading, Spinner } from "../components/spinner";
 import { StatusBadge } from "../components/status-badge";
+import { moveFocus } from "../focus";
 import { useLoad, usePoll } from "../hooks";
 import { dekupeErrorText, defineMessages, useLang, useT } from "../i18n";
 import { Compare } from "./product-compare";
@@ -41,7 +42,7 @@ function CutoutPanel({ dekupe: d, busy, onRetry, onRevert }: { dekupe: Dekupe; b
   const left = Number(d.retries_left);
   const processing = d.status === "processing";
   return (
-    <section class="card product-side" aria-label={t("product.cutout")}>
+    <section id="cutout-panel" tabIndex={-1} class="card product-side" aria-label={t("product.cutout")}>
       <p class="meta">
         <StatusBadge status={d.status} />
       </p>
@@ -92,6 +93,8 @@ export function ProductPage({ id }: { id: string }) {
       const { error } = await run();
       setNotice(error ? { tone: "error", text: asProblem(error)?.message ?? t("common.error") } : { tone: "success", text: done, whileProcessing });
       await product.reload();
+      // A new attempt's message goes when the attempt ends: the focus goes to the cut-out panel, which stays.
+      if (!error && whileProcessing) moveFocus(document.getElementById("cutout-panel"));
     } catch {
       setNotice({ tone: "error", text: t("common.network") });
     } finally {
@@ -137,7 +140,11 @@ export function ProductPage({ id }: { id: string }) {
         </>
       }
     >
-      {notice && !(notice.whileProcessing && !processing) && <Alert tone={notice.tone}>{notice.text}</Alert>}
+      {notice && !(notice.whileProcessing && !processing) && (
+        <Alert tone={notice.tone} focusKey={notice.whileProcessing ? null : notice}>
+          {notice.text}
+        </Alert>
+      )}
       <div class="two-col">
         <section aria-label={t("product.compare")}>
           {/* image_url is the cut-out in use (the accepted attempt's, or the latest) while dekupe is on and ready. */}

@@ -1,12 +1,13 @@
 // Products: the account's products with their cut-outs on a checkerboard (refreshed while a cut-out is being made)
 // and the form that creates one.
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { api, asProblem, type Schemas } from "../api";
 import { Alert } from "../components/alert";
 import { Empty } from "../components/empty";
 import { Page } from "../components/page";
 import { Loading } from "../components/spinner";
 import { StatusBadge } from "../components/status-badge";
+import { moveFocus } from "../focus";
 import { useLoad, usePoll } from "../hooks";
 import { useT } from "../i18n";
 import { CreateProductForm } from "./products-create";
@@ -59,9 +60,22 @@ export function ProductsPage() {
   const list = products.data ?? [];
   usePoll(list.some((p) => p.dekupe.status === "processing"), products.reload);
   const created = createdId ? list.find((p) => p.id === createdId) : undefined;
+  const announced = created?.dekupe.status === "processing";
+  // After `Create product` the form is empty again and, on a phone, the list is a screen above: the focus (and the
+  // view with it) goes to the success message, or to the new product's card when there is no message to show.
+  const [toFocus, setToFocus] = useState<string | null>(null);
+  useEffect(() => {
+    if (!toFocus || !created || created.id !== toFocus) return;
+    setToFocus(null);
+    if (!announced) moveFocus(document.querySelector<HTMLElement>(`a[href="/products/${toFocus}"]`));
+  }, [toFocus, created]);
   return (
     <Page title={t("products.title")}>
-      {created?.dekupe.status === "processing" && <Alert tone="success">{t("products.created")}</Alert>}
+      {announced && (
+        <Alert tone="success" focusKey={createdId}>
+          {t("products.created")}
+        </Alert>
+      )}
       <div class="two-col">
         <section aria-labelledby="product-list-title">
           <h2 id="product-list-title" class="visually-hidden">
@@ -85,6 +99,7 @@ export function ProductsPage() {
           onSubmit={() => setCreatedId(null)}
           onCreated={(id) => {
             setCreatedId(id);
+            setToFocus(id);
             void products.reload();
           }}
         />

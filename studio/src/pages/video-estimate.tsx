@@ -1,10 +1,13 @@
 // The cost of the video as the form stands: POST /v1/videos/estimate a moment after the last change (debounced), the
 // answer in credits against the balance, or the problem the API found (its field errors show at the form's fields);
-// and, next to `Create video`, how many credits are missing when the balance is short of that cost.
+// and, next to `Create video`, how many credits are missing when the balance is short of that cost, or that the template
+// needs a premium account.
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, asProblem, type ApiProblem } from "../api";
+import { must } from "../call";
 import { Alert } from "../components/alert";
 import { Spinner } from "../components/spinner";
+import { useLoad } from "../hooks";
 import { useT } from "../i18n";
 
 export type VideoRequest = {
@@ -101,7 +104,39 @@ export function CreditsShort({ id, state }: { id: string; state: EstimateState }
   );
 }
 
-export function Estimate({ state }: { state: EstimateState }) {
+/**
+ * Whether the chosen template needs a premium account this one is not: the server would refuse it (403), so the
+ * button is held back. `premium` is the account's plan (null while unknown); the estimate's refusal says it too.
+ */
+export function premiumLocked(template: { premium: boolean } | null, premium: boolean | null, state: EstimateState): boolean {
+  if (!template?.premium) return false;
+  return premium === false || (premium === null && state.problem?.code === "forbidden");
+}
+
+/**
+ * Whether `Create video` is held back, and by what: the balance short of the estimate (insufficient_credits) or a
+ * premium template on a Standard account (403): the button waits instead of inviting a refusal; `describedBy` ties it
+ * to the sentences beside it (CreditsShort, PremiumNeeded).
+ */
+export function useHoldBack(template: { premium: boolean } | null, estimate: EstimateState) {
+  const plan = useLoad(() => must(api.GET("/v1/balance")));
+  const short = creditsShort(estimate) !== null;
+  const locked = premiumLocked(template, plan.data ? plan.data.is_premium : null, estimate);
+  const describedBy = [short && "credits-short", locked && "premium-needed"].filter(Boolean).join(" ") || undefined;
+  return { short, locked, describedBy };
+}
+
+/** The words next to `Create video` while a premium template holds it back on a Standard account. */
+export function PremiumNeeded({ id, template }: { id: string; template: { name: string } | null }) {
+  const t = useT();
+  return (
+    <p id={id} class="hint" aria-live="polite">
+      {template && t("videoNew.premiumOnly", { name: template.name })}
+    </p>
+  );
+}
+
+export function Estimate({ state, quiet = false }: { state: EstimateState; quiet?: boolean }) {
   const t = useT();
   return (
     <div class="estimate-box" aria-live="polite">
@@ -114,7 +149,7 @@ export function Estimate({ state }: { state: EstimateState }) {
           <Spinner small label="" />{t("videoNew.estimating")}
         </p>
       ) : null}
-      {state.problem && !state.problem.details?.length && <Alert tone="warning">{state.problem.message}</Alert>}
+      {state.problem && !state.problem.details?.length && !quiet && <Alert tone="warning">{state.problem.message}</Alert>}
     </div>
   );
 }

@@ -4,8 +4,8 @@ import { defineMessages, useLang, useT } from "../i18n";
 import type { Template } from "./videos-data";
 
 const useMessages = defineMessages({
-  en: { premium: "Premium", seconds: "{n} s" },
-  tr: { premium: "Premium", seconds: "{n} sn" },
+  en: { premium: "Premium" },
+  tr: { premium: "Premium" },
 });
 
 type Props = { templates: Template[]; value: string; onChange(id: string): void; error?: string };
@@ -29,7 +29,7 @@ export function TemplateGallery({ templates, value, onChange, error }: Props) {
             <img src={previewIn(tpl, lang)} alt="" loading="lazy" />
             <span class="template-name">{tpl.name}</span>
             <span class="template-note">
-              {m("seconds", { n: tpl.duration })} · {t("common.credits", { n: tpl.credits })}
+              {t("video.seconds", { n: tpl.duration })} · {t("common.credits", { n: tpl.credits })}
               {tpl.premium ? ` · ${m("premium")}` : ""}
             </span>
           </label>

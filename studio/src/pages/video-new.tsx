@@ -17,7 +17,7 @@ import { loadProducts, productsSeen } from "./products";
 import { TemplateGallery } from "./video-gallery";
 import { buildPrompt, PromptFields, type Schema, type Values } from "./video-fields";
 import { choicesSeen, loadMusic, loadTemplates } from "./videos-data";
-import { CreditsShort, creditsShort, Estimate, useEstimate, type VideoRequest } from "./video-estimate";
+import { CreditsShort, Estimate, PremiumNeeded, useEstimate, useHoldBack, type VideoRequest } from "./video-estimate";
 import { FramePreview } from "./video-preview";
 
 /** The formats every template composes; the API's default is the first. */
@@ -122,13 +122,12 @@ export function VideoNewPage() {
   const problemRef = useFocusOnMessage<HTMLDivElement>(problem && !problem.details?.length ? problem : null);
   // A 422 from the last submit, else from the live estimate: both point at the same fields.
   const errors = fieldErrors(problem ?? estimate.problem);
-  // The server would refuse it (insufficient_credits): the button waits for credits instead of inviting a refusal.
-  const short = creditsShort(estimate) !== null;
+  // What the server would refuse (too few credits, a premium template on a Standard account) holds the button back.
+  const { short, locked, describedBy } = useHoldBack(form.template, estimate);
   const { state, set } = form;
-
   const submit = async (e: Event) => {
     e.preventDefault();
-    if (!form.request || short) return;
+    if (!form.request || short || locked) return;
     setBusy(true);
     setProblem(null);
     try {
@@ -194,12 +193,13 @@ export function VideoNewPage() {
           <SelectField label={t("videoNew.music")} name="music" value={state.music} onValue={set.setMusic} error={fieldError(errors, "music")} options={musicOptions} />
         </div>
         <FramePreview request={form.request} />
-        <Estimate state={estimate} />
+        <Estimate state={estimate} quiet={locked} />
         <div class="row">
-          <Button type="submit" variant="primary" busy={busy} disabled={!form.request || short} aria-describedby={short ? "credits-short" : undefined}>
+          <Button type="submit" variant="primary" busy={busy} disabled={!form.request || short || locked} aria-describedby={describedBy}>
             {t("videoNew.submit")}
           </Button>
           <CreditsShort id="credits-short" state={estimate} />
+          <PremiumNeeded id="premium-needed" template={locked ? form.template : null} />
         </div>
       </form>
     </Page>

@@ -7,7 +7,7 @@ import { Page } from "../components/page";
 import { Loading, Spinner } from "../components/spinner";
 import { StatusBadge } from "../components/status-badge";
 import { useLoad, usePoll } from "../hooks";
-import { formatDate, formatNumber, languageName, problemText, useLang, useT } from "../i18n";
+import { formatDate, languageName, problemText, useLang, useT } from "../i18n";
 import { loadProducts } from "./products";
 import { loadTemplates, loadVideo, moving, videoStatus, type Video } from "./videos-data";
 
@@ -30,7 +30,7 @@ function Details({ video, templateName, productName }: { video: Video; templateN
     [t("video.cost"), t("common.credits", { n: video.credits_used || video.credits_reserved })],
     [t("videos.created"), formatDate(video.created_at, lang)],
   ];
-  if (video.duration !== null) rows.splice(4, 0, [t("video.duration"), `${formatNumber(video.duration, lang)} s`]);
+  if (video.duration !== null) rows.splice(4, 0, [t("video.duration"), t("video.seconds", { n: video.duration })]);
   if (video.completed_at) rows.push([t("status.completed"), formatDate(video.completed_at, lang)]);
   return (
     <section class="card" aria-labelledby="video-details">
@@ -90,7 +90,7 @@ export function VideoPage({ id }: { id: string }) {
         <StatusBadge status={videoStatus(video.status)} />
       </p>
       <div class="two-col">
-        <section aria-label={t("video.details")}>
+        <section aria-label={t("video.player")}>
           {moving(video.status) && (
             <div class="card waiting">
               <p class="loading">
