@@ -110,3 +110,21 @@ describe("the Studio's error texts", () => {
     expect(dekupeErrorText(null, null, "tr")).toBeNull();
   });
 });
+
+describe("field messages in Turkish", () => {
+  test("the API's plain wordings and the outbound URL checks read in Turkish, with their numbers", async () => {
+    const { fieldText } = await import("../studio/src/i18n/errors");
+    const cases: [string, string][] = [
+      ["must be at most 100 characters", "En fazla 100 karakter olabilir."],
+      ["must be a whole number", "Tam sayı olmalı."],
+      ["give at least one field to change", "Değiştirilecek en az bir alan verin."],
+      ["must be a lowercase three-letter currency code, like usd", "Küçük harfli, üç harfli bir para birimi kodu olmalı (ör. usd)."],
+      ["must be a colour like #1a2b3c", "#1a2b3c gibi bir renk olmalı."],
+      ["has a host name that could not be resolved", "Alan adı çözümlenemedi."],
+    ];
+    for (const [en, tr] of cases) expect([en, fieldText(en, "tr")]).toEqual([en, tr]);
+    const blocked = "points to a private, local or reserved network address, which is not allowed (the server's operator can allow such addresses: VITRIN_ALLOW_PRIVATE_NETWORKS, or VITRIN_WEBHOOK_ALLOW_HOSTS for webhooks)";
+    expect(fieldText(blocked, "tr")).toStartWith("Özel, yerel ya da ayrılmış bir ağ adresine gidiyor");
+    expect(fieldText("must be a whole number", "en")).toBe("must be a whole number");
+  });
+});

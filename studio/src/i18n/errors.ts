@@ -163,6 +163,19 @@ const trFieldMessages: [RegExp, string][] = [
   [/^must be an http or https URL, or a data: URL$/, "http ya da https ile başlayan bir adres ya da bir data: adresi olmalı."],
   [/^is not a valid URL$/, "Geçerli bir adres değil."],
   [/^is not a readable image: the file is truncated or corrupt$/, "Okunabilir bir görsel değil: dosya eksik ya da bozuk."],
+  // The API's plain wordings (src/http/validation-messages.ts) and the outbound URL checks (src/net/check.ts).
+  [/^must be at most (\d+) characters?$/, "En fazla $1 karakter olabilir."],
+  [/^must be at least (\d+) characters?$/, "En az $1 karakter olmalı."],
+  [/^must not be empty$/, "Boş olamaz."],
+  [/^must not be blank$/, "Boş bırakılamaz."],
+  [/^must be a whole number$/, "Tam sayı olmalı."],
+  [/^give at least one field to change$/, "Değiştirilecek en az bir alan verin."],
+  [/^must be a file$/, "Bir dosya olmalı."],
+  [/^must be a lowercase three-letter currency code, like usd$/, "Küçük harfli, üç harfli bir para birimi kodu olmalı (ör. usd)."],
+  [/^must be a URL or null$/, "Bir adres ya da boş olmalı."],
+  [/^must be a colour like #[0-9a-fA-F]{6}$/, "#1a2b3c gibi bir renk olmalı."],
+  [/^points to a private, local or reserved network address, which is not allowed\b.*$/, "Özel, yerel ya da ayrılmış bir ağ adresine gidiyor; buna izin verilmiyor (sunucunun yöneticisi izin verebilir)."],
+  [/^has a host name that could not be resolved$/, "Alan adı çözümlenemedi."],
 ];
 
 /** One field's message in `lang` (see trFieldMessages). */
