@@ -87,8 +87,9 @@ describeBrowser("Studio: the Balance page in chromium", () => {
       expect(await amount.getAttribute("type")).toBe("text");
       expect(await amount.getAttribute("inputmode")).toBe("decimal");
       expect(await amount.inputValue()).toBe("10,00");
-      await tr.page.getByText("En az $10,00.").waitFor();
-      await tr.page.getByLabel(/^Para birimi\b/).selectOption("try");
+      // A Turkish shop starts in lira.
+      expect(await tr.page.getByLabel(/^Para birimi\b/).inputValue()).toBe("try");
+      await tr.page.getByText("En az ₺10,00.").waitFor();
       await amount.fill("1.000");
       await tr.page.getByRole("button", { name: "Kredi yükle", exact: true }).click();
       await tr.page.getByText("“1.000” iki farklı tutar olarak okunabilir: kuruştan önce virgülle, 25,50 gibi yazın.").waitFor();

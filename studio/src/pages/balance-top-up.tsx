@@ -99,7 +99,8 @@ export function TopUpForm() {
   const m = useBalanceMessages();
   const { lang } = useLang();
   const amount = useAmountText(lang);
-  const [currency, setCurrency] = useState("usd");
+  // A Turkish shop pays in lira unless it picks another currency.
+  const [currency, setCurrency] = useState(lang === "tr" ? "try" : "usd");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [fields, setFields] = useState<Record<string, string>>({});
