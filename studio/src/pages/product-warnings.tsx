@@ -4,13 +4,13 @@ import { defineMessages } from "../i18n";
 const useMessages = defineMessages({
   en: {
     subject_touches_edge: "The product touches the photo's edge: it may be cut off.",
-    small_subject: "The product is small in the photo: it will look soft when enlarged in a video.",
+    small_subject: "The product has few pixels in this photo: a video enlarges it more than twice, so it may look soft. A larger photo helps.",
     soft_matte: "Much of the product is half-transparent: check the cut-out's edges.",
     frame_filling: "The cut-out fills almost the whole photo: the background may still be there.",
   },
   tr: {
     subject_touches_edge: "Ürün fotoğrafın kenarına değiyor: kesilmiş olabilir.",
-    small_subject: "Ürün fotoğrafta küçük: videoda büyütülünce bulanık görünebilir.",
+    small_subject: "Ürün bu fotoğrafta az pikselle görünüyor: video onu iki kattan fazla büyütür, bulanık görünebilir. Daha büyük bir fotoğraf yardımcı olur.",
     soft_matte: "Ürünün büyük kısmı yarı saydam: dekupenin kenarlarını kontrol edin.",
     frame_filling: "Dekupe neredeyse tüm fotoğrafı kaplıyor: arka plan hâlâ duruyor olabilir.",
   },
