@@ -74,7 +74,10 @@ describe("POST /v1/videos", () => {
     const thumb = await fetchStored(t, done.body.thumbnail_url);
     expect(thumb.headers.get("content-type")).toBe("image/jpeg");
     const txns = (await t.json("GET", "/v1/balance/transactions", { token: acct.token })).body.data;
-    expect(txns.filter((x: { type: string }) => x.type === "usage")).toHaveLength(1);
+    const usage = txns.filter((x: { type: string }) => x.type === "usage");
+    expect(usage).toHaveLength(1);
+    // A person reads what the credits went on: the product, the template, then the video's id.
+    expect(usage[0].description).toBe(`Video of Stoneware Mug (${template.name}, ${done.body.id})`);
     expect(await balance(acct.token)).toBe(20 - template.credits);
   });
 

@@ -47,7 +47,7 @@ export async function prepare(deps: VideoDeps, accountId: string, input: NewVide
 export async function createVideo(deps: VideoDeps, accountId: string, input: NewVideo) {
   const { db, clock } = deps;
   const { videos } = db.schema;
-  const { template, prompt, language, music, credits, metadata, aspect } = await prepare(deps, accountId, input);
+  const { template, prompt, language, music, credits, metadata, aspect, product } = await prepare(deps, accountId, input);
   const at = clock.now();
   const id = newId("vid");
   const row = await db.tx(async (tx) => {
@@ -56,7 +56,8 @@ export async function createVideo(deps: VideoDeps, accountId: string, input: New
       accountId,
       amount: -credits,
       type: "usage",
-      description: `Video ${id} (${template.info.name})`,
+      // What a person reads in the transactions: the product first, the ids for looking it up.
+      description: `Video of ${product.name} (${template.info.name}, ${id})`,
       platform: "system",
       reference: `video:${id}:usage`,
       at,
