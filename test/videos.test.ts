@@ -37,7 +37,7 @@ async function setup(credits = 20, env: Record<string, string> = {}) {
   const image = `data:image/jpeg;base64,${Buffer.from(await productPhoto("jpeg", 800, 600)).toString("base64")}`;
   const product = await t.json("POST", "/v1/products", { token: acct.token, body: { name: "Stoneware Mug", description: "Hand glazed, 350 ml", image_url: image } });
   await t.runJobs(); // the cut-out
-  const templates = (await t.json("GET", "/v1/templates", { token: acct.token })).body.data as { id: string; credits: number; premium: boolean; aspect: string }[];
+  const templates = (await t.json("GET", "/v1/templates", { token: acct.token })).body.data as { id: string; name: string; credits: number; premium: boolean; aspect: string }[];
   const template = templates.find((x) => !x.premium && x.aspect === "9:16") ?? templates.find((x) => !x.premium)!;
   return { acct, productId: product.body.id as string, template, templates };
 }
