@@ -8,7 +8,7 @@ import { formatAmount, parseAmount } from "../studio/src/i18n/amount";
 import { fieldError, fieldErrors, unplacedErrors, asProblem } from "../studio/src/problems";
 import { buildPrompt, fieldDescription, kindOf, type Schema } from "../studio/src/pages/video-prompt";
 import { hintOf } from "../studio/src/pages/product-hint-marks";
-import { productPhoto, startService, type TestService } from "./helpers";
+import { ADMIN_TOKEN, productPhoto, startService, type TestService } from "./helpers";
 
 describe("studio strings", () => {
   test("Turkish has exactly the English keys, none left empty", () => {
@@ -187,5 +187,26 @@ describe("studio top-up amounts", () => {
 
   test("an amount is written back as the language writes it", () => {
     expect([formatAmount(123450, "tr"), formatAmount(1000, "tr"), formatAmount(123450, "en")]).toEqual(["1.234,50", "10,00", "1,234.50"]);
+  });
+});
+
+describe("transaction descriptions", () => {
+  test("the server's own ledger texts read in Turkish; an operator's own text stays as written", async () => {
+    const { transactionText } = await import("../studio/src/i18n/transactions");
+    // Each as the server writes it (src/accounts/records.ts, src/billing/top-ups.ts, src/videos/requests.ts and failure.ts).
+    const t = await startService();
+    try {
+      const a = await t.newAccount({ credits: 3 });
+      await t.json("POST", `/v1/admin/accounts/${a.id}/credits`, { token: ADMIN_TOKEN, body: { amount: 2 } });
+      const written = (await t.json("GET", "/v1/balance/transactions", { token: a.token })).body.data.map((x: { description: string }) => x.description);
+      expect(written.map((d: string) => transactionText(d, "tr")).sort()).toEqual(["Açılış kredisi", "Yöneticinin verdiği kredi"]);
+    } finally {
+      await t.close();
+    }
+    expect(transactionText("Top-up of 20.00 USD", "tr")).toBe("20.00 USD kredi yüklemesi");
+    expect(transactionText("Video of Stoneware Mug (Showcase, vid_abc123)", "tr")).toBe("Stoneware Mug videosu (Showcase, vid_abc123)");
+    expect(transactionText("Refund for video vid_abc123 (render_failed)", "tr")).toBe("vid_abc123 videosunun iadesi (render_failed)");
+    expect(transactionText("Welcome bonus", "tr")).toBe("Welcome bonus");
+    expect(transactionText("Opening credits", "en")).toBe("Opening credits");
   });
 });

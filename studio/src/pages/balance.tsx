@@ -11,6 +11,7 @@ import type { Column } from "../components/table";
 import { useLoad } from "../hooks";
 import { formatDate, formatNumber, useLang } from "../i18n";
 import { useBalanceMessages, type BalanceKey } from "../i18n/balance";
+import { transactionText } from "../i18n/transactions";
 import { useCursorList, type CursorList } from "../paging";
 import { TopUpForm, TopUpStatus } from "./balance-top-up";
 import { ForKind } from "./for-kind";
@@ -53,7 +54,7 @@ function Transactions({ list }: { list: CursorList<Transaction> }) {
   const columns: Column<Transaction>[] = [
     { key: "date", label: m("date"), render: (r) => <span class="nowrap">{formatDate(r.created_at, lang)}</span> },
     { key: "type", label: m("type"), render: (r) => typeName(r.type) },
-    { key: "description", label: m("description"), render: (r) => r.description ?? "" },
+    { key: "description", label: m("description"), render: (r) => transactionText(r.description ?? "", lang) },
     {
       key: "amount",
       label: m("change"),
