@@ -185,6 +185,14 @@ describe("plugin folders", () => {
     });
     await expect(loadPluginFolders([dir], new PluginRegistry())).rejects.toThrow(/its setting VITRIN_PAY_KEY must be named VITRIN_PLUGIN_PAY_X_<SETTING>/);
   });
+
+  test("a folder plugin's setting needs a default and a doc, which the configuration table shows", async () => {
+    const load = (setting: string) =>
+      loadPluginFolders([folder({ "p.ts": `export default { slot: "payment", name: "pay-y", settings: { key: ${setting} }, create: () => ({}) };` })], new PluginRegistry());
+    await expect(load(`{ env: "VITRIN_PLUGIN_PAY_Y_KEY", doc: "The key.", parse: String }`)).rejects.toThrow(/its setting VITRIN_PLUGIN_PAY_Y_KEY needs a default/);
+    await expect(load(`{ env: "VITRIN_PLUGIN_PAY_Y_KEY", default: "(unset)", doc: " ", parse: String }`)).rejects.toThrow(/its setting VITRIN_PLUGIN_PAY_Y_KEY needs a doc/);
+    await expect(load(`{ env: "VITRIN_PLUGIN_PAY_Y_KEY", default: "(unset)", doc: "The key.", parse: String }`)).resolves.toEqual(["payment-pay-y"]);
+  });
 });
 
 describe("plugin commands", () => {

@@ -50,6 +50,9 @@ function settingsProblem(d: PluginDefinition): string | null {
     const setting = s as Partial<PluginSetting<unknown>> | null;
     if (!setting || typeof setting.env !== "string" || typeof setting.parse !== "function") return `its setting "${key}" needs an env name and a parse function`;
     if (!setting.env.startsWith(prefix) || setting.env.length === prefix.length) return `its setting ${setting.env} must be named ${prefix}<SETTING>`;
+    // Both go into the configuration table an operator reads: a setting without them would be a blank row.
+    if (typeof setting.default !== "string") return `its setting ${setting.env} needs a default (the text the configuration table shows, e.g. "(unset)")`;
+    if (typeof setting.doc !== "string" || setting.doc.trim() === "") return `its setting ${setting.env} needs a doc (one line on what it does)`;
   }
   return null;
 }
