@@ -11,6 +11,7 @@ import { frameContrast } from "../plugins/renderer-ffmpeg/frame-contrast";
 import { createMusic } from "../src/music";
 import { ASPECTS, loadTemplates, type Aspect, type TemplateRegistry } from "../src/templates";
 import { BUILTIN_TEMPLATES } from "../templates";
+import { inLanes } from "./support/lanes";
 
 // The matrix uses no database or storage: the PostgreSQL + S3 pass would only render the same videos again.
 const run = process.env.VITRIN_TEST_DATABASE === "postgres" ? describe.skip : describe;
@@ -101,26 +102,13 @@ async function problemsOf(templateId: string, aspect: Aspect, language: string, 
   return found.map((f) => `${templateId} ${aspect} ${language} ${copy}: ${f}`);
 }
 
-/** Runs `work` over `items` two at a time (the machines this runs on have two cores). */
-async function inPairs<T, R>(items: T[], work: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await work(items[i]!);
-    }
-  };
-  await Promise.all([lane(), lane()]);
-  return out;
-}
 
 run("every template × format × language × copy length", () => {
   for (const templateId of BUILTIN_TEMPLATES.map((t) => t.meta.id)) {
     for (const aspect of ASPECTS) {
       test(`${templateId} ${aspect}: layout, contrast, motion, sound, frames and colour tags in en, tr, ar, ja, short and long copy`, async () => {
         const cases = LANGUAGES.flatMap((language) => COPY.map((copy) => ({ language, copy })));
-        const found = (await inPairs(cases, (c) => problemsOf(templateId, aspect, c.language, c.copy))).flat();
+        const found = (await inLanes(cases, (c) => problemsOf(templateId, aspect, c.language, c.copy))).flat();
         expect(found).toEqual([]);
       }, 600_000);
     }

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { prepareRender, sampleCopy, writeSampleProduct, type SampleProduct } from "../plugins/renderer-ffmpeg";
 import { ASPECTS, LANGUAGES, loadTemplates, type TemplateRegistry } from "../src/templates";
 import { BUILTIN_TEMPLATES } from "../templates";
+import { inLanes } from "./support/lanes";
 
 // The check uses no database or storage: the PostgreSQL + S3 pass would only lay out the same scenes again.
 const run = process.env.VITRIN_TEST_DATABASE === "postgres" ? describe.skip : describe;
@@ -25,20 +26,6 @@ beforeAll(async () => {
   for (const lang of LANGUAGES) products.set(lang, await writeSampleProduct(join(dir, lang), lang));
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** Runs `work` over `items` three at a time: text and pictures are made on libuv's threads, so lanes overlap. */
-async function inLanes<T, R>(items: T[], work: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await work(items[i]!);
-    }
-  };
-  await Promise.all([lane(), lane(), lane()]);
-  return out;
-}
 
 run("built-in templates with minimal prompts, in every listed language and format", () => {
   for (const def of BUILTIN_TEMPLATES) {
@@ -61,7 +48,7 @@ run("built-in templates with minimal prompts, in every listed language and forma
           workDir: join(dir, `${id}-${c.lang}-${c.aspect.replace(":", "x")}-${c.what.replaceAll(" ", "-")}`),
         });
         return job.problems.map((p) => `${c.lang} ${c.aspect} ${c.what}: ${p.field}: ${p.message}`);
-      });
+      }, 3);
       expect(found.flat()).toEqual([]);
     }, 120_000);
   }
