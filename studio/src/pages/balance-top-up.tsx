@@ -143,7 +143,7 @@ export function TopUpForm() {
     <form ref={formRef} class="card form" onSubmit={submit} aria-labelledby="top-up-heading" noValidate>
       <h2 id="top-up-heading">{m("topUp")}</h2>
       <p class="hint">{m("topUpIntro")}</p>
-      <div class="inline-form">
+      <div class="top-up-fields">
         <TextField
           label={m("amount")}
           inputMode="decimal"

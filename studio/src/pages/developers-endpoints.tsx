@@ -18,6 +18,14 @@ import { useFocusOnMessage } from "../focus";
 
 type Endpoint = Awaited<ReturnType<typeof listEndpoints>>["data"][number];
 
+/**
+ * A URL that may wrap after its slashes, dots and query marks (each followed by a <wbr>), so a narrow column breaks
+ * it between its parts rather than in the middle of a word.
+ */
+function breakableUrl(url: string) {
+  return url.split(/(?<=[/.?&=])/).flatMap((part, i) => (i === 0 ? [part] : [<wbr key={i} />, part]));
+}
+
 function listEndpoints() {
   return must(api.GET("/v1/webhook_endpoints"));
 }
@@ -80,7 +88,7 @@ export function EndpointsSection() {
     await endpoints.reload();
   };
   const columns: Column<Endpoint>[] = [
-    { key: "url", label: m("url"), render: (e) => <span class="mono wide-cell">{e.url}</span> },
+    { key: "url", label: m("url"), render: (e) => <span class="mono endpoint-url">{breakableUrl(e.url)}</span> },
     { key: "events", label: m("endpointEvents"), render: (e) => <code>{e.events.join(", ")}</code> },
     { key: "description", label: m("endpointDescription"), render: (e) => e.description },
     { key: "status", label: m("status"), render: (e) => <span class={`badge ${e.enabled ? "badge-success" : "badge-neutral"}`}>{e.enabled ? m("enabled") : m("disabled")}</span> },
@@ -88,7 +96,7 @@ export function EndpointsSection() {
       key: "actions",
       label: m("actions"),
       render: (e) => (
-        <div class="row">
+        <div class="row endpoint-actions">
           <Button onClick={() => toggle(e)} aria-label={m("toggleLabel", { action: e.enabled ? m("disable") : m("enable"), url: e.url })}>
             {e.enabled ? m("disable") : m("enable")}
           </Button>

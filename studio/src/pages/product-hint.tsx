@@ -100,7 +100,11 @@ export function HintPicker({ photo, marks, onChange }: Props) {
       <p id="hint-count" aria-live="polite">
         {marks.length === 0 ? m("none") : m("count", { n: marks.length, keep: kept, drop: marks.length - kept })}
       </p>
-      {marks.length > 0 && <Button onClick={() => onChange([])}>{m("clear")}</Button>}
+      {marks.length > 0 && (
+        <div class="row">
+          <Button onClick={() => onChange([])}>{m("clear")}</Button>
+        </div>
+      )}
     </section>
   );
 }

@@ -29,8 +29,18 @@ type Crop = "subject" | "none";
 type Dekupe = NonNullable<Awaited<ReturnType<typeof loadProduct>>>["dekupe"];
 
 const useMessages = defineMessages({
-  en: { crop: "Next attempt's frame", subject: "Around the product", none: "The whole photo" },
-  tr: { crop: "Sonraki denemenin çerçevesi", subject: "Ürünün çevresi", none: "Fotoğrafın tamamı" },
+  en: {
+    crop: "Next attempt's frame",
+    subject: "Around the product",
+    none: "The whole photo",
+    cropHint: "Around the product: the cut-out is trimmed to the product. The whole photo: the cut-out keeps the photo's size and framing.",
+  },
+  tr: {
+    crop: "Sonraki denemenin çerçevesi",
+    subject: "Ürünün çevresi",
+    none: "Fotoğrafın tamamı",
+    cropHint: "Ürünün çevresi: dekupe ürünün sınırlarına göre kırpılır. Fotoğrafın tamamı: dekupe fotoğrafın boyutunu ve kadrajını korur.",
+  },
 });
 
 /** The cut-out's state and what can be done about it: Retry (with the frame to cut), Revert, attempts left. */
@@ -57,6 +67,7 @@ function CutoutPanel({ dekupe: d, busy, onRetry, onRevert }: { dekupe: Dekupe; b
       <p>{t("product.attemptsLeft", { n: left })}</p>
       <SelectField
         label={m("crop")}
+        hint={m("cropHint")}
         name="crop"
         value={crop}
         onValue={(v) => setCrop(v as Crop)}
@@ -151,7 +162,8 @@ export function ProductPage({ id }: { id: string }) {
           {d.status === "ready" && p.image_url !== p.original_image_url ? (
             <Compare photo={p.original_image_url} cutout={p.image_url} sourceBox={d.source_box} name={p.name} />
           ) : (
-            <img class="thumb checkerboard product-photo" src={p.image_url} alt={t("products.photo", { name: p.name })} />
+            // The checkerboard shows a cut-out's transparency; behind the original photo it would read as transparent.
+            <img class={`thumb product-photo${p.image_url !== p.original_image_url ? " checkerboard" : ""}`} src={p.image_url} alt={t("products.photo", { name: p.name })} />
           )}
         </section>
         <CutoutPanel dekupe={d} busy={busy} onRetry={retry} onRevert={revert} />

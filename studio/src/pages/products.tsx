@@ -38,7 +38,7 @@ function ProductCard({ product }: { product: Product }) {
     <li>
       <a class="card product-card" href={`/products/${product.id}`}>
         <img
-          class="thumb checkerboard"
+          class={product.image_url !== product.original_image_url ? "thumb checkerboard" : "thumb"}
           src={product.image_url}
           alt={ready ? t("products.cutout", { name: product.name }) : t("products.photo", { name: product.name })}
           loading="lazy"

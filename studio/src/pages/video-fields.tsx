@@ -1,5 +1,6 @@
 // The template's own fields, generated from its prompt_schema (JSON Schema): text, number, number-or-text, yes/no,
-// choice lists, lists of short texts (one per line) and nested groups such as colours; each with its API error inline.
+// choice lists, lists of short texts (one per line), colours (a picker beside the text), the currency (a list of
+// common ones) and nested groups such as colours; each with its API error inline.
 import { fieldError } from "../api";
 import { Field } from "../components/field";
 import { defineMessages, useLang } from "../i18n";
@@ -8,9 +9,36 @@ import { fieldDescription, fieldLabel, kindOf, type Schema, type Values } from "
 export { buildPrompt, type Schema, type Values } from "./video-prompt";
 
 const useMessages = defineMessages({
-  en: { lines: "One per line, at most {n}.", format: "Format: {pattern}", none: "—" },
-  tr: { lines: "Her satıra bir tane, en fazla {n}.", format: "Biçim: {pattern}", none: "—" },
+  en: {
+    lines: "One per line, at most {n}.",
+    colour: "Pick a colour, or type its code (such as #1a2b3c). Leave it empty for the template's own.",
+    pick: "{label}: colour picker",
+    none: "—",
+    currencyDefault: "The usual one for the video's language",
+  },
+  tr: {
+    lines: "Her satıra bir tane, en fazla {n}.",
+    colour: "Bir renk seçin ya da kodunu yazın (ör. #1a2b3c). Şablonun kendi rengi için boş bırakın.",
+    pick: "{label}: renk seçici",
+    none: "—",
+    currencyDefault: "Videonun dilinde olağan olan",
+  },
 });
+
+/** The colour pattern the built-in templates use (fields.colors in src/templates/define.ts). */
+const COLOUR_PATTERN = "^#[0-9a-fA-F]{6}$";
+/** Currencies a shop most often sells in, offered as a list; the API takes any three-letter code. */
+const CURRENCIES = ["USD", "EUR", "TRY", "GBP", "JPY", "SAR"];
+
+/** A currency's name in the UI's language, with its code ("Euro (EUR)"); the code alone where the browser has no name. */
+function currencyName(code: string, lang: string): string {
+  try {
+    const name = new Intl.DisplayNames([lang], { type: "currency" }).of(code);
+    return name && name !== code ? `${name} (${code})` : code;
+  } catch {
+    return code;
+  }
+}
 
 type Props = { schema: Schema | null; values: Values; errors: Record<string, string>; onChange(path: string, value: string): void };
 
@@ -58,14 +86,35 @@ function OneField({ path, label, schema, required, value, error, onChange }: One
   const { lang } = useLang();
   const kind = kindOf(schema);
   const text = schema.anyOf?.find((s) => s.type === "string") ?? schema;
-  // A raw pattern helps nobody; the one patterns the templates use (colours) reads as #rrggbb.
-  const colour = schema.pattern === "^#[0-9a-fA-F]{6}$";
-  const hints = [fieldDescription(schema, lang), kind === "list" && schema.maxItems ? m("lines", { n: schema.maxItems }) : "", colour ? m("format", { pattern: "#rrggbb" }) : ""];
+  // A raw pattern helps nobody: colours get a picker, and the currency (a code the API checks) a list of names.
+  const colour = schema.pattern === COLOUR_PATTERN;
+  const currency = path === "currency" && kind === "text";
+  const hints = [currency ? "" : fieldDescription(schema, lang), kind === "list" && schema.maxItems ? m("lines", { n: schema.maxItems }) : "", colour ? m("colour") : ""];
   const hint = hints.filter(Boolean).join(" ") || undefined;
   return (
     <Field label={label} hint={hint} error={error} required={required}>
       {(control) =>
-        kind === "boolean" ? (
+        colour ? (
+          <span class="colour-pair">
+            {/* The picker needs a full #rrggbb; until the text is one it shows black, and the text stays as typed. */}
+            <input
+              type="color"
+              aria-label={m("pick", { label })}
+              value={/^#[0-9a-fA-F]{6}$/.test(value) ? value.toLowerCase() : "#000000"}
+              onInput={(e) => onChange(e.currentTarget.value)}
+            />
+            <input {...control} name={path} type="text" spellcheck={false} autoComplete="off" value={value} onInput={(e) => onChange(e.currentTarget.value)} />
+          </span>
+        ) : currency ? (
+          <select {...control} name={path} value={value.toUpperCase()} onChange={(e) => onChange(e.currentTarget.value)}>
+            <option value="">{m("currencyDefault")}</option>
+            {[...CURRENCIES, ...(value && !CURRENCIES.includes(value.toUpperCase()) ? [value.toUpperCase()] : [])].map((code) => (
+              <option key={code} value={code}>
+                {currencyName(code, lang)}
+              </option>
+            ))}
+          </select>
+        ) : kind === "boolean" ? (
           <span class="check">
             <input {...control} type="checkbox" name={path} checked={value === "true"} onChange={(e) => onChange(e.currentTarget.checked ? "true" : "")} />
           </span>

@@ -49,13 +49,19 @@ const TR_DESCRIPTIONS: Record<string, string> = {
     "Bir sayı (videonun dilinde ve para biriminde yazılır) ya da olduğu gibi gösterilen bir metin.",
   "ISO 4217 code; defaults by language (USD, TRY, EUR, JPY, SAR).": "ISO 4217 kodu; boş bırakılırsa dile göre (USD, TRY, EUR, JPY, SAR).",
   'Button text; defaults to "Shop now" in the video\'s language.': "Düğme metni; boş bırakılırsa videonun dilinde \"Hemen al\".",
-  "Brand colours as #rrggbb.": "Marka renkleri, #rrggbb biçiminde.",
+  "Brand colours as #rrggbb.": "Markanızın renkleri.",
   "Short selling points; default to phrases from the description.": "Kısa satış noktaları; boş bırakılırsa açıklamadan ifadeler.",
+};
+
+/** English descriptions written for the API's readers, said plainly for a shop owner (each colour has a picker). */
+const EN_DESCRIPTIONS: Record<string, string> = {
+  "Brand colours as #rrggbb.": "Your brand's colours.",
 };
 
 export function fieldDescription(schema: Schema, lang: Lang): string | undefined {
   if (!schema.description) return undefined;
-  return lang === "tr" ? (TR_DESCRIPTIONS[schema.description] ?? schema.description) : schema.description;
+  const plain = lang === "tr" ? TR_DESCRIPTIONS : EN_DESCRIPTIONS;
+  return plain[schema.description] ?? schema.description;
 }
 
 export function fieldLabel(name: string, schema: Schema, lang: Lang): string {

@@ -99,8 +99,10 @@ export function VideosPage() {
               ),
             },
             { key: "template", label: t("videos.template"), render: (v) => list.data?.templateName.get(v.template_id) ?? v.template_id },
-            // Two videos of one product and template differ by language and format: the list says both.
-            { key: "language", label: t("videoNew.language"), render: (v) => `${languageName(v.language, lang)} · ${v.aspect_ratio}` },
+            // Two videos of one product and template differ by language and format: the list says both, each in its own
+            // column (a format beside a language read as part of the language).
+            { key: "language", label: t("videoNew.language"), render: (v) => languageName(v.language, lang) },
+            { key: "format", label: t("videoNew.format"), render: (v) => v.aspect_ratio },
             { key: "status", label: t("videos.status"), render: (v) => <Progress status={v.status} progress={v.progress} /> },
             { key: "created", label: t("videos.created"), render: (v) => formatDate(v.created_at, lang) },
           ]}

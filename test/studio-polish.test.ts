@@ -1,0 +1,166 @@
+// Studio's polish points from the shop-owner trial, each checked in chromium: colour pickers and a currency list on
+// the video form, a hint under the cut-out's frame choice, the Videos list's format in a column of its own, no
+// checkerboard behind an original photo, a tidy phone header, and the layouts of webhook endpoints, Clear marks and
+// the top-up form. One service with demo data (a product with its cut-out, a completed video) for all of them.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Browser, Page } from "playwright-core";
+import { onPostgres } from "./helpers";
+import { axeViolations, describeBrowser, launchChromium, openContext, signInWithToken, startStudioServer, type StudioServer } from "./support/browser";
+import { renderVideo, uploadProduct } from "./support/studio-demo";
+
+// Not on the PostgreSQL passes: these are layouts and words of the browser UI, which the database does not change.
+const suite = onPostgres ? describe.skip : describeBrowser;
+const SLOW = 240_000;
+
+let server: StudioServer;
+let browser: Browser;
+let page: Page;
+let account: { id: string; token: string };
+let product: any;
+
+/** Opens `path` at `width` px and waits for its one <h1> and a quiet network. */
+async function visit(path: string, heading: RegExp, width = 1280) {
+  await page.setViewportSize({ width, height: 800 });
+  await page.goto(path);
+  await page.getByRole("heading", { level: 1, name: heading }).waitFor();
+  await page.waitForLoadState("networkidle");
+}
+
+/** Switches Studio's language with its header switch. */
+async function useLanguage(name: "English" | "Türkçe") {
+  await page.getByRole("button", { name, exact: true }).click();
+}
+
+suite("Studio: the shop-owner trial's polish points in chromium", () => {
+  beforeAll(async () => {
+    [server, browser] = await Promise.all([startStudioServer({ backgroundRemoval: "none" }), launchChromium()]);
+    account = await server.newAccount({ name: "Polish shop", credits: 40, language: "en" });
+    product = await uploadProduct(server, account.token, "Stoneware coffee cup");
+    await renderVideo(server, account.token, product.id);
+    ({ page } = await openContext(browser, server.base));
+    await signInWithToken(page, account.token);
+  }, SLOW);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  test("video form: each colour has a picker kept in step with its text, and the currency is a list that sends its code", async () => {
+    await visit(`/videos/new?product=${product.id}`, /^Create video$/);
+    await page.getByRole("radio", { name: /Clean card/ }).check();
+    const text = page.getByRole("textbox", { name: "Primary", exact: true });
+    const picker = page.getByLabel("Primary: colour picker");
+    await picker.fill("#ff8800");
+    expect(await text.inputValue()).toBe("#ff8800");
+    await text.fill("#1A2B3C");
+    expect(await picker.inputValue()).toBe("#1a2b3c");
+    expect(await page.getByText(/#rrggbb|ISO 4217/).count()).toBe(0);
+
+    const currency = page.getByRole("combobox", { name: /^Currency\b/ });
+    expect(await currency.inputValue()).toBe("");
+    const codes = await currency.locator("option").evaluateAll((os) => os.map((o: any) => o.value as string));
+    expect(codes).toEqual(expect.arrayContaining(["", "USD", "EUR", "TRY", "GBP", "JPY", "SAR"]));
+    await currency.selectOption("EUR");
+    expect(await axeViolations(page)).toEqual([]);
+    const sent = page.waitForRequest((r) => r.method() === "POST" && new URL(r.url()).pathname === "/v1/videos");
+    await page.getByRole("button", { name: "Create video", exact: true }).click();
+    const prompt = (await sent).postDataJSON().user_prompt;
+    expect(prompt).toMatchObject({ currency: "EUR", colors: { primary: "#1A2B3C" } });
+  }, SLOW);
+
+  test("cut-out panel: the frame choice says what each frame does, in English and in Turkish", async () => {
+    await visit(`/products/${product.id}`, /Stoneware coffee cup/);
+    const frame = page.getByRole("combobox", { name: /^Next attempt's frame/ });
+    expect(await frame.getAttribute("aria-describedby")).toBeTruthy();
+    await page.getByText("Around the product: the cut-out is trimmed to the product.", { exact: false }).waitFor();
+    await useLanguage("Türkçe");
+    await page.getByText("Ürünün çevresi: dekupe ürünün sınırlarına göre kırpılır.", { exact: false }).waitFor();
+    await useLanguage("English");
+  }, SLOW);
+
+  test("hint panel: `Clear marks` is a button of its own width, not the panel's", async () => {
+    await visit(`/products/${product.id}`, /Stoneware coffee cup/);
+    const area = page.getByRole("application");
+    await area.waitFor();
+    await area.click({ position: { x: 30, y: 30 } });
+    const clear = page.getByRole("button", { name: "Clear marks" });
+    const [button, panel] = await Promise.all([clear.boundingBox(), page.locator(".hint-picker").boundingBox()]);
+    expect(button!.width).toBeLessThan(panel!.width / 2);
+  }, SLOW);
+
+  test("Videos list: the format has its own column, and the language column names only the language", async () => {
+    await visit("/videos", /^Videos$/);
+    expect(await page.getByRole("columnheader", { name: "Format" }).count()).toBe(1);
+    const row = page.locator("tbody tr").first();
+    expect((await row.locator('td[data-label="Language"]').textContent())?.trim()).toBe("English");
+    expect((await row.locator('td[data-label="Format"]').textContent())?.trim()).toMatch(/^\d+:\d+$/);
+  }, SLOW);
+
+  test("product page: a checkerboard behind the cut-out, none behind the original photo once it is used again", async () => {
+    await visit(`/products/${product.id}`, /Stoneware coffee cup/);
+    expect(await page.locator("main .checkerboard").count()).toBeGreaterThan(0);
+    await page.getByRole("button", { name: "Use the original photo", exact: true }).click();
+    await page.getByText("The original photo is in use again, without a cut-out.").waitFor();
+    const photo = page.locator("main img.product-photo");
+    await photo.waitFor();
+    expect(await photo.getAttribute("class")).not.toContain("checkerboard");
+    await visit("/products", /^Products$/);
+    expect(await page.locator("main img.thumb.checkerboard").count()).toBe(0);
+  }, SLOW);
+
+  test("at 375 px the header's links share one row in both languages, and the video form's selects show their choice whole", async () => {
+    for (const lang of ["English", "Türkçe"] as const) {
+      await visit("/videos/new", lang === "English" ? /^Create video$/ : /^Video oluştur$/, 375);
+      const tops = await page.locator("nav ul a").evaluateAll((as) => as.map((a) => Math.round(a.getBoundingClientRect().top)));
+      expect(new Set(tops).size).toBe(1);
+      // Every link is whole on screen: the row fits without its own sideways scroll.
+      expect(await page.locator("nav ul").evaluate((ul) => ul.scrollWidth <= ul.clientWidth)).toBe(true);
+      const selects = await page.locator("main .form-row select").evaluateAll((ss) => ss.map((s) => s.getBoundingClientRect().width));
+      for (const width of selects) expect(width).toBeGreaterThan(300);
+      if (lang === "English") await useLanguage("Türkçe");
+    }
+    await useLanguage("English");
+  }, SLOW);
+
+  test("webhook endpoint: its actions on one row, and its long URL wrapped only between its parts (after a / . ? & = or -)", async () => {
+    const url = `${server.base}/webhooks/vitrin-shop-sync/products-and-videos/endpoint-receiver-number-one?source=studio`;
+    const made = await server.api("POST", "/v1/webhook_endpoints", { token: account.token, body: { url, events: ["*"], description: "Shop sync" } });
+    expect(made.status).toBe(201);
+    await visit("/developers", /^Developers$/);
+    const row = page.locator("tr", { hasText: "Shop sync" });
+    const buttonTops = await row.locator(".endpoint-actions button").evaluateAll((bs) => bs.filter((b) => b.checkVisibility()).map((b) => Math.round(b.getBoundingClientRect().top)));
+    expect(buttonTops.length).toBe(3);
+    expect(new Set(buttonTops).size).toBe(1);
+    // The character before each line break of the URL, found by the top of each character's box.
+    const breaksAfter = await row.locator(".endpoint-url").evaluate((el: any) => {
+      const doc = el.ownerDocument;
+      const chars: { ch: string; top: number }[] = [];
+      const walker = doc.createTreeWalker(el, 4 /* NodeFilter.SHOW_TEXT */);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        for (let i = 0; i < node.textContent!.length; i++) {
+          const range = doc.createRange();
+          range.setStart(node, i);
+          range.setEnd(node, i + 1);
+          chars.push({ ch: node.textContent![i]!, top: Math.round(range.getBoundingClientRect().top) });
+        }
+      }
+      const before: string[] = [];
+      for (let i = 1; i < chars.length; i++) if (chars[i]!.top > chars[i - 1]!.top) before.push(chars[i - 1]!.ch);
+      return before;
+    });
+    expect(breaksAfter.length).toBeGreaterThan(0);
+    for (const ch of breaksAfter) expect("/.?&=-").toContain(ch);
+  }, SLOW);
+
+  test("top-up: an amount too small shows its error without moving the Currency field out of line", async () => {
+    await visit("/balance", /^Balance$/);
+    await page.getByLabel(/^Amount\b/).fill("5");
+    await page.getByRole("button", { name: "Top up", exact: true }).click();
+    await page.locator(".top-up-fields .field-error").waitFor();
+    const amount = await page.getByLabel(/^Amount\b/).boundingBox();
+    const currency = await page.getByRole("combobox", { name: /^Currency\b/ }).boundingBox();
+    expect(Math.abs(amount!.y - currency!.y)).toBeLessThan(1);
+    expect(Math.abs(amount!.height - currency!.height)).toBeLessThan(1);
+  }, SLOW);
+});
