@@ -1,19 +1,9 @@
 // Studio's Balance page in chromium against a real vitrin (issue #22 point 5): a top-up through the payment page and
 // its status on return, the credits an amount buys said before leaving, an amount typed the Turkish way, the least
 // amount said in the form, and the transactions a page at a time (stacked into cards on a phone).
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
-import {
-  describeBrowser,
-  launchChromium,
-  openContext,
-  scrollWidth,
-  signInWithToken,
-  startSession,
-  startStudioServer,
-  STUDIO_ADMIN_TOKEN,
-  type StudioServer,
-} from "./support/browser";
+import { describeBrowser, openContext, scrollWidth, signedInSuite, signInWithToken, startSession, STUDIO_ADMIN_TOKEN, type StudioServer } from "./support/browser";
 import { waitFor } from "./support/studio-demo";
 
 const SLOW = 120_000;
@@ -32,17 +22,10 @@ async function open(path: string, heading: string) {
 }
 
 describeBrowser("Studio: the Balance page in chromium", () => {
-  beforeAll(async () => {
-    [server, browser] = await Promise.all([startStudioServer({ backgroundRemoval: "none" }), launchChromium()]);
-    account = await server.newAccount({ name: "Console shop", credits: 30 });
-    ({ page } = await openContext(browser, server.base));
-    await signInWithToken(page, account.token);
-  }, SLOW);
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  signedInSuite(
+    { name: "Console shop", credits: 30 },
+    (s) => void ({ server, browser, page, account } = s),
+  );
 
   test("`Top up` says what the amount buys, then opens the payment page; back on Balance the top-up shows pending, then paid", async () => {
     await open("/balance", "Balance");

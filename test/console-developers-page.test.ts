@@ -1,9 +1,9 @@
 // Studio's Developers page in chromium against a real vitrin (issue #22 point 6): an API token shown once that works
 // and is refused once revoked, its last use shown, the webhook secret revealed and rotated, a delivery redelivered, and a webhook
 // endpoint added with its secret shown once, disabled and deleted.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
-import { describeBrowser, launchChromium, openContext, scrollWidth, signInWithToken, startSession, startStudioServer, type StudioServer } from "./support/browser";
+import { describeBrowser, openContext, scrollWidth, signedInSuite, startSession, type StudioServer } from "./support/browser";
 import { waitFor } from "./support/studio-demo";
 
 const SLOW = 120_000;
@@ -22,17 +22,10 @@ async function openDevelopers() {
 }
 
 describeBrowser("Studio: the Developers page in chromium", () => {
-  beforeAll(async () => {
-    [server, browser] = await Promise.all([startStudioServer({ backgroundRemoval: "none" }), launchChromium()]);
-    account = await server.newAccount({ name: "Developer shop", credits: 10 });
-    ({ page } = await openContext(browser, server.base));
-    await signInWithToken(page, account.token);
-  }, SLOW);
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  signedInSuite(
+    { name: "Developer shop", credits: 10 },
+    (s) => void ({ server, browser, page, account } = s),
+  );
 
   test("`Create token` shows the new token once: it works as a bearer token and is gone after a reload", async () => {
     await openDevelopers();

@@ -2,22 +2,9 @@
 // how many credits are missing with a link to the Balance page (also in Turkish; no axe-core problem, light or dark);
 // a cheaper choice, or credits granted by the operator and a re-estimate (an option changed, or the tab come back
 // to), let it go again.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
-import {
-  axeViolations,
-  cspViolations,
-  describeBrowser,
-  foreignRequests,
-  launchChromium,
-  openContext,
-  signInWithToken,
-  startSession,
-  startStudioServer,
-  STUDIO_ADMIN_TOKEN,
-  type NetworkLog,
-  type StudioServer,
-} from "./support/browser";
+import { axeViolations, cspViolations, describeBrowser, foreignRequests, type NetworkLog, openContext, signedInSuite, startSession, STUDIO_ADMIN_TOKEN, type StudioServer } from "./support/browser";
 import { uploadProduct } from "./support/studio-demo";
 
 const SLOW = 180_000;
@@ -44,18 +31,13 @@ async function chooseTemplate(on: Page, id: string, cost: RegExp) {
 const submitButton = (on: Page, disabled: boolean) => on.locator(`form button[type="submit"]:${disabled ? "disabled" : "enabled"}`).waitFor();
 
 describeBrowser("Studio: `Create video` with a balance short of the estimate, in chromium", () => {
-  beforeAll(async () => {
-    [server, browser] = await Promise.all([startStudioServer({ backgroundRemoval: "none" }), launchChromium()]);
-    account = await server.newAccount({ name: "Short shop", credits: CREDITS, language: "en" });
-    await uploadProduct(server, account.token, "Tea tin");
-    ({ page, log } = await openContext(browser, server.base));
-    await signInWithToken(page, account.token);
-  }, SLOW);
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  signedInSuite(
+    { name: "Short shop", credits: CREDITS, language: "en" },
+    (s) => void ({ server, browser, page, account, log } = s),
+    async (s) => {
+      await uploadProduct(s.server, s.account.token, "Tea tin");
+    },
+  );
 
   test("an estimate over the balance disables `Create video`, which says how many credits are missing and links to Balance", async () => {
     await page.goto("/videos/new");

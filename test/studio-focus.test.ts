@@ -2,9 +2,9 @@
 // phone too, where the new card is a screen above the form), `Retry` of a cut-out, `Revoke` of a token, `Add
 // endpoint` (its secret or its error), `Delete` of an endpoint and an in-app page change each land on the message, the
 // changed element or the new page's heading; a destructive confirmation opens on Cancel.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
-import { describeBrowser, fixturePhoto, launchChromium, openContext, signInWithToken, startStudioServer, type StudioServer } from "./support/browser";
+import { describeBrowser, fixturePhoto, openContext, signedInSuite, signInWithToken, type StudioServer } from "./support/browser";
 import { uploadProduct, waitFor } from "./support/studio-demo";
 
 const SLOW = 120_000;
@@ -35,17 +35,10 @@ async function openDevelopers() {
 }
 
 describeBrowser("Studio: the keyboard focus after an action, in chromium", () => {
-  beforeAll(async () => {
-    [server, browser] = await Promise.all([startStudioServer({ backgroundRemoval: "none" }), launchChromium()]);
-    account = await server.newAccount({ name: "Focus shop", credits: 10, language: "en" });
-    ({ page } = await openContext(browser, server.base));
-    await signInWithToken(page, account.token);
-  }, SLOW);
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  signedInSuite(
+    { name: "Focus shop", credits: 10, language: "en" },
+    (s) => void ({ server, browser, page, account } = s),
+  );
 
   test("on a 375 px phone, `Create product` moves the focus and the view to the new product, not to the empty form", async () => {
     const phone = await openContext(browser, server.base, { viewport: { width: 375, height: 740 } });

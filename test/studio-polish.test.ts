@@ -2,10 +2,10 @@
 // the video form, a hint under the cut-out's frame choice, the Videos list's format in a column of its own, no
 // checkerboard behind an original photo, a tidy phone header, and the layouts of webhook endpoints, Clear marks and
 // the top-up form. One service with demo data (a product with its cut-out, a completed video) for all of them.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { onPostgres } from "./helpers";
-import { axeViolations, describeBrowser, launchChromium, openContext, signInWithToken, startStudioServer, type StudioServer } from "./support/browser";
+import { axeViolations, describeBrowser, signedInSuite, type StudioServer } from "./support/browser";
 import { renderVideo, uploadProduct } from "./support/studio-demo";
 
 // Not on the PostgreSQL passes: these are layouts and words of the browser UI, which the database does not change.
@@ -32,19 +32,14 @@ async function useLanguage(name: "English" | "Türkçe") {
 }
 
 suite("Studio: the shop-owner trial's polish points in chromium", () => {
-  beforeAll(async () => {
-    [server, browser] = await Promise.all([startStudioServer({ backgroundRemoval: "none" }), launchChromium()]);
-    account = await server.newAccount({ name: "Polish shop", credits: 40, language: "en" });
-    product = await uploadProduct(server, account.token, "Stoneware coffee cup");
-    await renderVideo(server, account.token, product.id);
-    ({ page } = await openContext(browser, server.base));
-    await signInWithToken(page, account.token);
-  }, SLOW);
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  signedInSuite(
+    { name: "Polish shop", credits: 40, language: "en" },
+    (s) => void ({ server, browser, page, account } = s),
+    async (s) => {
+      product = await uploadProduct(s.server, s.account.token, "Stoneware coffee cup");
+      await renderVideo(s.server, s.account.token, product.id);
+    },
+  );
 
   test("video form: each colour has a picker kept in step with its text, and the currency is a list that sends its code", async () => {
     await visit(`/videos/new?product=${product.id}`, /^Create video$/);

@@ -1,19 +1,9 @@
 // Studio's `Create video` with a premium template on a Standard account, in chromium: the template can be looked at,
 // but the button is held back (as when credits are short) with the reason beside it, in English and Turkish, so the
 // server's 403 is never invited; once the operator makes the account premium the same choice goes through.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
-import {
-  axeViolations,
-  describeBrowser,
-  launchChromium,
-  openContext,
-  signInWithToken,
-  startSession,
-  startStudioServer,
-  STUDIO_ADMIN_TOKEN,
-  type StudioServer,
-} from "./support/browser";
+import { axeViolations, describeBrowser, openContext, signedInSuite, startSession, STUDIO_ADMIN_TOKEN, type StudioServer } from "./support/browser";
 import { uploadProduct } from "./support/studio-demo";
 
 const SLOW = 180_000;
@@ -32,18 +22,13 @@ async function choosePremium(on: Page) {
 }
 
 describeBrowser("Studio: a premium template on a Standard account, in chromium", () => {
-  beforeAll(async () => {
-    [server, browser] = await Promise.all([startStudioServer({ backgroundRemoval: "none" }), launchChromium()]);
-    account = await server.newAccount({ name: "Standard shop", credits: 20, language: "en" });
-    await uploadProduct(server, account.token, "Silk scarf");
-    ({ page } = await openContext(browser, server.base));
-    await signInWithToken(page, account.token);
-  }, SLOW);
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  signedInSuite(
+    { name: "Standard shop", credits: 20, language: "en" },
+    (s) => void ({ server, browser, page, account } = s),
+    async (s) => {
+      await uploadProduct(s.server, s.account.token, "Silk scarf");
+    },
+  );
 
   test("the premium template holds `Create video` back and says why beside it; nothing is ordered", async () => {
     await choosePremium(page);

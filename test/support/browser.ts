@@ -1,6 +1,6 @@
 // Studio in a real browser, for the test/studio-*.test.ts suites and scripts/studio-screenshots.ts: Debian's chromium
 // driven by playwright-core, a real vitrin listening on loopback, a log of every request the pages make, and axe-core.
-import { describe } from "bun:test";
+import { afterAll, beforeAll, describe } from "bun:test";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from "playwright-core";
@@ -267,3 +267,34 @@ export async function sessionCookie(context: BrowserContext): Promise<string> {
 
 /** A photo from test/fixtures/photos, as a path for setInputFiles. */
 export const fixturePhoto = (name = "coffee.jpg") => join(import.meta.dir, "..", "fixtures", "photos", name);
+
+/** What a suite of Studio tests works with: see signedInSuite. */
+export type SignedInStudio = { server: StudioServer; browser: Browser; page: Page; log: NetworkLog; account: { id: string; token: string } };
+
+/**
+ * The usual frame of a Studio suite, registered in the describe block it is called in: a server (cut-outs off unless
+ * `options` say otherwise) and chromium started together, a new account, `seed` (products and the like, before the
+ * page opens) and one page signed in as the account; `use` hands them to the suite's own variables. Both are closed
+ * after the suite.
+ */
+export function signedInSuite(
+  account: Parameters<StudioServer["newAccount"]>[0],
+  use: (s: SignedInStudio) => void,
+  seed?: (s: Omit<SignedInStudio, "page" | "log">) => Promise<void>,
+  options: StudioServerOptions = { backgroundRemoval: "none" },
+): void {
+  let made: Partial<SignedInStudio> = {};
+  beforeAll(async () => {
+    const [server, browser] = await Promise.all([startStudioServer(options), launchChromium()]);
+    made = { server, browser };
+    const acct = await server.newAccount(account);
+    await seed?.({ server, browser, account: acct });
+    const { page, log } = await openContext(browser, server.base);
+    await signInWithToken(page, acct.token);
+    use({ server, browser, page, log, account: acct });
+  }, 180_000);
+  afterAll(async () => {
+    await made.browser?.close();
+    await made.server?.close();
+  });
+}
