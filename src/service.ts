@@ -47,7 +47,7 @@ import { createMusic } from "./music";
 import type { PluginRegistry, Plugins } from "./plugins";
 import { openFoundation } from "./foundation";
 import type { TemplateRegistry } from "./templates";
-import { createStudioAssets, defaultStudioFiles, studioRoutes, type StudioFile } from "./studio";
+import { createStudioAssets, defaultStudioFiles, studioNotFound, studioRoutes, type StudioFile } from "./studio";
 
 export type ServiceOptions = {
   clock?: Clock;
@@ -192,6 +192,7 @@ async function buildHttp(f: Foundation, domain: ReturnType<typeof buildDomain>, 
   const sessions = createStudioSessions(db, clock, config.adminToken);
   const guard: GuardDeps = { accounts, limiter, idempotency, meta, adminToken: config.adminToken, auth, sessions };
   const studioFiles = createStudioAssets(f.opts.studioFiles ?? defaultStudioFiles, logger.child({ component: "studio" }));
+  const fileOrigins = foreignFileOrigins(plugins.storage.url("studio-csp-probe"), config.publicUrl);
   const app = createHttpApp({
     config,
     clock,
@@ -202,6 +203,7 @@ async function buildHttp(f: Foundation, domain: ReturnType<typeof buildDomain>, 
     isShuttingDown: () => state.shuttingDown,
     readiness: async () => ({ database: { ok: await db.ping() } }),
     onIdempotentOutcome: (m, status, body) => recordIdempotentError(idempotency, logger, m, status, body),
+    notFoundPage: studioNotFound(studioFiles, fileOrigins),
   })
     .use(productRoutes(guard, products, dekupe))
     .use(brandRoutes(guard, domain.brand))
@@ -217,7 +219,7 @@ async function buildHttp(f: Foundation, domain: ReturnType<typeof buildDomain>, 
     .use(jobRoutes(guard, jobs))
     .use(tokenRoutes(guard))
     .use(studioSessionRoutes({ accounts, sessions, auth, adminToken: config.adminToken, trustedProxies }))
-    .use(studioRoutes(studioFiles, foreignFileOrigins(plugins.storage.url("studio-csp-probe"), config.publicUrl)));
+    .use(studioRoutes(studioFiles, fileOrigins));
   return { app };
 }
 

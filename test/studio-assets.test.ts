@@ -63,7 +63,7 @@ test("other paths keep their JSON 404 (or their own answer): /v1/nope, /nope, de
 test("a browser's navigation to an unknown address outside the API gets the Studio with status 404, to show its own not-found page", async () => {
   t = await startService({ ...LOCAL, VITRIN_ADMIN_TOKEN: "" }, { studioFiles: standIn });
   const browser = { accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8" };
-  for (const path of ["/nope", "/prodcts", "/products/abc/extra", "/admin/nope"]) {
+  for (const path of ["/nope", "/prodcts", "/products/abc/extra", "/admin/nope", "/foo/bar/baz"]) {
     const res = await t.call("GET", path, { headers: browser });
     expect(res.status, path).toBe(404);
     expect(res.headers.get("content-type"), path).toBe("text/html; charset=utf-8");
@@ -80,6 +80,9 @@ test("a browser's navigation to an unknown address outside the API gets the Stud
   expect((await t.json("GET", "/v1/admin/accounts", { headers: browser })).body.code).toBe("admin_api_disabled");
   const api = await t.json("GET", "/nope", { headers: { accept: "application/json" } });
   expect([api.status, api.body.code]).toEqual([404, "not_found"]);
+  // No route stands in the way: the docs page, and a one-segment route such as /healthz, answer as before.
+  expect((await t.call("GET", "/docs", { headers: browser })).status).toBe(200);
+  expect((await t.call("GET", "/healthz", { headers: browser })).status).toBe(200);
 });
 
 test("assets are cached for a year as immutable; a matching If-None-Match gets 304 without a body", async () => {

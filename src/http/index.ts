@@ -58,6 +58,8 @@ export type HttpContext = {
   readiness: () => Promise<Record<string, ReadyReport>>;
   isShuttingDown: () => boolean;
   onIdempotentOutcome: (meta: RequestMeta, status: number, body: string) => Promise<void>;
+  /** A page for a browser that navigated to an address nothing serves (the Studio's), or null for the JSON 404. */
+  notFoundPage?: (request: Request) => Promise<Response | null>;
 };
 
 const requestIdPattern = /^[A-Za-z0-9._:-]{1,100}$/;
@@ -243,6 +245,12 @@ function answerError(ctx: HttpContext, record: Recorder) {
     const id = m?.id ?? newId("req");
     // With the admin API off, any /v1/admin path (a known route or not) says so and how to turn it on.
     const adminOff = code === "NOT_FOUND" && !ctx.config.adminToken && pathOf(request.url).startsWith("/v1/admin/");
+    const page = code === "NOT_FOUND" && !adminOff && ctx.notFoundPage ? await ctx.notFoundPage(request) : null;
+    if (page) {
+      if (m) record((m.status = 404, m), request, route, path, 404);
+      page.headers.set("x-request-id", id);
+      return page;
+    }
     const err = adminOff ? errors.adminDisabled() : toApiError(code, error, id, logger);
     if (m) {
       m.status = err.status;

@@ -2,7 +2,7 @@
 // app's own URLs (the app routes in the page), each with the strict CSP and the other security headers, an ETag
 // answered with 304, and gzip when the browser takes it. A browser navigating to an unknown address outside the API
 // gets the page too, with status 404, so the Studio's own not-found page shows; anything else stays a JSON 404.
-import { Elysia, NotFoundError } from "elysia";
+import { Elysia } from "elysia";
 import { errors } from "../kernel";
 import type { PreparedFile, StudioAssets } from "./files";
 
@@ -28,9 +28,6 @@ function studioPath(pathname: string): string | null {
   if (pathname.startsWith("/studio/assets/")) return pathname;
   return PAGE_PATTERNS.some((re) => re.test(pathname)) ? "/index.html" : null;
 }
-
-/** The first segments of the Studio's pages: a mistyped address under one is still the Studio's to answer. */
-const STUDIO_SECTIONS = ["sign-in", "products", "videos", "balance", "developers", "admin"];
 
 /** The API's own paths: an unknown address there is the API's JSON 404, whoever asks (a browser too). */
 const API_PATHS = /^\/(?:v1(?:\/|$)|files(?:\/|$)|docs(?:\/|$)|openapi\.json$|studio\/|healthz$|readyz$|metrics$)/;
@@ -116,19 +113,24 @@ export function studioRoutes(assets: StudioAssets, fileOrigins: string[] = []) {
     { detail: { hide: true } },
   );
   for (const path of STUDIO_PAGES) app.get(path, page, { detail: { hide: true } });
-  // Any other address a browser may mistype: one segment (`/prodcts`) or deeper under a Studio section. A browser's
-  // navigation gets the Studio (status 404); anything else gets Elysia's own not-found, which the error handler answers
-  // as before. Not a catch-all `/*`: an unknown /v1 path must stay unmatched (its log line and metrics say so).
-  const missing = async ({ request }: { request: Request }) => {
-    const file = browserNavigation(request) ? await assets.get("/index.html") : null;
-    if (!file) throw new NotFoundError();
-    // No 304 for it: the status must say 404 each time. Only the encoding the browser takes is kept.
+  return app;
+}
+
+/**
+ * The answer to a browser that navigated to an address nothing serves, outside the API's paths: the Studio's page with
+ * status 404, so its own not-found page shows (the HTTP layer's not-found handler asks; null: the usual JSON 404). No
+ * 304 for it, so the status says 404 each time; only the encoding the browser takes is kept.
+ */
+export function studioNotFound(assets: StudioAssets, fileOrigins: string[] = []): (request: Request) => Promise<Response | null> {
+  const security = securityHeaders(studioCsp(fileOrigins));
+  return async (request) => {
+    if (request.method !== "GET" || !browserNavigation(request)) return null;
+    const file = await assets.get("/index.html");
+    if (!file) return null;
     const plain = new Request(request.url, { method: request.method, headers: { "accept-encoding": request.headers.get("accept-encoding") ?? "" } });
     const res = fileResponse(file, plain, security);
     const headers = new Headers(res.headers);
     headers.delete("etag");
     return new Response(res.body, { status: 404, headers });
   };
-  for (const path of ["/:page", ...STUDIO_SECTIONS.map((section) => `/${section}/*`)]) app.get(path, missing, { detail: { hide: true } });
-  return app;
 }
