@@ -3,7 +3,7 @@
 import type { Orm } from "../db";
 import { settleDeaths, type Death } from "./dead";
 import type { MaintenanceResult } from "./options";
-import { markClaimable, serial, write, type EngineState } from "./state";
+import { markClaimable, ownerProcess, serial, write, type EngineState } from "./state";
 import type { RescuedJob } from "./store";
 
 const PRUNE_CHUNK = 1000;
@@ -38,16 +38,15 @@ export function reportRescued(s: EngineState, rescued: RescuedJob[]): void {
 }
 
 /**
- * Whether a lease owner is a process of this host that no longer runs: owners are `host:pid:id` (state.ts), and a
+ * Whether a lease owner is a process of this host that no longer runs: owners are `host:pid:id` (ownerProcess), and a
  * pid that this host does not know is gone. Anything else (another host, a live or unknown pid, an owner named
  * otherwise) is left to its lease. A pid reused by another process only makes the wait the lease's, as before.
  */
 export function deadLocalOwner(owner: string, host: string): boolean {
-  const [ownerHost, pidText, id] = owner.split(":");
-  const pid = Number(pidText);
-  if (ownerHost !== host || !id || !Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid) return false;
+  const proc = ownerProcess(owner);
+  if (!proc || proc.host !== host || proc.pid === process.pid) return false;
   try {
-    process.kill(pid, 0);
+    process.kill(proc.pid, 0);
     return false;
   } catch (e) {
     // EPERM: the process exists, it is only someone else's.

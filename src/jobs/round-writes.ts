@@ -4,7 +4,7 @@ import type { Orm } from "../db";
 import { outcomeOf } from "./attempt";
 import type { Death, HandBack } from "./dead";
 import type { EngineState, Pending } from "./state";
-import { TransactionLost, type Settlement } from "./store";
+import { TransactionLost, type JobRecord, type Settlement } from "./store";
 
 /** An attempt whose deferred writes failed and were undone, with the settlement it ends up with. */
 export type WriteError = { pending: Pending; error: unknown; settlement: Settlement | null };
@@ -66,28 +66,30 @@ export async function settlementsOf(
   return { settlements, writeErrors };
 }
 
-/** The settlements that killed their job and were recorded (the lease was still held), with what the hook needs. */
-export function deathsOf(batch: Pending[], settlements: Settlement[], held: string[]): Death[] {
-  const deadIds = new Set(settlements.filter((s) => s.outcome === "dead").map((s) => s.id));
-  if (deadIds.size === 0) return [];
-  const recorded = new Set(held);
-  const deaths: Death[] = [];
+/** The recorded settlements (the lease was still held) of one outcome, each with its job. */
+function recorded<O extends Settlement["outcome"]>(batch: Pending[], settlements: Settlement[], held: string[], outcome: O) {
+  const kept = new Set(held);
+  const found: { settlement: Extract<Settlement, { outcome: O }>; job: JobRecord }[] = [];
   for (const s of settlements) {
-    if (s.outcome !== "dead" || !recorded.has(s.id)) continue;
+    if (s.outcome !== outcome || !kept.has(s.id)) continue;
     const job = batch.find((p) => p.entry?.job.id === s.id)?.entry?.job;
-    if (job) deaths.push({ id: job.id, kind: job.kind, payload: job.payload, attempts: s.attempt, error: s.error });
+    if (job) found.push({ settlement: s as Extract<Settlement, { outcome: O }>, job });
   }
-  return deaths;
+  return found;
 }
 
-/** The hand-backs that were recorded (the lease was still held), with what the hook needs. */
+/** The settlements that killed their job and were recorded, with what the onDead hook needs. */
+export function deathsOf(batch: Pending[], settlements: Settlement[], held: string[]): Death[] {
+  return recorded(batch, settlements, held, "dead").map(({ settlement: s, job }) => ({
+    id: job.id,
+    kind: job.kind,
+    payload: job.payload,
+    attempts: s.attempt,
+    error: s.error,
+  }));
+}
+
+/** The hand-backs that were recorded, with what the onHandedBack hook needs. */
 export function handBacksOf(batch: Pending[], settlements: Settlement[], held: string[]): HandBack[] {
-  const recorded = new Set(held);
-  const backs: HandBack[] = [];
-  for (const s of settlements) {
-    if (s.outcome !== "released" || !recorded.has(s.id)) continue;
-    const job = batch.find((p) => p.entry?.job.id === s.id)?.entry?.job;
-    if (job) backs.push({ id: job.id, kind: job.kind, payload: job.payload });
-  }
-  return backs;
+  return recorded(batch, settlements, held, "released").map(({ job }) => ({ id: job.id, kind: job.kind, payload: job.payload }));
 }

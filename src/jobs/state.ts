@@ -105,7 +105,7 @@ const DAY = 24 * 60 * 60 * 1000;
 export function newEngineState(opts: JobEngineOptions): EngineState {
   const logger = opts.logger.child({ component: "jobs" });
   return {
-    owner: opts.owner ?? `${hostname()}:${process.pid}:${crypto.randomUUID().slice(0, 8)}`,
+    owner: opts.owner ?? `${hostname()}:${process.pid}:${crypto.randomUUID().slice(0, 8)}`, // read back by ownerProcess
     host: hostname(),
     db: opts.db,
     clock: opts.clock,
@@ -218,4 +218,11 @@ function inProcessTurn<T>(fn: () => Promise<T>): Promise<T> {
 // later commits cannot survive without it. Waiting would hold every round, and so every slot, for an fsync.
 export function write<T>(s: EngineState, fn: (tx: Orm) => Promise<T>, durable = false): Promise<T> {
   return inProcessTurn(() => s.db.tx(fn, { isolation: "read committed", durable }));
+}
+
+/** The host and pid of a lease owner named as an engine names itself (`host:pid:id`), or null for another name. */
+export function ownerProcess(owner: string): { host: string; pid: number } | null {
+  const [host, pidText, id] = owner.split(":");
+  const pid = Number(pidText);
+  return host && id && Number.isSafeInteger(pid) && pid > 0 ? { host, pid } : null;
 }
