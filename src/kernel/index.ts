@@ -8,3 +8,4 @@ export * from "./metadata";
 export * from "./embedded-path";
 export * from "./import-error";
 export * from "./user-tmp";
+export { plainMessage } from "./validation-messages";

@@ -5,7 +5,7 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { TObject } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import { describeImportError } from "../kernel";
+import { describeImportError, plainMessage } from "../kernel";
 import { templateApi, type TemplateApi } from "./api";
 import { ASPECT_SIZES, fpsOf, isTemplateDefinition, type Aspect, type TemplateDefinition } from "./define";
 import { BUILTIN_STRINGS, LANGUAGES } from "./i18n";
@@ -84,10 +84,9 @@ function validator(schema: TObject) {
       const field = e.path.replace(/^\//, "").replaceAll("/", ".");
       if (seen.has(field)) continue;
       seen.add(field);
+      // A field's own words first, else the same plain words as the request bodies' (kernel/validation-messages.ts).
       const custom = (e.schema as { error?: unknown }).error;
-      let message = typeof custom === "string" ? custom : e.message;
-      if (message === "Unexpected property") message = "is not a known field";
-      problems.push({ field, message });
+      problems.push({ field, message: typeof custom === "string" ? custom : plainMessage(e.message, e.schema, field) });
     }
     return problems.length === 0 ? { ok: true } : { ok: false, problems };
   };

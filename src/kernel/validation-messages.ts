@@ -1,5 +1,6 @@
-// Plain words for schema validation failures: TypeBox says "Expected string length less or equal to 200" or "Expected
-// union value"; a client reading a 422 should be told what the field must be instead.
+// Plain words for schema validation failures, of request bodies and queries and of templates' prompts alike: TypeBox
+// says "Expected string length less or equal to 200" or "Expected union value"; a client reading a 422 should be told
+// what the field must be instead.
 
 /** A schema as TypeBox reports it with an error: only the keywords the wording looks at. */
 type SchemaLike = {
