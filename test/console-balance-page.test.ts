@@ -1,5 +1,5 @@
 // Studio's Balance page in chromium against a real vitrin (issue #22 point 5): a top-up through the payment page and
-// its status on return, the credits an amount buys said before leaving, an amount typed the Turkish way, the least
+// its status on return, the credits an amount buys said as it is typed, an amount typed the Turkish way, the least
 // amount said in the form, and the transactions a page at a time (stacked into cards on a phone).
 import { expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
@@ -27,15 +27,17 @@ describeBrowser("Studio: the Balance page in chromium", () => {
     (s) => void ({ server, browser, page, account } = s),
   );
 
-  test("`Top up` says what the amount buys, then opens the payment page; back on Balance the top-up shows pending, then paid", async () => {
+  test("as the amount is typed the form says what it buys; `Top up` opens the payment page; back on Balance the top-up shows pending, then paid", async () => {
     await open("/balance", "Balance");
+    const buys = page.getByTestId("top-up-buys");
+    // The credits come from the service's rate (GET /v1/balance/top-up-options), before anything is started.
+    await buys.getByText("$10.00 buys 100 credits.").waitFor();
     await page.getByLabel(/^Amount\b/).fill("12.50");
+    await buys.getByText("$12.50 buys 125 credits.").waitFor();
+    await page.getByLabel(/^Currency\b/).selectOption("eur");
+    await buys.getByText("€12.50 buys 137 credits.").waitFor();
+    await page.getByLabel(/^Currency\b/).selectOption("usd");
     await page.getByRole("button", { name: "Top up", exact: true }).click();
-    // The credits come from the API's answer to the top-up, before the browser leaves for the payment page.
-    const said = page.getByTestId("top-up-confirm");
-    await said.getByText("$12.50 buys 125 credits.").waitFor();
-    expect(await page.evaluate(`document.activeElement.getAttribute("data-testid")`)).toBe("top-up-confirm");
-    await said.getByRole("link", { name: "Continue to the payment page" }).click();
     await page.waitForURL(/\/pay\/manual\/top_/);
     const id = new URL(page.url()).pathname.split("/").pop()!;
     expect((await api("GET", `/v1/balance/top-ups/${id}`)).body).toMatchObject({ amount: 1250, currency: "usd", status: "pending" });
@@ -81,11 +83,11 @@ describeBrowser("Studio: the Balance page in chromium", () => {
       await amount.blur();
       expect(await amount.inputValue()).toBe("25,50");
       await amount.fill("25,50");
+      // 25.50 lira at the default 0.3 credits a lira: 7 credits, said before anything is started.
+      await tr.page.getByTestId("top-up-buys").getByText(/^₺25,50 ile 7 kredi alırsınız\./).waitFor();
       await tr.page.getByRole("button", { name: "Kredi yükle", exact: true }).click();
-      const said = tr.page.getByTestId("top-up-confirm");
-      await said.getByText(/^₺25,50 ile \d+ kredi alırsınız\./).waitFor();
-      const href = await said.getByRole("link", { name: "Ödeme sayfasına devam et" }).getAttribute("href");
-      const id = href!.split("/").pop()!;
+      await tr.page.waitForURL(/\/pay\/manual\/top_/);
+      const id = new URL(tr.page.url()).pathname.split("/").pop()!;
       expect((await api("GET", `/v1/balance/top-ups/${id}`)).body).toMatchObject({ amount: 2550, currency: "try", status: "pending" });
     } finally {
       await tr.context.close();

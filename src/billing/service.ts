@@ -7,7 +7,7 @@ import { balance, bookEntry, ledgerCheck, listTransactions, transactionPager } f
 import type { BillingDeps } from "./deps";
 import type { LedgerEntry } from "./ledger";
 import { checkReturn, handleNotice, startTopUp, type TopUpRequest } from "./payments";
-import { completeManually, expireTopUp, expiryDead, fulfil, getTopUp, loadTopUp, TOP_UP_EXPIRE_JOB } from "./top-ups";
+import { completeManually, expireTopUp, expiryDead, fulfil, getTopUp, loadTopUp, TOP_UP_EXPIRE_JOB, topUpOptions } from "./top-ups";
 
 export type { BillingDeps } from "./deps";
 export { creditsFor, MIN_TOP_UP, TOP_UP_EXPIRE_JOB, topUpJson, type TopUpRow } from "./top-ups";
@@ -28,6 +28,8 @@ export function createBilling(deps: BillingDeps) {
     /** VITRIN_TOP_UP_MAX, for the route's schema. */
     topUpMax: deps.config.topUpMax,
     balance: (accountId: string) => balance(deps, accountId),
+    /** The amounts and currencies a top-up may use, and the credits each currency buys. */
+    topUpOptions: () => topUpOptions(deps.config),
     transactions: (accountId: string, query: PageQuery) => listTransactions(pageTransactions, accountId, query),
     startTopUp: (accountId: string, input: TopUpRequest) => startTopUp(deps, accountId, input),
     getTopUp: (accountId: string, id: string) => getTopUp(deps, accountId, id),

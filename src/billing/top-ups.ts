@@ -34,6 +34,19 @@ export function creditsFor(amount: number, currency: string, rates: Record<strin
   return Math.floor((amount * rates[currency]) / 100 + 1e-9);
 }
 
+/**
+ * What a top-up may be, for a client to show before it starts one: the amounts allowed and, per currency, the credits
+ * one major unit buys (a top-up of `amount` minor units buys ⌊amount × credits_per_unit / 100⌋, as creditsFor counts).
+ */
+export function topUpOptions(config: Pick<BillingDeps["config"], "currencies" | "creditRates" | "topUpMax">) {
+  return {
+    object: "top_up_options",
+    min_amount: MIN_TOP_UP,
+    max_amount: config.topUpMax,
+    currencies: config.currencies.map((currency) => ({ currency, credits_per_unit: config.creditRates[currency] })),
+  };
+}
+
 export async function loadTopUp(deps: BillingDeps, orm: Orm, id: string): Promise<TopUpRow | null> {
   const { topUps } = deps.db.schema;
   const [row] = await orm.select().from(topUps).where(eq(topUps.id, id)).limit(1);

@@ -220,6 +220,19 @@ export const topUp = named("TopUp", t.Object({
   created_at: maybeTimestamp,
 }));
 
+export const topUpOptions = named("TopUpOptions", t.Object({
+  object: t.Literal("top_up_options"),
+  min_amount: t.Number({ description: "Least top-up amount, in minor units (1000 = 10.00)." }),
+  max_amount: t.Number({ description: "Largest top-up amount, in minor units (VITRIN_TOP_UP_MAX)." }),
+  currencies: t.Array(
+    t.Object({
+      currency: t.String({ description: "Lowercase currency code a top-up may use." }),
+      credits_per_unit: t.Number({ description: "Credits one major unit buys: a top-up of `amount` minor units buys floor(amount × credits_per_unit / 100)." }),
+    }),
+    { description: "The currencies a top-up may use (VITRIN_CURRENCIES), with their rates (VITRIN_CREDIT_RATES)." },
+  ),
+}));
+
 /** A manual top-up confirmed by the operator: `credited` is false when it had been paid already (booked once). */
 export const completedTopUp = named("CompletedTopUp", t.Object({ ...topUp.properties, credited: t.Boolean({ description: "Whether this call booked the credits (false: booked before)." }) }));
 

@@ -399,6 +399,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/balance/top-up-options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What a top-up may be: least and largest amount, currencies and the credits each buys */
+        get: operations["getV1BalanceTopUpOptions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/balance/top-up": {
         parameters: {
             query?: never;
@@ -1499,6 +1516,21 @@ export interface components {
             expires_at: string | null;
             paid_at: string | null;
             created_at: string | null;
+        };
+        TopUpOptions: {
+            /** @constant */
+            object: "top_up_options";
+            /** @description Least top-up amount, in minor units (1000 = 10.00). */
+            min_amount: number;
+            /** @description Largest top-up amount, in minor units (VITRIN_TOP_UP_MAX). */
+            max_amount: number;
+            /** @description The currencies a top-up may use (VITRIN_CURRENCIES), with their rates (VITRIN_CREDIT_RATES). */
+            currencies: {
+                /** @description Lowercase currency code a top-up may use. */
+                currency: string;
+                /** @description Credits one major unit buys: a top-up of `amount` minor units buys floor(amount × credits_per_unit / 100). */
+                credits_per_unit: number;
+            }[];
         };
         CompletedTopUp: {
             id: string;
@@ -6165,6 +6197,123 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Balance"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable */
+            503: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1BalanceTopUpOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The top-up options */
+            200: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TopUpOptions"];
                 };
             };
             /** @description Unauthorized */

@@ -6,7 +6,7 @@ import * as s from "../openapi-schemas";
 import { pageOf } from "../openapi-schemas";
 import { accountGuard, adminGuard, type AdminGuardDeps, type GuardDeps } from "../guard";
 import { errors } from "../../kernel";
-import { idParams, jsonInteger, noBody, pageQuery } from "../schema";
+import { idParams, jsonInteger, noBody, noQuery, pageQuery } from "../schema";
 import { PaymentSignatureError, type PaymentPlugin } from "../../plugins";
 import { MIN_TOP_UP, topUpJson, type Billing } from "../../billing";
 import { cancelPage, manualPaymentPage, notFoundPage, pageLanguage, returnPage } from "./billing-pages";
@@ -17,6 +17,10 @@ export function balanceRoutes(guard: GuardDeps, billing: Billing) {
     .use(accountGuard(guard))
     .get("", ({ principal }) => billing.balance(principal.accountId), {
       detail: operation({ tags: ["Balance"], summary: "Credits, premium flag and language of the account", ok: ok(200, s.balance, "The balance") }),
+    })
+    .get("/top-up-options", () => billing.topUpOptions(), {
+      query: noQuery,
+      detail: operation({ tags: ["Balance"], summary: "What a top-up may be: least and largest amount, currencies and the credits each buys", ok: ok(200, s.topUpOptions, "The top-up options") }),
     })
     .post(
       "/top-up",

@@ -1,6 +1,6 @@
-// The Balance page's top-up: a form that starts one (the amount typed as the UI language writes it), says what it
-// buys and sends the browser on to its payment page; on return, the status of the last top-up started here (kept in
-// sessionStorage: only its id, never a secret), polled while pending.
+// The Balance page's top-up: a form that says, as the amount is typed (as the UI language writes it), the credits it
+// buys at the service's rate, starts the top-up and sends the browser on to its payment page; on return, the status of
+// the last top-up started here (kept in sessionStorage: only its id, never a secret), polled while pending.
 import { useEffect, useRef, useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { api, fieldError } from "../api";
@@ -15,15 +15,24 @@ import { formatAmount, parseAmount } from "../i18n/amount";
 import { useBalanceMessages } from "../i18n/balance";
 
 type TopUp = Awaited<ReturnType<typeof loadTopUp>>;
+type Options = Awaited<ReturnType<typeof loadOptions>>;
 
 const LAST_TOP_UP = "vitrin.studio.topUp";
-/** The service's default currencies (VITRIN_CURRENCIES); another one configured there is refused with a message. */
-const CURRENCIES = ["usd", "eur", "try", "gbp"];
-/** The API's least top-up (MIN_TOP_UP), in minor units. */
-const MIN_MINOR = 1000;
+/** Until the service's options arrive (or if they cannot be read): its defaults, VITRIN_CURRENCIES and MIN_TOP_UP. */
+const FALLBACK_CURRENCIES = ["usd", "eur", "try", "gbp"];
+const FALLBACK_MIN = 1000;
 
 function loadTopUp(id: string) {
   return must(api.GET("/v1/balance/top-ups/{id}", { params: { path: { id } } }));
+}
+
+function loadOptions() {
+  return must(api.GET("/v1/balance/top-up-options"));
+}
+
+/** The credits `minor` units buy at `rate` credits a major unit, counted as the service counts them (rounded down). */
+export function creditsFor(minor: number, rate: number): number {
+  return Math.floor((minor * rate) / 100 + 1e-9);
 }
 
 export function money(minor: number, currency: string, lang: Lang): string {
@@ -53,7 +62,7 @@ function remember(id: string | null): void {
 
 /** The amount field's text: the language's own way of writing it, kept in step when the UI language changes. */
 function useAmountText(lang: Lang) {
-  const [text, setText] = useState(() => formatAmount(MIN_MINOR, lang));
+  const [text, setText] = useState(() => formatAmount(FALLBACK_MIN, lang));
   const shownIn = useRef(lang);
   useEffect(() => {
     // "10,00" typed in Turkish reads "10.00" after a switch to English, never a different amount.
@@ -69,29 +78,27 @@ function useAmountText(lang: Lang) {
   return { text, setText, tidy };
 }
 
-/** The top-up just started, before the browser leaves for its payment page: what it costs and the credits it buys. */
-function ConfirmTopUp({ topUp, onChange }: { topUp: TopUp; onChange(): void }) {
+/** The service's top-up options (currencies, their rates, the amounts allowed), or null until read or when unreadable. */
+function useTopUpOptions(): Options | null {
+  const [options, setOptions] = useState<Options | null>(null);
+  useEffect(() => {
+    loadOptions().then(setOptions, () => setOptions(null));
+  }, []);
+  return options;
+}
+
+/** What the typed amount buys, said as it is typed; nothing while it cannot be read or is under the least top-up. */
+function Buys({ text, currency, options }: { text: string; currency: string; options: Options | null }) {
   const m = useBalanceMessages();
   const { lang } = useLang();
-  const ref = useRef<HTMLDivElement>(null);
-  // The button that started it is gone from the form: the focus (and the view) goes to what it bought.
-  useEffect(() => {
-    ref.current?.focus();
-  }, [topUp.id]);
+  const read = parseAmount(text, lang);
+  const rate = options?.currencies.find((c) => c.currency === currency)?.credits_per_unit;
+  const shown = read.ok && rate !== undefined && read.minor >= options!.min_amount && read.minor <= options!.max_amount;
+  const credits = shown ? creditsFor(read.minor, rate) : 0;
   return (
-    <div ref={ref} tabIndex={-1} class="top-up-confirm" data-testid="top-up-confirm">
-      <Alert tone="info">
-        <p>{m("buys", { amount: money(topUp.amount, topUp.currency, lang), credits: topUp.credits })}</p>
-        <div class="row">
-          <LinkButton href={topUp.payment_url!} variant="primary">
-            {m("continuePayment")}
-          </LinkButton>
-          <Button variant="ghost" onClick={onChange}>
-            {m("changeAmount")}
-          </Button>
-        </div>
-      </Alert>
-    </div>
+    <p class="hint" aria-live="polite" data-testid="top-up-buys">
+      {shown && credits > 0 ? m("buys", { amount: money(read.minor, currency, lang), credits }) : ""}
+    </p>
   );
 }
 
@@ -99,18 +106,21 @@ export function TopUpForm() {
   const m = useBalanceMessages();
   const { lang } = useLang();
   const amount = useAmountText(lang);
-  // A Turkish shop pays in lira unless it picks another currency.
-  const [currency, setCurrency] = useState(lang === "tr" ? "try" : "usd");
+  const options = useTopUpOptions();
+  const currencies = options?.currencies.map((c) => c.currency) ?? FALLBACK_CURRENCIES;
+  const min = options?.min_amount ?? FALLBACK_MIN;
+  // A Turkish shop pays in lira unless it picks another currency (or the service takes no lira).
+  const [picked, setCurrency] = useState<string | null>(null);
+  const preferred = lang === "tr" && currencies.includes("try") ? "try" : currencies.includes("usd") ? "usd" : currencies[0];
+  const currency = picked && currencies.includes(picked) ? picked : preferred;
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [fields, setFields] = useState<Record<string, string>>({});
-  const [made, setMade] = useState<TopUp | null>(null);
   const formRef = useRef<HTMLFormElement>(null);
   useFocusFirstInvalid(formRef, fields.amount ? fields : null);
   const submit = async (e: Event) => {
     e.preventDefault();
     setError(null);
-    setMade(null);
     const read = parseAmount(amount.text, lang);
     const example = formatAmount(2550, lang);
     // Never a guess: what cannot be read one way only is sent back to the customer, with the way to write it.
@@ -119,8 +129,8 @@ export function TopUpForm() {
       return;
     }
     // The API counts minor units (1000 = 10.00): say it in the units the field uses rather than send a refused number.
-    if (read.minor < MIN_MINOR) {
-      setFields({ amount: m("amountTooSmall", { min: money(MIN_MINOR, currency, lang) }) });
+    if (read.minor < min) {
+      setFields({ amount: m("amountTooSmall", { min: money(min, currency, lang) }) });
       return;
     }
     amount.setText(formatAmount(read.minor, lang));
@@ -129,9 +139,8 @@ export function TopUpForm() {
     try {
       const topUp = await must(api.POST("/v1/balance/top-up", { body: { amount: read.minor, currency } }));
       remember(topUp.id);
-      setBusy(false);
-      // The credits it buys come from the API's answer (no endpoint gives the rate beforehand): said before leaving.
-      if (topUp.payment_url) setMade(topUp);
+      // What it buys was said before the button was pressed: straight on to the payment page.
+      if (topUp.payment_url) window.location.assign(topUp.payment_url);
       else window.location.reload();
     } catch (err) {
       setFields(fieldsOf(err));
@@ -148,9 +157,9 @@ export function TopUpForm() {
           label={m("amount")}
           inputMode="decimal"
           autoComplete="off"
-          hint={m("amountHint", { min: money(MIN_MINOR, currency, lang) })}
+          hint={m("amountHint", { min: money(min, currency, lang) })}
           value={amount.text}
-          onValue={(v) => (amount.setText(v), setMade(null))}
+          onValue={amount.setText}
           onBlur={amount.tidy}
           error={fieldError(fields, "amount")}
           required
@@ -158,21 +167,18 @@ export function TopUpForm() {
         <SelectField
           label={m("currency")}
           value={currency}
-          onValue={(v) => (setCurrency(v), setMade(null))}
-          options={CURRENCIES.map((c) => ({ value: c, label: c.toUpperCase() }))}
+          onValue={setCurrency}
+          options={currencies.map((c) => ({ value: c, label: c.toUpperCase() }))}
           error={fieldError(fields, "currency")}
         />
       </div>
+      <Buys text={amount.text} currency={currency} options={options} />
       {error && <Alert tone="error">{error}</Alert>}
-      {made ? (
-        <ConfirmTopUp topUp={made} onChange={() => (setMade(null), formRef.current?.querySelector("input")?.focus())} />
-      ) : (
-        <div class="row">
-          <Button type="submit" variant="primary" busy={busy}>
-            {m("topUp")}
-          </Button>
-        </div>
-      )}
+      <div class="row">
+        <Button type="submit" variant="primary" busy={busy}>
+          {m("topUp")}
+        </Button>
+      </div>
     </form>
   );
 }
