@@ -202,7 +202,7 @@ async function buildHttp(f: Foundation, domain: ReturnType<typeof buildDomain>, 
     meta,
     isShuttingDown: () => state.shuttingDown,
     readiness: async () => ({ database: { ok: await db.ping() } }),
-    onIdempotentOutcome: (m, status, body) => recordIdempotentError(idempotency, logger, m, status, body),
+    onIdempotentOutcome: (m, status, body, transient) => recordIdempotentError(idempotency, logger, m, status, body, transient),
     notFoundPage: studioNotFound(studioFiles, fileOrigins),
   })
     .use(productRoutes(guard, products, dekupe))

@@ -71,8 +71,8 @@ function releaseScope(): void {
 }
 
 /**
- * The onError path: answers about the request itself are stored, our own failures (5xx) free the key so the client
- * can retry. When the database cannot take even that (busy, disk full), the key is left to its lease, which runs out
+ * The onError path: answers about the request itself are stored; our own failures (5xx) and errors whose cause may
+ * pass (a remote image host that did not answer: `transient`) free the key so the client can retry with it. When the database cannot take even that (busy, disk full), the key is left to its lease, which runs out
  * in seconds, and the request's own error is still the answer.
  */
 export async function recordIdempotentError(
@@ -81,12 +81,13 @@ export async function recordIdempotentError(
   m: RequestMeta,
   status: number,
   body: string,
+  transient = false,
 ): Promise<void> {
   const { accountId, key } = m.idempotency!;
   m.idempotency = undefined;
   releaseScope();
   try {
-    if (status >= 500) await idempotency.abandon(accountId, key);
+    if (status >= 500 || transient) await idempotency.abandon(accountId, key);
     else await idempotency.finish(accountId, key, status, body);
   } catch (err) {
     logger.warn("could not record the outcome of an idempotent request; its key frees itself when its lease ends", {

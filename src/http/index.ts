@@ -56,7 +56,8 @@ export type HttpContext = {
   /** Extra readiness checks (database, job engine, …) keyed by name. */
   readiness: () => Promise<Record<string, ReadyReport>>;
   isShuttingDown: () => boolean;
-  onIdempotentOutcome: (meta: RequestMeta, status: number, body: string) => Promise<void>;
+  /** `transient`: the error's cause may pass (ApiError.transient), so the key is freed rather than bound to it. */
+  onIdempotentOutcome: (meta: RequestMeta, status: number, body: string, transient: boolean) => Promise<void>;
   /** A page for a browser that navigated to an address nothing serves (the Studio's), or null for the JSON 404. */
   notFoundPage?: (request: Request) => Promise<Response | null>;
 };
@@ -253,7 +254,7 @@ function answerError(ctx: HttpContext, record: Recorder) {
     const err = adminOff ? errors.adminDisabled() : toApiError(code, error, id, logger);
     if (m) {
       m.status = err.status;
-      if (m.idempotency) await ctx.onIdempotentOutcome(m, err.status, JSON.stringify(err.toJSON()));
+      if (m.idempotency) await ctx.onIdempotentOutcome(m, err.status, JSON.stringify(err.toJSON()), err.transient);
       // An unmatched path's error is answered outside any route, where no mapResponse runs: it is recorded here.
       record(m, request, route, path, err.status);
     }

@@ -9,6 +9,9 @@ export class ApiError extends Error {
   readonly code: string;
   readonly extra: ErrorExtra;
   readonly headers: Record<string, string>;
+  // The cause lies outside the request and may pass (a remote host that timed out or answered 5xx): an
+  // Idempotency-Key is then freed, not bound to this answer, so a retry with the same key can succeed later.
+  transient = false;
 
   constructor(status: number, code: string, error: string, message: string, extra: ErrorExtra = {}, headers: Record<string, string> = {}) {
     super(message);
@@ -18,6 +21,12 @@ export class ApiError extends Error {
     this.error = error;
     this.extra = extra;
     this.headers = headers;
+  }
+
+  // Marks the error transient (see `transient`) and returns it: `throw errors.x(...).passing()`.
+  passing(): this {
+    this.transient = true;
+    return this;
   }
 
   toJSON(): Record<string, unknown> {

@@ -56,7 +56,9 @@ function fetchFailure(e: OutboundError, field: string, maxBytes: number, timeout
   if (dataUrl) return errors.invalidField(field, "is not a valid data: URL (expected data:image/png;base64,…)");
   // An image may also come inline, so the scheme refusal names that way too (webhook URLs share the shorter reason).
   if (e.code === "scheme") return errors.invalidField(field, "must be an http or https URL, or a data: URL");
-  return errors.invalidField(field, describeOutboundError(e, timeoutMs));
+  const err = errors.invalidField(field, describeOutboundError(e, timeoutMs));
+  // A host that did not answer in time, could not be reached or resolved may well be there on a retry.
+  return e.code === "timeout" || e.code === "connect" || e.code === "dns" ? err.passing() : err;
 }
 
 async function download(source: string | Uint8Array, opts: IngestOptions, field: string, maxBytes: number): Promise<Uint8Array> {
@@ -78,7 +80,9 @@ async function download(source: string | Uint8Array, opts: IngestOptions, field:
       headers: { accept: "image/jpeg, image/png, image/webp;q=0.9, */*;q=0.1", "user-agent": "vitrin-image-fetch/1" },
     });
     if (res.status < 200 || res.status > 299) {
-      throw errors.invalidField(field, `could not be fetched: the server answered HTTP ${res.status}`);
+      const err = errors.invalidField(field, `could not be fetched: the server answered HTTP ${res.status}`);
+      // A busy or failing image host (408, 429, 5xx) may answer later; a 404 or 403 is the URL's own fault.
+      throw res.status === 408 || res.status === 429 || res.status >= 500 ? err.passing() : err;
     }
     return res.body;
   } catch (e) {
