@@ -1,6 +1,6 @@
 // Studio's polish points from the shop-owner trial, each checked in chromium: colour pickers and a currency list on
 // the video form, a hint under the cut-out's frame choice, the Videos list's format in a column of its own, no
-// checkerboard behind an original photo, a tidy phone header, and the layouts of webhook endpoints, Clear marks and
+// checkerboard behind an original photo, the marks Retry will use said beside it, a tidy phone header, and the layouts of webhook endpoints, Clear marks and
 // the top-up form. One service with demo data (a product with its cut-out, a completed video) for all of them.
 import { describe, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
@@ -102,6 +102,21 @@ suite("Studio: the shop-owner trial's polish points in chromium", () => {
     expect(await photo.getAttribute("class")).not.toContain("checkerboard");
     await visit("/products", /^Products$/);
     expect(await page.locator("main img.thumb.checkerboard").count()).toBe(0);
+  }, SLOW);
+
+  test("beside Retry a line says which marks it will use; the marks stay on offer after `Use the original photo`", async () => {
+    // The test before used the original photo again: a retry is still left, so the marks panel is there.
+    await visit(`/products/${product.id}`, /Stoneware coffee cup/);
+    const note = page.getByTestId("retry-marks");
+    await note.getByText("To steer the next attempt, mark the product on the photo").waitFor();
+    const area = page.getByRole("application");
+    await area.click({ position: { x: 40, y: 40 } });
+    await note.getByText("Retry uses your 1 mark from “Point to the product”.").waitFor();
+    await page.getByRole("button", { name: "Leave out", exact: true }).click();
+    await area.click({ position: { x: 10, y: 10 } });
+    await note.getByText("Retry uses your 2 marks").waitFor();
+    await page.getByRole("button", { name: "Clear marks" }).click();
+    await note.getByText("To steer the next attempt").waitFor();
   }, SLOW);
 
   test("at 375 px the header's links share one row in both languages, and the video form's selects show their choice whole", async () => {

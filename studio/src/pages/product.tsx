@@ -34,17 +34,26 @@ const useMessages = defineMessages({
     subject: "Around the product",
     none: "The whole photo",
     cropHint: "Around the product: the cut-out is trimmed to the product. The whole photo: the cut-out keeps the photo's size and framing.",
+    marksNone: "To steer the next attempt, mark the product on the photo under “Point to the product”.",
+    marksSome: "Retry uses your {n} {n|mark|marks} from “Point to the product”.",
   },
   tr: {
     crop: "Sonraki denemenin çerçevesi",
     subject: "Ürünün çevresi",
     none: "Fotoğrafın tamamı",
     cropHint: "Ürünün çevresi: dekupe ürünün sınırlarına göre kırpılır. Fotoğrafın tamamı: dekupe fotoğrafın boyutunu ve kadrajını korur.",
+    marksNone: "Sonraki denemeyi yönlendirmek için “Ürünü gösterin” bölümünde fotoğrafta ürünü işaretleyin.",
+    marksSome: "Yeniden dene, “Ürünü gösterin” bölümündeki {n} işaretinizi kullanır.",
   },
 });
 
-/** The cut-out's state and what can be done about it: Retry (with the frame to cut), Revert, attempts left. */
-function CutoutPanel({ dekupe: d, busy, onRetry, onRevert }: { dekupe: Dekupe; busy: boolean; onRetry(crop: Crop): void; onRevert(): void }) {
+type PanelProps = { dekupe: Dekupe; busy: boolean; marks: number; onRetry(crop: Crop): void; onRevert(): void };
+
+/**
+ * The cut-out's state and what can be done about it: Retry (with the frame to cut, and a line on the marks it will
+ * use, which are placed in their own panel further down), Revert, attempts left.
+ */
+function CutoutPanel({ dekupe: d, busy, marks, onRetry, onRevert }: PanelProps) {
   const t = useT();
   const { lang } = useLang();
   const m = useMessages();
@@ -73,6 +82,11 @@ function CutoutPanel({ dekupe: d, busy, onRetry, onRevert }: { dekupe: Dekupe; b
         onValue={(v) => setCrop(v as Crop)}
         options={[{ value: "subject", label: m("subject") }, { value: "none", label: m("none") }]}
       />
+      {left > 0 && (
+        <p class="hint" data-testid="retry-marks" aria-live="polite">
+          {marks > 0 ? m("marksSome", { n: marks }) : m("marksNone")}
+        </p>
+      )}
       <div class="row">
         <Button variant="primary" onClick={() => onRetry(crop)} busy={busy} disabled={processing || left <= 0}>
           {t("product.retry")}
@@ -166,9 +180,10 @@ export function ProductPage({ id }: { id: string }) {
             <img class={`thumb product-photo${p.image_url !== p.original_image_url ? " checkerboard" : ""}`} src={p.image_url} alt={t("products.photo", { name: p.name })} />
           )}
         </section>
-        <CutoutPanel dekupe={d} busy={busy} onRetry={retry} onRevert={revert} />
+        <CutoutPanel dekupe={d} busy={busy} marks={marks.length} onRetry={retry} onRevert={revert} />
       </div>
-      {d.enabled && <HintPicker photo={p.original_image_url} marks={marks} onChange={setMarks} />}
+      {/* Marks steer a retry, so they are there while one is left, also after "Use the original photo" (which keeps the retries). */}
+      {Number(d.retries_left) > 0 && <HintPicker photo={p.original_image_url} marks={marks} onChange={setMarks} />}
       <Attempts productId={id} version={`${d.updated_at}-${d.status}`} busy={busy || processing} onAccept={accept} />
     </Page>
   );
