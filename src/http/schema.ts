@@ -31,8 +31,11 @@ export const noBody = t.Optional(t.Object({}, { additionalProperties: false, des
  */
 export const noQuery = t.Object({}, { additionalProperties: false });
 
-/** `:id` in a path. */
-export const idParams = t.Object({ id: t.String({ minLength: 1, maxLength: 100 }) });
+/**
+ * `:id` in a path. No upper bound: an id longer than any we issue simply names nothing, so the route answers its own
+ * 404 ("No such product"), as for any other unknown id, rather than a 422 about the id's length.
+ */
+export const idParams = t.Object({ id: t.String({ minLength: 1 }) });
 
 /** Cursor pagination on every list: `limit`, `starting_after`, `ending_before`. */
 export const pageQuery = t.Object(
