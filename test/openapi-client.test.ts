@@ -231,6 +231,21 @@ test("every operation documents a success answer, its errors in the shared schem
   expect(Object.keys(doc.paths["/v1/videos"].post.responses["402"].content["application/json"].examples)).toEqual(["insufficient_credits"]);
 });
 
+test("every operation lists 413 (a body over the cap is refused before routing); every write behind a token lists the CSRF 403", async () => {
+  const doc = (await t.json("GET", "/openapi.json")).body;
+  for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
+    if (RESPONSE_VALIDATED.some((prefix) => path.startsWith(prefix))) continue;
+    for (const [method, op] of Object.entries<any>(item)) {
+      if (!op.responses["422"]) continue; // Elysia's own documentation routes (/docs, /openapi.json)
+      expect(op.responses["413"]?.content["application/json"].schema.$ref, `${method} ${path}`).toBe("#/components/schemas/Error");
+      if (!["post", "put", "patch", "delete"].includes(method) || !op.responses["401"]) continue;
+      expect(Object.keys(op.responses["403"]?.content["application/json"].examples ?? {}), `${method} ${path}`).toContain("csrf_failed");
+    }
+  }
+  // Reads never check the CSRF header: a GET lists 403 only where it has a reason of its own.
+  expect(doc.paths["/v1/products"].get.responses["403"]).toBeUndefined();
+});
+
 test("generators get identifiers, named objects, numbers for limit, bodies that may be left out, and typed error fields", async () => {
   const doc = (await t.json("GET", "/openapi.json")).body;
   expect(doc.servers).toEqual([{ url: expect.stringMatching(/^http/) }]);

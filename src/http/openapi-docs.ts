@@ -74,7 +74,7 @@ const rateHeaders = {
 const retryAfter = { "Retry-After": intHeader("Seconds to wait before trying again.") };
 
 /** The response object for one error status: the shared schema and an example per code answered with it. */
-function errorResponse(status: number, rated: boolean) {
+export function errorResponse(status: number, rated: boolean) {
   const examples = Object.fromEntries(
     samples.filter((e) => e.status === status).map((e) => [e.code, { summary: e.message, value: e.toJSON() }]),
   );
@@ -102,7 +102,7 @@ export type OperationDoc = {
   summary: string;
   /** The success answer (JSON). */
   ok?: Answer;
-  /** Error statuses beyond the ones every /v1 route can give (401, 422, 429, 500, 503; 422 on every route). */
+  /** Error statuses beyond the ones every /v1 route can give (401, 422, 429, 500, 503; 413 and 422 on every route). */
   errors?: number[];
   /** "admin": the operator's token; "none": no token (the operations routes). Default: an account token. */
   auth?: "admin" | "none";
@@ -115,8 +115,9 @@ export function operation(doc: OperationDoc): DocumentDecoration {
   const guarded = doc.auth !== "none";
   // Only account tokens have a rate-limit bucket, so only their answers carry RateLimit-* headers.
   const rated = doc.auth === undefined;
-  // 422 everywhere: `expand`, or a NUL in the query, is refused on every route before it runs.
-  const statuses = guarded ? [401, 422, 429, 500, 503, ...(doc.errors ?? [])] : [422, ...(doc.errors ?? [])];
+  // 422 everywhere: `expand`, or a NUL in the query, is refused on every route before it runs; 413 too: a body
+  // announced over VITRIN_MAX_BODY_BYTES is refused before routing, whatever the route.
+  const statuses = guarded ? [401, 413, 422, 429, 500, 503, ...(doc.errors ?? [])] : [413, 422, ...(doc.errors ?? [])];
   const responses: Record<string, unknown> = {};
   if (doc.ok) {
     responses[doc.ok.status] = {

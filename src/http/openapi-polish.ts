@@ -3,12 +3,15 @@
 // out, and query parameters documented as what clients send rather than as the strings the server checks.
 import { Elysia } from "elysia";
 import { openapi, type ElysiaOpenAPIConfig } from "@elysiajs/openapi";
+import { errorResponse } from "./openapi-docs";
 import { DOCUMENTED_AS, ONE_OF_FIELDS } from "./schema";
 
 
 type Schema = Record<string, unknown>;
 type Operation = {
   operationId?: string;
+  responses?: Record<string, unknown>;
+  security?: unknown[];
   parameters?: { in: string; name: string; schema?: Schema }[];
   requestBody?: { required?: boolean; content?: Record<string, { schema?: Schema }> };
 };
@@ -61,10 +64,27 @@ function polishOperation(op: Operation): void {
   for (const [type, media] of Object.entries(body.content ?? {})) if (media.schema) media.schema = bodyFor(type, media.schema);
 }
 
+const WRITES = new Set(["post", "put", "patch", "delete"]);
+
+/**
+ * A write that takes a token may also come from a Studio session cookie, which must carry its CSRF header: such a
+ * write can be a 403 `csrf_failed` (route options do not know their method, so it is added here).
+ */
+function listCsrfRefusal(method: string, op: Operation): void {
+  if (!WRITES.has(method) || !op.responses?.["401"] || op.responses["403"]) return;
+  // Account routes keep the default security (an account token), whose answers carry the RateLimit-* headers.
+  op.responses["403"] = errorResponse(403, op.security === undefined);
+}
+
 /** Polishes the document in place, once (the plugin hands out the same object until a route is added). */
 export function polishDocument(doc: Document, publicUrl: string): Document {
   doc.servers = [{ url: publicUrl }];
-  for (const ops of Object.values(doc.paths ?? {})) for (const op of Object.values(ops)) polishOperation(op);
+  for (const ops of Object.values(doc.paths ?? {})) {
+    for (const [method, op] of Object.entries(ops)) {
+      polishOperation(op);
+      listCsrfRefusal(method, op);
+    }
+  }
   return doc;
 }
 

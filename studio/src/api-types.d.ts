@@ -1757,6 +1757,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description File too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Validation failed */
             422: {
                 headers: {
@@ -1793,6 +1802,15 @@ export interface operations {
                             };
                         };
                     };
+                };
+            };
+            /** @description File too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Validation failed */
@@ -1842,6 +1860,15 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            /** @description File too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Validation failed */
             422: {
                 headers: {
@@ -1888,6 +1915,23 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description File too large */
+            413: {
                 headers: {
                     /** @description Requests the bucket holds. */
                     "RateLimit-Limit"?: number;
@@ -2331,6 +2375,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description File too large */
+            413: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Validation failed */
             422: {
                 headers: {
@@ -2450,8 +2511,42 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Product limit reached */
+            403: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Not found */
             404: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description File too large */
+            413: {
                 headers: {
                     /** @description Requests the bucket holds. */
                     "RateLimit-Limit"?: number;
@@ -2620,6 +2715,23 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Product limit reached */
+            403: {
                 headers: {
                     /** @description Requests the bucket holds. */
                     "RateLimit-Limit"?: number;
@@ -2841,6 +2953,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description File too large */
+            413: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Validation failed */
             422: {
                 headers: {
@@ -3012,6 +3141,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Product limit reached */
+            403: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -3031,6 +3177,23 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description File too large */
+            413: {
                 headers: {
                     /** @description Requests the bucket holds. */
                     "RateLimit-Limit"?: number;
@@ -3170,6 +3333,23 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description File too large */
+            413: {
                 headers: {
                     /** @description Requests the bucket holds. */
                     "RateLimit-Limit"?: number;
@@ -3330,6 +3510,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Product limit reached */
+            403: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -3349,6 +3546,23 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description File too large */
+            413: {
                 headers: {
                     /** @description Requests the bucket holds. */
                     "RateLimit-Limit"?: number;
@@ -3507,6 +3721,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Product limit reached */
+            403: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -3526,6 +3757,23 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description File too large */
+            413: {
                 headers: {
                     /** @description Requests the bucket holds. */
                     "RateLimit-Limit"?: number;
@@ -3643,6 +3891,23 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description File too large */
+            413: {
                 headers: {
                     /** @description Requests the bucket holds. */
                     "RateLimit-Limit"?: number;
@@ -3797,6 +4062,23 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Product limit reached */
+            403: {
                 headers: {
                     /** @description Requests the bucket holds. */
                     "RateLimit-Limit"?: number;
@@ -3985,6 +4267,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description File too large */
+            413: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Validation failed */
             422: {
                 headers: {
@@ -4087,6 +4386,23 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description File too large */
+            413: {
                 headers: {
                     /** @description Requests the bucket holds. */
                     "RateLimit-Limit"?: number;
@@ -4243,6 +4559,40 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Product limit reached */
+            403: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description File too large */
+            413: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Validation failed */
             422: {
                 headers: {
@@ -4345,6 +4695,23 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description File too large */
+            413: {
                 headers: {
                     /** @description Requests the bucket holds. */
                     "RateLimit-Limit"?: number;
@@ -4500,6 +4867,40 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Product limit reached */
+            403: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description File too large */
+            413: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Validation failed */
             422: {
                 headers: {
@@ -4610,6 +5011,23 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description File too large */
+            413: {
                 headers: {
                     /** @description Requests the bucket holds. */
                     "RateLimit-Limit"?: number;
@@ -4746,6 +5164,23 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description File too large */
+            413: {
                 headers: {
                     /** @description Requests the bucket holds. */
                     "RateLimit-Limit"?: number;
@@ -4904,6 +5339,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Product limit reached */
+            403: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -4923,6 +5375,23 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description File too large */
+            413: {
                 headers: {
                     /** @description Requests the bucket holds. */
                     "RateLimit-Limit"?: number;
@@ -5080,6 +5549,40 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Product limit reached */
+            403: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description File too large */
+            413: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Validation failed */
             422: {
                 headers: {
@@ -5204,6 +5707,23 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description File too large */
+            413: {
                 headers: {
                     /** @description Requests the bucket holds. */
                     "RateLimit-Limit"?: number;
@@ -5421,6 +5941,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description File too large */
+            413: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Validation failed */
             422: {
                 headers: {
@@ -5576,6 +6113,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description File too large */
+            413: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Validation failed */
             422: {
                 headers: {
@@ -5701,8 +6255,42 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Product limit reached */
+            403: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Not found */
             404: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description File too large */
+            413: {
                 headers: {
                     /** @description Requests the bucket holds. */
                     "RateLimit-Limit"?: number;
@@ -5886,8 +6474,42 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Product limit reached */
+            403: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Not found */
             404: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description File too large */
+            413: {
                 headers: {
                     /** @description Requests the bucket holds. */
                     "RateLimit-Limit"?: number;
@@ -6065,6 +6687,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Product limit reached */
+            403: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -6084,6 +6723,23 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description File too large */
+            413: {
                 headers: {
                     /** @description Requests the bucket holds. */
                     "RateLimit-Limit"?: number;
@@ -6216,6 +6872,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description File too large */
+            413: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Validation failed */
             422: {
                 headers: {
@@ -6318,6 +6991,23 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description File too large */
+            413: {
                 headers: {
                     /** @description Requests the bucket holds. */
                     "RateLimit-Limit"?: number;
@@ -6478,8 +7168,42 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Product limit reached */
+            403: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Conflict */
             409: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description File too large */
+            413: {
                 headers: {
                     /** @description Requests the bucket holds. */
                     "RateLimit-Limit"?: number;
@@ -6631,6 +7355,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description File too large */
+            413: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Validation failed */
             422: {
                 headers: {
@@ -6740,6 +7481,23 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description File too large */
+            413: {
                 headers: {
                     /** @description Requests the bucket holds. */
                     "RateLimit-Limit"?: number;
@@ -6868,6 +7626,23 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description File too large */
+            413: {
                 headers: {
                     /** @description Requests the bucket holds. */
                     "RateLimit-Limit"?: number;
@@ -7112,6 +7887,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description File too large */
+            413: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Validation failed */
             422: {
                 headers: {
@@ -7326,6 +8118,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description File too large */
+            413: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Validation failed */
             422: {
                 headers: {
@@ -7513,6 +8322,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description File too large */
+            413: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Validation failed */
             422: {
                 headers: {
@@ -7649,6 +8475,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description File too large */
+            413: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Validation failed */
             422: {
                 headers: {
@@ -7768,6 +8611,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Product limit reached */
+            403: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -7787,6 +8647,23 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description File too large */
+            413: {
                 headers: {
                     /** @description Requests the bucket holds. */
                     "RateLimit-Limit"?: number;
@@ -7907,6 +8784,23 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description File too large */
+            413: {
                 headers: {
                     /** @description Requests the bucket holds. */
                     "RateLimit-Limit"?: number;
@@ -8058,6 +8952,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description File too large */
+            413: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Validation failed */
             422: {
                 headers: {
@@ -8188,6 +9099,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description File too large */
+            413: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Validation failed */
             422: {
                 headers: {
@@ -8303,6 +9231,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description File too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Validation failed */
             422: {
                 headers: {
@@ -8377,6 +9314,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Product limit reached */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -8388,6 +9334,15 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description File too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8474,6 +9429,15 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description File too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8570,6 +9534,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Product limit reached */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -8581,6 +9554,15 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description File too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8661,6 +9643,15 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description File too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8758,8 +9749,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Product limit reached */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description File too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8854,6 +9863,15 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description File too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8976,6 +9994,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description File too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Validation failed */
             422: {
                 headers: {
@@ -9047,8 +10074,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Product limit reached */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description File too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9146,6 +10191,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Product limit reached */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -9157,6 +10211,15 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description File too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9257,6 +10320,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Product limit reached */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -9268,6 +10340,15 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description File too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9362,6 +10443,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description File too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Validation failed */
             422: {
                 headers: {
@@ -9435,6 +10525,15 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description File too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9527,6 +10626,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Product limit reached */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -9538,6 +10646,15 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description File too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9629,6 +10746,23 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description File too large */
+            413: {
                 headers: {
                     /** @description Requests the bucket holds. */
                     "RateLimit-Limit"?: number;
@@ -9827,6 +10961,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description File too large */
+            413: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Validation failed */
             422: {
                 headers: {
@@ -9946,8 +11097,42 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Product limit reached */
+            403: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Not found */
             404: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description File too large */
+            413: {
                 headers: {
                     /** @description Requests the bucket holds. */
                     "RateLimit-Limit"?: number;
@@ -10082,6 +11267,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description File too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Validation failed */
             422: {
                 headers: {
@@ -10154,6 +11348,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Product limit reached */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description File too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Validation failed */
             422: {
                 headers: {
@@ -10203,6 +11415,15 @@ export interface operations {
             };
             /** @description Product limit reached */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description File too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
