@@ -1,5 +1,5 @@
 // Template authors' mistakes caught when a template folder (VITRIN_TEMPLATE_DIRS) is read, naming the template: a field
-// helper given an object, a text that is not a string, a build() that returns no `layers` array, and a layout broken in
+// helper given an object, a required prompt field, a text that is not a string, a build() that returns no `layers` array, and a layout broken in
 // a format other than the template's own (the start-up check lays out every format with the sample copy in English);
 // and the types an author gets from the plugin kit's package (@vitrin/plugin-kit/templates) catch some of them earlier.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -64,6 +64,20 @@ export default defineTemplate({
 });`);
     await expect(loadTemplates({ dirs: [folder] })).rejects.toThrow(`template ${file} failed to load: `);
     await expect(loadTemplates({ dirs: [folder] })).rejects.toThrow("fields.features() takes the most items as a whole number of at least 1, not \"4\"");
+  });
+});
+
+describe("prompt fields are optional", () => {
+  test("a required field (a video may be asked with no user_prompt) is refused at load, naming it and the fix", async () => {
+    const { folder, file } = await folderWith("required-field", "tagline: t.String(), headline: t.Optional(fields.headline(40))", "return { background: bg, layers: [] };");
+    await expect(loadTemplates({ dirs: [folder] })).rejects.toThrow(
+      `template ${file}: prompt field "tagline" must be optional (t.Optional, with a default drawn from the product): a video may be asked with no user_prompt`,
+    );
+  });
+
+  test("the same field made optional loads", async () => {
+    const { folder } = await folderWith("optional-field", "tagline: t.Optional(t.String())", "return { background: bg, layers: [] };");
+    expect((await loadTemplates({ dirs: [folder] })).list().map((tpl) => tpl.info.id)).toContain("optional-field");
   });
 });
 

@@ -32,8 +32,9 @@
 // - Every format: a video may be asked in any of the four; `build` reads `ctx.aspect`, `ctx.width`, `ctx.height` and
 //   composes each on its own (landscape side by side, square and 4:5 tighter), keeping text and buttons inside
 //   `ctx.safe` at every moment they show (already mirrored for right-to-left), apart from each other and the product.
-// - `prompt`: a TypeBox object (Elysia's `t`) describing user_prompt. Every field should be optional with a
-//   sensible default drawn from the product (its name, its description); `fields.*` gives the shared ones
+// - `prompt`: a TypeBox object (Elysia's `t`) describing user_prompt. Every field must be optional (a template with a
+//   required one is refused at load: a video may be asked with no user_prompt), with a sensible default drawn from
+//   the product (its name, its description); `fields.*` gives the shared ones
 //   (headline, subheadline, price, currency, callToAction, features, colors). Unknown fields are refused.
 // - `strings`: the template's own words per language; the built-in ones (shopNow, buyNow, discover, new,
 //   newArrival, newCollection, limitedOffer, sale, endsSoon, now, only, was, off, whyLoveIt, premiumQuality,

@@ -57,6 +57,11 @@ function check(def: TemplateDefinition, source: string): void {
   if (m.fps !== undefined && !(Number.isInteger(m.fps) && m.fps >= 10 && m.fps <= 60)) bad("meta.fps must be 10 to 60");
   if (m.posterAt !== undefined && !(m.posterAt >= 0 && m.posterAt < m.duration)) bad("meta.posterAt must fall inside the video");
   if (!def.prompt || (def.prompt as { type?: string }).type !== "object") bad("prompt must be a TypeBox object (t.Object)");
+  // A video may be asked without user_prompt (it defaults to {}), so a field it cannot do without would refuse those.
+  const required = (def.prompt as { required?: unknown }).required;
+  if (Array.isArray(required) && required.length > 0) {
+    bad(`prompt field${required.length > 1 ? "s" : ""} ${required.map((f) => JSON.stringify(f)).join(", ")} must be optional (t.Optional, with a default drawn from the product): a video may be asked with no user_prompt`);
+  }
   if (typeof def.build !== "function") bad("build is missing");
   if (def.strings && !def.strings.en) bad("strings must include English (en), the fallback language");
 }

@@ -5,7 +5,9 @@ export declare class ApiError extends Error {
     readonly code: string;
     readonly extra: ErrorExtra;
     readonly headers: Record<string, string>;
+    transient: boolean;
     constructor(status: number, code: string, error: string, message: string, extra?: ErrorExtra, headers?: Record<string, string>);
+    passing(): this;
     toJSON(): Record<string, unknown>;
 }
 export type FieldProblem = {
