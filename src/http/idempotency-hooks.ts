@@ -72,7 +72,8 @@ function releaseScope(): void {
 
 /**
  * The onError path: answers about the request itself are stored; our own failures (5xx) and errors whose cause may
- * pass (a remote image host that did not answer: `transient`) free the key so the client can retry with it. When the database cannot take even that (busy, disk full), the key is left to its lease, which runs out
+ * pass (a remote image host that did not answer: `transient`) free the key so the client can retry with it. When
+ * the database cannot take even that (busy, disk full), the key is left to its lease, which runs out
  * in seconds, and the request's own error is still the answer.
  */
 export async function recordIdempotentError(

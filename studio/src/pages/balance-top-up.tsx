@@ -31,7 +31,7 @@ function loadOptions() {
 }
 
 /** The credits `minor` units buy at `rate` credits a major unit, counted as the service counts them (rounded down). */
-export function creditsFor(minor: number, rate: number): number {
+function creditsFor(minor: number, rate: number): number {
   return Math.floor((minor * rate) / 100 + 1e-9);
 }
 
