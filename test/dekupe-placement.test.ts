@@ -81,8 +81,11 @@ async function cutout(w: number, h: number, alphaAt: (x: number, y: number) => n
   const raw = { raw: { width: w, height: h, channels: 1 as const } };
   const mask = new Uint8Array(await sharp(alpha, raw).png().toBuffer());
   const png = new Uint8Array(await sharp(alpha, raw).joinChannel(Buffer.from(alpha), raw).png().toBuffer());
-  return { png, mask, width: w, height: h, box, variant: "test" };
+  return { png, mask, alpha, width: w, height: h, box, variant: "test" };
 }
+
+/** The same cut-out as a plugin that hands over only the PNGs gives it (the host decodes the mask). */
+const pngsOnly = <T extends { alpha?: Uint8Array }>(cut: T): T => ({ ...cut, alpha: undefined });
 
 const photo = async (w: number, h: number) =>
   new Uint8Array(await sharp({ create: { width: w, height: h, channels: 3, background: "#ddeeff" } }).jpeg().toBuffer());
@@ -112,5 +115,30 @@ describe("finishCutout warnings", () => {
   test("an empty matte is an error, not a blank cut-out", async () => {
     const cut = await cutout(300, 300, () => 5);
     await expect(finishCutout(await photo(300, 300), cut, "subject", 300, 300)).rejects.toBeInstanceOf(EmptyMatteError);
+    await expect(finishCutout(await photo(300, 300), pngsOnly(cut), "subject", 300, 300)).rejects.toBeInstanceOf(EmptyMatteError);
+  });
+
+  test("the mask's pixels handed over by the plugin give the same warnings as the decoded mask", async () => {
+    const cases = [
+      [await cutout(200, 200, (x, y) => (x > 20 && x < 180 && y > 20 && y < 180 ? 255 : 0)), { x: 900, y: 900, width: 200, height: 200 }, 2000],
+      [await cutout(600, 600, (x) => (x < 300 ? 255 : 0)), { x: 0, y: 200, width: 600, height: 600 }, 1000],
+      [await cutout(600, 600, (x, y) => (x > 100 && x < 500 && y > 100 && y < 500 ? (x < 300 ? 255 : 120) : 0)), { x: 0, y: 0, width: 1200, height: 1200 }, 1200],
+    ] as const;
+    for (const [cut, sourceBox, side] of cases) {
+      const image = await photo(side, side);
+      const given = await finishCutout(image, { ...cut, sourceBox }, "subject", side, side);
+      const decoded = await finishCutout(image, { ...pngsOnly(cut), sourceBox }, "subject", side, side);
+      expect(given.warnings.length).toBeGreaterThan(0);
+      expect(given.warnings).toEqual(decoded.warnings);
+    }
+  });
+
+  test("a photo-sized cut-out (crop none) carries its own mask pixels, not the cropped one's", async () => {
+    const cut = await cutout(200, 200, (x, y) => (x > 20 && x < 180 && y > 20 && y < 180 ? 255 : 0), { x: 21, y: 21, width: 159, height: 159 });
+    const out = await finishCutout(await photo(800, 600), { ...cut, sourceBox: { x: 300, y: 200, width: 200, height: 200 } }, "none", 800, 600);
+    expect([out.cut.width, out.cut.height]).toEqual([800, 600]);
+    const { data } = await sharp(out.cut.mask).extractChannel(0).raw().toBuffer({ resolveWithObject: true });
+    expect(out.cut.alpha?.length).toBe(800 * 600);
+    expect(Buffer.from(out.cut.alpha!).equals(data)).toBe(true);
   });
 });

@@ -35,7 +35,7 @@ test("a lone surrogate in a JSON string is stored and answered as U+FFFD", async
     raw: `{"name":"Mug \\ud800 blue","image_url":"${host.url("/p.jpg")}","dekupe":false}`,
   });
   expect(res.status).toBe(201);
-  const created = await res.json();
+  const created = (await res.json()) as { id: string; name: string };
   expect(created.name).toBe("Mug \ufffd blue");
   const read = await t.json("GET", `/v1/products/${created.id}`, { token });
   expect(read.body.name).toBe("Mug \ufffd blue");

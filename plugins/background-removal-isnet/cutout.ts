@@ -378,6 +378,7 @@ export async function makeCutout(src: Upright, prob: Probability, attempt: numbe
   return {
     png: new Uint8Array(png.buffer, png.byteOffset, png.length),
     mask: new Uint8Array(maskPng.buffer, maskPng.byteOffset, maskPng.length),
+    alpha,
     width: ow,
     height: oh,
     box,

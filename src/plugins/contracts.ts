@@ -85,6 +85,11 @@ export type Cutout = {
   png: Uint8Array;
   /** Greyscale PNG mask of the same size (white = product). */
   mask: Uint8Array;
+  /**
+   * The mask's pixels, one byte each, row by row (width × height), when the plugin has them at hand: the host then
+   * reads the warnings from them instead of decoding `mask` again. Must equal the decoded mask.
+   */
+  alpha?: Uint8Array;
   width: number;
   height: number;
   /** Foreground bounding box within `png`. */

@@ -35,6 +35,8 @@ export function expectValidCutout(cut: Cutout): { width: number; height: number 
   expect(maskPng.greyscale).toBe(true);
   expect([maskPng.width, maskPng.height]).toEqual([png.width, png.height]);
   const mask = channelOf(maskPng, "grey");
+  // The raw mask a plugin may hand over beside the PNG is that PNG's pixels, byte for byte.
+  if (cut.alpha !== undefined) expect(Buffer.from(cut.alpha).equals(Buffer.from(mask))).toBe(true);
   const alpha = channelOf(png, "alpha");
   // The PNG's transparency is the mask: where the mask says background, the cut-out is see-through.
   let difference = 0;
