@@ -336,6 +336,14 @@ describe("stripe", () => {
     expect(await purchases(a.token)).toEqual([expect.objectContaining({ amount: 220, platform: "stripe" })]);
   });
 
+  test("an operator cannot book a Stripe top-up by hand: 409, nothing credited", async () => {
+    const { a, top } = await begin();
+    const res = await t.json("POST", `/v1/admin/top-ups/${top.id}/complete`, { token: ADMIN_TOKEN });
+    expect(res.status).toBe(409);
+    expect(res.body.message).toContain("handled by stripe, not confirmed by hand");
+    expect(await purchases(a.token)).toEqual([]);
+  });
+
   test("a tampered signature is a 400 and nothing is credited", async () => {
     const { a, session } = await begin();
     const e = await stripe.event("checkout.session.completed", stripe.pay(session.id), WHSEC);

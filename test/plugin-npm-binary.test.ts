@@ -134,6 +134,20 @@ describe("a plugin with an npm dependency, bundled per the recipe, in the compil
     expect(found.code).toBe(0);
     expect(JSON.parse(found.stdout)).toMatchObject({ reference, top_up_id: top.id, amount: 1500, currency: "eur" });
     expect(cli("banktransfer", "find", reference).stdout).toContain(`${reference} pays top-up ${top.id} (€15.00); book it with: vitrin topups complete ${top.id}`);
+
+    // The advice works: the operator books the transfer, and the account has its credits.
+    const booked = Bun.spawnSync([exe, "topups", "complete", top.id], {
+      cwd: work,
+      env: env({ VITRIN_PAYMENT: "banktransfer", VITRIN_PLUGIN_BANKTRANSFER_INSTRUCTIONS_URL: INSTRUCTIONS }),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    expect(booked.stderr.toString()).toBe("");
+    expect(booked.exitCode).toBe(0);
+    const balance = await fetch(`${base}/v1/balance`, { headers: { authorization: `Bearer ${token}` } });
+    expect(((await balance.json()) as { credits: number }).credits).toBeGreaterThan(0);
+    const after = await fetch(`${base}/v1/balance/top-ups/${top.id}`, { headers: { authorization: `Bearer ${token}` } });
+    expect(((await after.json()) as { status: string }).status).toBe("paid");
   }, 90_000);
 
   test("`banktransfer find` refuses a reference with two characters swapped, naming the typo", () => {

@@ -6,6 +6,7 @@ export function createManualPayment(publicUrl: string): PaymentPlugin {
   return {
     slot: "payment",
     name: "manual",
+    operatorConfirms: true,
     async createPayment({ topUpId }) {
       return { paymentUrl: `${publicUrl}/pay/manual/${topUpId}`, providerReference: topUpId };
     },

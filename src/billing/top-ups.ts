@@ -135,11 +135,22 @@ export async function getTopUp(deps: BillingDeps, accountId: string, id: string)
   return topUpJson(row);
 }
 
-/** An operator's confirmation for the manual provider (admin API and CLI); exactly once. */
+/**
+ * An operator's confirmation (admin API and CLI); exactly once. It books top-ups of the built-in manual provider,
+ * and of the configured payment plugin when that says an operator confirms its top-ups (operatorConfirms).
+ */
 export async function completeManually(deps: BillingDeps, id: string) {
   const row = await loadTopUp(deps, deps.db.read, id);
   if (!row) throw errors.notFound("top-up");
-  if (row.provider !== "manual") throw errors.conflict(`This top-up is handled by ${row.provider}, not confirmed by hand.`);
+  const configured = row.provider === deps.payment.name;
+  if (row.provider !== "manual" && !configured) {
+    throw errors.conflict(
+      `This top-up is handled by ${row.provider}, not confirmed by hand here: the payment plugin configured is ${deps.payment.name}. A plugin whose top-ups an operator confirms must be the configured one (VITRIN_PAYMENT=${row.provider}).`,
+    );
+  }
+  if (row.provider !== "manual" && deps.payment.operatorConfirms !== true) {
+    throw errors.conflict(`This top-up is handled by ${row.provider}, not confirmed by hand.`);
+  }
   const { topUp, credited } = await fulfil(deps, id);
   return { ...topUpJson(topUp), credited };
 }

@@ -88,6 +88,8 @@ export default function bankTransfer(host: PluginHost) {
       return {
         slot: "payment",
         name: "banktransfer",
+        // The money reaches the operator's bank account, not an API: `vitrin topups complete` books it.
+        operatorConfirms: true,
         async init() {
           if (!instructionsUrl) throw new Error("VITRIN_PAYMENT=banktransfer needs VITRIN_PLUGIN_BANKTRANSFER_INSTRUCTIONS_URL (your page with the bank details)");
           await mkdir(join(dataDir, "banktransfer"), { recursive: true });

@@ -254,6 +254,12 @@ export type PaymentPlugin = Lifecycle & {
     parseWebhook?(rawBody: string, headers: Headers): Promise<PaymentNotice | null>;
     /** Asks the provider how a payment stands (used when the payer returns to the success page). */
     lookupPayment?(providerReference: string): Promise<PaymentOutcome>;
+    /**
+     * True when an operator confirms this provider's top-ups by hand, as the built-in `manual`'s: the money reaches the
+     * operator outside any API (a bank transfer, cash), and `vitrin topups complete` or POST
+     * /v1/admin/top-ups/:id/complete books it. Left out, only the provider's own notice or lookup can.
+     */
+    readonly operatorConfirms?: boolean;
 };
 export declare class PaymentSignatureError extends Error {
     constructor(message: string);
