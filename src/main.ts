@@ -2,13 +2,13 @@
 // commands plugins add (such as `models install`); the compiled binary takes the same words.
 import { parseArgs } from "node:util";
 import { ConfigError, loadConfig, type Config } from "./config";
-import { createLogger, isApiError, iso, systemClock } from "./kernel";
+import { createLogger, isApiError, iso, settleLogs, systemClock } from "./kernel";
 import { openDatabase, requireExistingDatabase, type Db } from "./db";
 import { accountJson, createAccounts, createStudioSessions, loginLinkJson, tokenJson } from "./accounts";
 import { checkNativeDir, copyOut, copyOutInChild, UNPACK_COMMAND, unpackAll } from "./native";
 import { createService } from "./service";
 import { JobEngine, JOB_STATUSES, type JobStatus } from "./jobs";
-import { jobJson, portInUseMessage, portTaken } from "./http";
+import { jobJson, listenError, refuseListen } from "./http";
 import { backupCommand, restoreCommand } from "./backup";
 import { printHelp, protectNegatives, readPluginSettings, unmarkNegatives, type PluginRegistry } from "./plugins";
 import { loadPluginFolders } from "./plugins/load";
@@ -112,19 +112,18 @@ async function serve({ config, values, command }: Invocation): Promise<number> {
   const worker = command === "worker";
   const apiOnly = !worker && Boolean(values["no-worker"]);
   checkNativeDir();
-  const taken = portTaken(config.port, config.host);
-  if (taken) return (console.error(portInUseMessage(config.port, taken)), 1);
+  const early = listenError(config.port, config.host);
+  if (early) return refuseListen(config.port, config.host, early);
   const service = await createService(config, { worker: !apiOnly, apiOnly });
   try {
     (worker ? service.listenWorker : service.listen)();
-    // In a binary, the fonts a render needs are copied out by a child, so this process never reads them (src/native).
-    copyOutInChild(copiedOutFiles());
   } catch (e) {
-    if ((e as { code?: string }).code !== "EADDRINUSE") throw e;
-    console.error(portInUseMessage(config.port, e as Error));
     await service.stop();
-    return 1;
+    if (typeof (e as { code?: unknown }).code !== "string") throw e;
+    return refuseListen(config.port, config.host, e as Error);
   }
+  // In a binary, the fonts a render needs are copied out by a child, so this process never reads them (src/native).
+  copyOutInChild(copiedOutFiles());
   let signals = 0;
   const onSignal = (signal: string) => {
     signals++;
@@ -383,8 +382,8 @@ if (import.meta.main && process.argv[2] === UNPACK_COMMAND) {
   );
 } else if (import.meta.main) {
   run(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (e) => {
+    (code) => settleLogs().then(() => process.exit(code)),
+    async (e) => {
       if (e instanceof ConfigError) console.error(`configuration error: ${e.message}`);
       else if (isApiError(e)) console.error(`error: ${e.message}`);
       else if ((e as { code?: string }).code?.startsWith?.("ERR_PARSE_ARGS")) console.error(`${(e as Error).message}\n\n${usage(builtinPlugins())}`);
@@ -393,6 +392,7 @@ if (import.meta.main && process.argv[2] === UNPACK_COMMAND) {
       // A value the command cannot take (400, 422) is a usage error; any other refusal (a correction below zero, an
       // unknown id) means the command could not be done, as when `jobs redrive` finds no dead job.
       const badInput = isApiError(e) && (e.status === 400 || e.status === 422);
+      await settleLogs();
       process.exit(e instanceof ConfigError || badInput || usageError ? 2 : 1);
     },
   );

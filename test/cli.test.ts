@@ -107,6 +107,24 @@ describe("start-up failures", () => {
     }
   });
 
+  test.each([
+    ["a name that is no address", "notahost"],
+    ["an address not on this machine", "10.255.255.1"],
+  ])("a VITRIN_HOST that is %s is one configuration line naming VITRIN_HOST, exit 2, before any start-up work", (_what, host) => {
+    const dir = tempDir();
+    const p = Bun.spawnSync([BUN, "run", join(ROOT, "src/main.ts"), "serve"], {
+      cwd: ROOT,
+      env: { ...childEnv(dir, 0), VITRIN_HOST: host },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const err = p.stderr.toString();
+    expect(p.exitCode).toBe(2);
+    expect(err).toStartWith(`configuration error: VITRIN_HOST="${host}": cannot listen there`);
+    expectOneLine(err);
+    expect(existsSync(join(dir, "vitrin.db"))).toBe(false);
+  });
+
   // Each a setting vitrin cannot start with, and what its one line must say.
   const refusals: [string, Record<string, string>, string][] = [
     ["the Stripe plugin without its keys", { VITRIN_PAYMENT: "stripe" }, "configuration error: VITRIN_PAYMENT=stripe needs VITRIN_STRIPE_SECRET_KEY"],

@@ -8,7 +8,7 @@ import { PluginRegistry } from "../src/plugins";
 import { loadPluginFolders } from "../src/plugins/load";
 import { builtinPlugins } from "../plugins";
 import { signatureHeader } from "../examples/plugins/payment-sandbox";
-import { startService, tempDir, type TestService } from "./helpers";
+import { childEnv, startService, tempDir, type TestService } from "./helpers";
 
 const EXAMPLES = join(import.meta.dir, "..", "examples", "plugins");
 const SECRET = "sandbox-secret-0123456789";
@@ -104,6 +104,23 @@ describe("plugins that cannot start", () => {
       `export default { slot: "storage", name: "odd", create: () => ({ put() {}, get() {}, delete() {}, url: () => "", async init() { throw new TypeError("no disk"); } }) };`,
     );
     expect(inited?.message).toBe("plugin storage-odd could not start (init threw): no disk");
+  });
+
+  test("serve stopped by a plugin's init still writes its log, the stack the one-line error points to included", () => {
+    const plugins = folder({ "s.ts": `export default { slot: "storage", name: "odd", create: () => ({ put() {}, get() {}, delete() {}, url: () => "", async init() { throw new TypeError("no disk"); } }) };` });
+    const dir = tempDir();
+    dirs.push(dir);
+    const p = Bun.spawnSync([process.execPath, "run", join(import.meta.dir, "..", "src", "main.ts"), "serve"], {
+      env: { ...childEnv(dir, 0), VITRIN_PLUGIN_DIRS: plugins, VITRIN_STORAGE: "odd", VITRIN_LOG_LEVEL: "debug" },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    expect(p.exitCode).toBe(2);
+    expect(p.stderr.toString()).toContain("plugin storage-odd could not start (init threw): no disk");
+    const lines = p.stdout.toString().trim().split("\n").map((l) => JSON.parse(l) as { msg: string; err?: { stack?: string } });
+    expect(lines.some((l) => l.msg === "plugin loaded")).toBe(true);
+    const failed = lines.find((l) => l.msg === "plugin failed to start");
+    expect(failed?.err?.stack).toContain("TypeError: no disk");
   });
 
   test("an implementation without a method its slot requires stops the start, naming the methods", async () => {

@@ -33,6 +33,15 @@ const stdoutSink: LogSink = (chunk) => {
   }
 };
 
+/**
+ * Lets the lines batched this turn reach stdout; awaited before process.exit, which would drop them (a plugin that
+ * failed to start would lose the stack its error line sends the reader to).
+ */
+export async function settleLogs(): Promise<void> {
+  await new Promise((resolve) => setImmediate(resolve));
+  await stdoutWriter?.flush();
+}
+
 // At thousands of lines a second most fall in a millisecond already formatted: toISOString costs ~0.3 µs a call.
 let stampMs = -1;
 let stamp = "";
