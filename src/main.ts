@@ -2,7 +2,7 @@
 // commands plugins add (such as `models install`); the compiled binary takes the same words.
 import { parseArgs } from "node:util";
 import { ConfigError, loadConfig, type Config } from "./config";
-import { createLogger, isApiError, iso, settleLogs, systemClock } from "./kernel";
+import { createLogger, isApiError, iso, settleLogs, stderrSink, systemClock } from "./kernel";
 import { openDatabase, requireExistingDatabase, type Db } from "./db";
 import { accountJson, createAccounts, createStudioSessions, loginLinkJson, tokenJson } from "./accounts";
 import { checkNativeDir, copyOut, copyOutInChild, UNPACK_COMMAND, unpackAll } from "./native";
@@ -241,7 +241,7 @@ async function tokens({ config, values, sub, rest, out, usage }: Invocation): Pr
 /** `topups complete` and `ledger check` need the billing module, which needs the plugins: the service, not serving. */
 async function billing({ config, values, command, sub, rest, out, usage }: Invocation): Promise<number> {
   // API-only: these commands run no jobs, so the cut-out model is not assembled for them.
-  const service = await createService(config, { worker: false, apiOnly: true, logger: createLogger("warn") });
+  const service = await createService(config, { worker: false, apiOnly: true, logger: createLogger("warn", stderrSink) });
   try {
     if (command === "topups" && sub === "complete" && rest[0]) {
       const out = await service.billing.completeManually(rest[0]);
@@ -329,7 +329,7 @@ async function pluginCommand(registry: PluginRegistry, positionals: string[], { 
   }
   const { plugin, command } = found;
   const settings = readPluginSettings(plugin.settings, config);
-  const logger = createLogger("warn").child({ plugin: `${plugin.slot}-${plugin.name}` });
+  const logger = createLogger("warn", stderrSink).child({ plugin: `${plugin.slot}-${plugin.name}` });
   return command.run({ config, settings, logger, args: positionals.slice(command.words.length), json: out.json, print: out.print });
 }
 

@@ -5,7 +5,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import packageJson from "../package.json";
-import { childEnv, freePort, tempDir } from "./helpers";
+import { childEnv, createPostgresDatabase, freePort, postgresAvailable, tempDir } from "./helpers";
 
 const ROOT = join(import.meta.dir, "..");
 const BUN = process.execPath;
@@ -194,4 +194,16 @@ describe("--json", () => {
     expect(Object.keys(out).sort()).toEqual(["action", "bytes", "file", "model_dir", "sha256"]);
     expect(out.action).toBe("assembled");
   }, 120_000);
+
+  test.skipIf(!postgresAvailable)("on PostgreSQL with local files, ledger check --json prints only its JSON; the warning goes to stderr", async () => {
+    const pg = await createPostgresDatabase();
+    try {
+      const r = cli(["ledger", "check", "--json"], { VITRIN_DATABASE_URL: pg.url });
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.out)).toMatchObject({ mismatches: [] });
+      expect(r.err).toContain("VITRIN_STORAGE=local with PostgreSQL");
+    } finally {
+      await pg.drop();
+    }
+  }, 60_000);
 });

@@ -16,6 +16,13 @@ export type Logger = {
     enabled(level: LogLevel): boolean;
 };
 export type LogSink = (chunk: string) => void;
+/** For the CLI's commands, whose stdout is their answer (`--json` is read by scripts): their log lines go to stderr. */
+export declare const stderrSink: LogSink;
+/**
+ * Lets the lines batched this turn reach stdout; awaited before process.exit, which would drop them (a plugin that
+ * failed to start would lose the stack its error line sends the reader to).
+ */
+export declare function settleLogs(): Promise<void>;
 export declare function createLogger(level?: LogLevel, sink?: LogSink, base?: Fields, batch?: boolean): Logger;
 /** A logger that keeps its records in memory, for tests that assert on what was logged. */
 export declare function memoryLogger(level?: LogLevel): Logger & {
