@@ -1,5 +1,5 @@
-// The template examples a template author copies (templates/README.md and the head of src/templates/api.ts), loaded
-// from a folder as written (only the import made absolute): they pass the layout check in every format and preview; the
+// The template examples a template author copies (templates/README.md's two and the head of src/templates/api.ts), loaded
+// from a folder as written (only a source import made absolute): they pass the layout check in every format and preview; the
 // same example with a slip that makes its positions NaN stops the start as the template's fault.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -10,11 +10,11 @@ import { productPhoto, startService, tempDir, type TestService } from "./helpers
 const ROOT = join(import.meta.dir, "..");
 const API = join(ROOT, "src/templates/api.ts");
 
-/** The README's example: its first ```ts block. */
-function readmeExample(): string {
+/** The README's examples: its first ```ts block (a built-in template) or its second (the same in a folder's form). */
+function readmeExample(which: 0 | 1 = 0): string {
   const text = readFileSync(join(ROOT, "templates/README.md"), "utf8");
-  const block = /```ts\n([\s\S]*?)```/.exec(text);
-  if (!block) throw new Error("templates/README.md has no ts block");
+  const block = [...text.matchAll(/```ts\n([\s\S]*?)```/g)][which];
+  if (!block) throw new Error(`templates/README.md has no ts block ${which + 1}`);
   return block[1];
 }
 
@@ -38,6 +38,8 @@ beforeAll(async () => {
   mkdirSync(dir);
   const absolute = (code: string) => code.replace(/from "\.\.\/src\/templates\/api"/, `from ${JSON.stringify(API)}`);
   writeFileSync(join(dir, "readme-example.ts"), absolute(readmeExample()));
+  // The folder form as written: its one import is `import type`, erased when Bun loads it.
+  writeFileSync(join(dir, "readme-folder-example.ts"), readmeExample(1));
   writeFileSync(join(dir, "api-example.ts"), absolute(apiExample()).replace('id: "my-ad"', 'id: "my-ad-api"'));
   // The README's example with a slip an author makes: a field of the safe area by a name it does not have (NaN x).
   const slip = absolute(readmeExample()).replace('id: "my-ad"', 'id: "my-ad-slip"').replace("const x = safe.x + safe.w / 2", "const x = safe.x + safe.width / 2");
@@ -53,7 +55,7 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-for (const id of ["my-ad", "my-ad-api"]) {
+for (const id of ["my-ad", "my-folder-ad", "my-ad-api"]) {
   test(`the example template ${id} lays out in every format and language it lists, and previews`, async () => {
     const listed = (await t.json("GET", `/v1/templates/${id}`, { token })).body;
     expect(listed.id).toBe(id);

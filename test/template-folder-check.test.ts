@@ -67,12 +67,39 @@ export default defineTemplate({
   });
 });
 
+describe("the form a folder template takes", () => {
+  test("a template importing vitrin's source, as templates/README.md's built-in example does, is told the folder form", async () => {
+    const folder = join(dir, "source-import");
+    const file = join(folder, "my-ad.ts");
+    await Bun.write(file, `import { defineTemplate } from "../src/templates/api";\nexport default defineTemplate({});\n`);
+    const error = await loadTemplates({ dirs: [folder] }).then(() => null, (e: Error) => e.message);
+    expect(error).toStartWith(`template ${file} failed to load:`);
+    expect(error).toContain("default-export (api) => api.defineTemplate({ … }), with types from @vitrin/plugin-kit/templates");
+  });
+
+  test("a module exporting no template names both forms", async () => {
+    const folder = join(dir, "no-template");
+    const file = join(folder, "nothing.js");
+    await Bun.write(file, "export default 42;\n");
+    await expect(loadTemplates({ dirs: [folder] })).rejects.toThrow(
+      `template ${file}: the module must default-export defineTemplate({ meta, prompt, build }), or, in a template folder, a function (api) => api.defineTemplate({ meta, prompt, build })`,
+    );
+  });
+});
+
 describe("prompt fields are optional", () => {
   test("a required field (a video may be asked with no user_prompt) is refused at load, naming it and the fix", async () => {
     const { folder, file } = await folderWith("required-field", "tagline: t.String(), headline: t.Optional(fields.headline(40))", "return { background: bg, layers: [] };");
     await expect(loadTemplates({ dirs: [folder] })).rejects.toThrow(
       `template ${file}: prompt field "tagline" must be optional (t.Optional, with a default drawn from the product): a video may be asked with no user_prompt`,
     );
+  });
+
+  test("every fields.* helper is optional as it comes, so a template using them all loads", async () => {
+    const all = ["headline()", "subheadline()", "price()", "currency()", "callToAction()", "features()", "color()", "colors()"];
+    const prompt = all.map((call, i) => `f${i}: fields.${call}`).join(", ");
+    const { folder } = await folderWith("every-helper", prompt, "return { background: bg, layers: [] };");
+    expect((await loadTemplates({ dirs: [folder] })).list().map((tpl) => tpl.info.id)).toContain("every-helper");
   });
 
   test("the same field made optional loads", async () => {

@@ -270,7 +270,7 @@ export const fields = {
         description: "Short selling points; default to phrases from the description.",
       }),
     ),
-  color: () => hex,
+  color: () => t.Optional(hex),
   colors: () =>
     t.Optional(
       t.Object(

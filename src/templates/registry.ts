@@ -132,9 +132,17 @@ async function definitionOf(mod: { default?: unknown }, source: string): Promise
     // The factory form runs the template's top level here, not at import: its mistakes are named the same way.
     throw new Error(`template ${source} failed to load: ${(e as Error)?.message ?? String(e)}`);
   }
-  if (!isTemplateDefinition(def)) throw new Error(`template ${source}: the module must default-export defineTemplate({ meta, prompt, build })`);
+  if (!isTemplateDefinition(def)) {
+    throw new Error(`template ${source}: the module must default-export defineTemplate({ meta, prompt, build }), or, in a template folder, a function (api) => api.defineTemplate({ meta, prompt, build })`);
+  }
   return def;
 }
+
+/** A folder template that imports vitrin's source (as the built-in ones do) is told the form a folder needs. */
+const FOLDER_FORM_HINT = (e: unknown) =>
+  /Cannot find (module|package) .*templates\/api/.test(String((e as Error)?.message ?? e))
+    ? " (a template in a folder imports nothing at run time: default-export (api) => api.defineTemplate({ … }), with types from @vitrin/plugin-kit/templates)"
+    : "";
 
 const TEMPLATE_FILE = /^[^._][^/]*\.(ts|js|mjs)$/;
 
@@ -155,7 +163,7 @@ async function loadFolder(dir: string): Promise<LoadedTemplate[]> {
     try {
       mod = (await import(pathToFileURL(file).href)) as { default?: unknown };
     } catch (e) {
-      throw new Error(`template ${file} failed to load: ${describeImportError(e)}`);
+      throw new Error(`template ${file} failed to load: ${describeImportError(e)}${FOLDER_FORM_HINT(e)}`);
     }
     loaded.push(load(await definitionOf(mod, file), file));
   }

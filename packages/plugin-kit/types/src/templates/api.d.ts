@@ -26,7 +26,7 @@ export declare const templateApi: {
         currency: () => import("@sinclair/typebox").TOptional<import("@sinclair/typebox").TString>;
         callToAction: (maxLength?: number) => import("@sinclair/typebox").TOptional<import("@sinclair/typebox").TString>;
         features: (maxItems?: number) => import("@sinclair/typebox").TOptional<import("@sinclair/typebox").TArray<import("@sinclair/typebox").TString>>;
-        color: () => import("@sinclair/typebox").TString;
+        color: () => import("@sinclair/typebox").TOptional<import("@sinclair/typebox").TString>;
         colors: () => import("@sinclair/typebox").TOptional<import("@sinclair/typebox").TObject<{
             primary: import("@sinclair/typebox").TOptional<import("@sinclair/typebox").TString>;
             accent: import("@sinclair/typebox").TOptional<import("@sinclair/typebox").TString>;
