@@ -10,9 +10,9 @@ import { createService } from "./service";
 import { JobEngine, JOB_STATUSES, type JobStatus } from "./jobs";
 import { jobJson, listenError, refuseListen } from "./http";
 import { backupCommand, restoreCommand } from "./backup";
-import { printHelp, protectNegatives, readPluginSettings, unmarkNegatives, type PluginRegistry } from "./plugins";
+import { printHelp, protectNegatives, unmarkNegatives, type CoreCommand, type PluginRegistry } from "./plugins";
+import { listPlugins, pluginsCommand, runPluginCommand } from "./plugins/cli";
 import { loadPluginFolders } from "./plugins/load";
-import { pluginsCommand } from "./plugins/kit-package";
 import { builtinPlugins, copiedOutFiles } from "../plugins";
 import packageJson from "../package.json";
 
@@ -36,6 +36,7 @@ const coreUsage = `  vitrin version                    the version of this vitri
   vitrin ledger check [--json]
   vitrin backup PATH [--data-dir DIR] [--force] [--json]              one .tar.gz of the database and stored files, while serving
   vitrin restore PATH [--data-dir DIR] [--force] [--check] [--json]   verify PATH, then restore it into DIR (--check: verify only)
+  vitrin plugins list [--json]                                        every plugin (built in and from VITRIN_PLUGIN_DIRS), which is in use, the settings each reads
   vitrin plugins kit DIR [--force] [--json]                           the plugin kit's types (@vitrin/plugin-kit) as an npm tarball in DIR`;
 
 /** --help: the core's commands, then each plugin's (built-in, and from VITRIN_PLUGIN_DIRS when loaded). */
@@ -88,7 +89,7 @@ const options = {
 type Values = ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true; strict: true }>>["values"];
 
 /** What every command gets: the configuration, the parsed options, the words after the command, and how to print. */
-type Invocation = { config: Config; values: Values; command: string; sub: string | undefined; rest: string[]; out: Out; usage: string };
+type Invocation = { config: Config; values: Values; command: string; sub: string | undefined; rest: string[]; out: Out; usage: string; registry: PluginRegistry };
 
 function configFrom(values: Values, environment: Record<string, string | undefined>): Config {
   const env = { ...environment };
@@ -303,7 +304,8 @@ async function backupOrRestore({ config, values, command, sub, rest, out, usage 
   return command === "backup" ? backupCommand(config, sub, options, out) : restoreCommand(config, sub, options, out);
 }
 
-const coreCommands: Record<string, (invocation: Invocation) => Promise<number>> = {
+// Typed by CORE_COMMANDS, the words no plugin command may take ("version" and "help" are answered before these).
+const coreCommands: Record<Exclude<CoreCommand, "version" | "help">, (invocation: Invocation) => Promise<number>> = {
   serve,
   worker: serve,
   health,
@@ -315,23 +317,9 @@ const coreCommands: Record<string, (invocation: Invocation) => Promise<number>> 
   jobs,
   backup: backupOrRestore,
   restore: backupOrRestore,
-  plugins: ({ values, sub, rest, out, usage }) => pluginsCommand([sub, ...rest], values.force === true, out.print, usage),
+  plugins: ({ config, values, sub, rest, out, usage, registry }) =>
+    sub === "list" && rest.length === 0 ? listPlugins(registry, config, out) : pluginsCommand([sub, ...rest], values.force === true, out.print, usage),
 };
-
-/** A command a plugin adds, run with that plugin's settings; plugins from VITRIN_PLUGIN_DIRS are loaded to find it. */
-async function pluginCommand(registry: PluginRegistry, positionals: string[], { config, out, usage }: Invocation): Promise<number> {
-  if (!registry.command(positionals) && config.pluginDirs.length) await loadPluginFolders(config.pluginDirs, registry);
-  const found = registry.command(positionals);
-  if (!found) {
-    const known = registry.commands().some(({ command }) => command.words[0] === positionals[0]);
-    console.error(known ? usage : `unknown command "${positionals[0]}"\n\n${usage}`);
-    return 2;
-  }
-  const { plugin, command } = found;
-  const settings = readPluginSettings(plugin.settings, config);
-  const logger = createLogger("warn", stderrSink).child({ plugin: `${plugin.slot}-${plugin.name}` });
-  return command.run({ config, settings, logger, args: positionals.slice(command.words.length), json: out.json, print: out.print });
-}
 
 /** The usage with the commands of plugins from VITRIN_PLUGIN_DIRS too; a folder that fails to load is named, not fatal. */
 async function usageWithFolders(registry: PluginRegistry, values: Values, env: Record<string, string | undefined>): Promise<string> {
@@ -366,9 +354,9 @@ export async function run(argv: string[], registry: PluginRegistry = builtinPlug
   // Every setting is checked before any command runs, the plugins' too, as the service does at start.
   registry.settings(config);
   if (["accounts", "tokens", "topups", "ledger", "jobs"].includes(command) && !(command === "accounts" && sub === "create")) requireExistingDatabase(config.databaseUrl);
-  const invocation: Invocation = { config, values, command, sub, rest, out: output(values.json === true), usage: help };
-  const core = coreCommands[command];
-  return core ? core(invocation) : pluginCommand(registry, positionals, invocation);
+  const invocation: Invocation = { config, values, command, sub, rest, out: output(values.json === true), usage: help, registry };
+  const core = (coreCommands as Record<string, (invocation: Invocation) => Promise<number>>)[command];
+  return core ? core(invocation) : runPluginCommand(registry, positionals, config, invocation.out, help);
 }
 
 if (import.meta.main && process.argv[2] === UNPACK_COMMAND) {

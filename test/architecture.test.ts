@@ -57,8 +57,8 @@ const FACES = new Set([
   // plugin kit's face (src/plugins/index.ts) is what plugins import, and the loader imports that face itself.
   "src/plugins/load.ts",
   "src/plugins/commands.ts",
-  // The plugin kit's package, which `vitrin plugins kit DIR` writes: for the command line only.
-  "src/plugins/kit-package.ts",
+  // The command line's plugin commands (`vitrin plugins list`, `vitrin plugins kit DIR`, a plugin's own): for main.ts only.
+  "src/plugins/cli.ts",
 ]);
 
 const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+["']([^"']+)["']|(?:^|\n)\s*import\s+["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']\s*\)/g;

@@ -276,4 +276,42 @@ describe("plugin commands", () => {
     }
     expect(errors.join("\n")).toContain('unknown command "greet"');
   });
+
+  test("a misspelt setting of the plugin whose command runs is refused, naming the settings it reads", async () => {
+    const dir = folder({ "greeter.ts": greeter });
+    await expect(cli(["greet", "ada"], { VITRIN_PLUGIN_DIRS: dir, VITRIN_PLUGIN_GREETER_TIME: "2" })).rejects.toThrow(
+      "unknown setting VITRIN_PLUGIN_GREETER_TIME: plugin payment-greeter declares no such setting (it reads VITRIN_PLUGIN_GREETER_TIMES; vitrin plugins list shows every plugin's)",
+    );
+  });
+
+  test("a plugin command that begins with one of vitrin's own commands is refused at load", async () => {
+    const clash = greeter.replace('words: ["greet"]', 'words: ["accounts", "list"]');
+    await expect(loadPluginFolders([folder({ "clash.ts": clash })], builtinPlugins())).rejects.toThrow(
+      'plugin payment-greeter adds the command "accounts list", but "accounts" is one of vitrin\'s own commands',
+    );
+  });
+});
+
+describe("vitrin plugins list", () => {
+  test("lists the built-in and folder plugins, which one each slot uses, and the settings and commands of each", async () => {
+    const lines: string[] = [];
+    const log = console.log;
+    console.log = (line: string) => lines.push(line);
+    try {
+      const env = { VITRIN_LOG_LEVEL: "silent", VITRIN_DATA_DIR: tempDir(), VITRIN_PLUGIN_DIRS: EXAMPLES, VITRIN_STORAGE: "memory" };
+      expect(await run(["plugins", "list", "--json"], builtinPlugins(), env)).toBe(0);
+    } finally {
+      console.log = log;
+    }
+    const { data } = JSON.parse(lines.join("\n")) as { data: { id: string; in_use: boolean; source: string; settings: { env: string; default: string }[]; commands: string[] }[] };
+    const byId = new Map(data.map((p) => [p.id, p]));
+    const memory = byId.get("storage-memory")!;
+    expect(memory.in_use).toBe(true);
+    expect(memory.source).toStartWith(EXAMPLES);
+    expect(memory.settings.map((x) => x.env)).toContain("VITRIN_PLUGIN_MEMORY_MAX_BYTES");
+    expect(byId.get("storage-local")).toMatchObject({ in_use: false, source: "built-in" });
+    expect(byId.get("renderer-ffmpeg")?.in_use).toBe(true);
+    expect(byId.get("background-removal-isnet")?.commands).toContain("vitrin models install [--json]");
+    expect(byId.get("payment-sandbox")?.settings.map((x) => x.env)).toContain("VITRIN_PLUGIN_SANDBOX_SECRET");
+  });
 });

@@ -16,6 +16,10 @@ export type CommandContext<T> = {
   print(human: string, data: unknown): void;
 };
 
+/** The first words of the core's own commands (main.ts types its table by them): no plugin command may begin with one. */
+export const CORE_COMMANDS = ["version", "help", "serve", "worker", "health", "migrate", "accounts", "tokens", "topups", "ledger", "jobs", "backup", "restore", "plugins"] as const;
+export type CoreCommand = (typeof CORE_COMMANDS)[number];
+
 // Settings `any` by default, as for plugin definitions.
 export type PluginCommand<T = any> = {
   /** The words after `vitrin`, e.g. ["models", "install"]. */

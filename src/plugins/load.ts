@@ -110,7 +110,7 @@ export async function loadPluginFolders(dirs: string[], registry: PluginRegistry
       for (const def of Array.isArray(exported) ? exported : [exported]) {
         const checked = checkDefinition(def, file);
         try {
-          registry.add(checked);
+          registry.add(checked, file);
         } catch (e) {
           throw new ConfigError(`plugin ${file}: ${(e as Error).message}`);
         }

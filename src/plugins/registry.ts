@@ -3,7 +3,7 @@
 // and finds their CLI commands.
 import { checkSettingNames, ConfigError, settingNames, type Config } from "../config";
 import type { Logger } from "../kernel";
-import type { PluginCommand } from "./commands";
+import { CORE_COMMANDS, type PluginCommand } from "./commands";
 import { REQUIRED_METHODS, type Lifecycle, type PluginContext, type PluginDefinition, type ReadyReport, type Slot, type SlotMap } from "./contracts";
 import { folderSettingPrefix, readPluginSettings, type PluginSetting } from "./settings";
 
@@ -27,8 +27,10 @@ const idOf = (def: Pick<PluginDefinition, "slot" | "name">) => `${def.slot}-${de
 
 export class PluginRegistry {
   private defs = new Map<string, PluginDefinition>();
+  /** The file each plugin loaded from a folder came from (built-in ones have none). */
+  private files = new Map<PluginDefinition, string>();
 
-  add(def: PluginDefinition): this {
+  add(def: PluginDefinition, file?: string): this {
     const id = `${def.slot}:${def.name}`;
     if (this.defs.has(id)) throw new Error(`plugin ${idOf(def)} is registered twice: another plugin, built in or loaded, has that slot and name`);
     for (const setting of Object.values(def.settings ?? {}) as PluginSetting<unknown>[]) {
@@ -36,8 +38,21 @@ export class PluginRegistry {
       const other = [...this.defs.values()].find((d) => Object.values(d.settings ?? {}).some((s) => (s as PluginSetting<unknown>).env === setting.env));
       if (other) throw new Error(`plugin ${idOf(def)} declares ${setting.env}, which plugin ${idOf(other)} declares too`);
     }
+    const clash = (def.commands ?? []).find((c) => (CORE_COMMANDS as readonly string[]).includes(c.words[0] ?? ""));
+    if (clash) throw new Error(`plugin ${idOf(def)} adds the command "${clash.words.join(" ")}", but "${clash.words[0]}" is one of vitrin's own commands`);
     this.defs.set(id, def);
+    if (file) this.files.set(def, file);
     return this;
+  }
+
+  /** The file a plugin was loaded from, or null for a built-in one. */
+  fileOf(def: PluginDefinition): string | null {
+    return this.files.get(def) ?? null;
+  }
+
+  /** Every registered plugin, in registration order (the built-in ones, then those loaded from folders). */
+  all(): PluginDefinition[] {
+    return [...this.defs.values()];
   }
 
   names(slot: Slot): string[] {
@@ -71,10 +86,13 @@ export class PluginRegistry {
     // VITRIN_PLUGIN_<NAME>_* passes the core's check (commands that never load folder plugins cannot know them); once
     // a plugin of that name is registered, a name under its prefix that nobody declares is a misspelling.
     const known = new Set([...settingNames, ...declared]);
-    const prefixes = [...this.defs.values()].map((d) => ({ id: idOf(d), prefix: folderSettingPrefix(d.name) }));
+    const prefixes = [...this.defs.values()].map((d) => ({ id: idOf(d), def: d, prefix: folderSettingPrefix(d.name) }));
     for (const name of Object.keys(config.environment)) {
       const owner = known.has(name) ? undefined : prefixes.find((p) => name.startsWith(p.prefix));
-      if (owner) throw new ConfigError(`unknown setting ${name}: plugin ${owner.id} declares no such setting; see the configuration table`);
+      if (!owner) continue;
+      const reads = Object.values(owner.def.settings ?? {}).map((s) => (s as PluginSetting<unknown>).env);
+      const list = reads.length ? `it reads ${reads.join(", ")}` : "it reads none";
+      throw new ConfigError(`unknown setting ${name}: plugin ${owner.id} declares no such setting (${list}; vitrin plugins list shows every plugin's)`);
     }
     return values;
   }

@@ -1,0 +1,65 @@
+// The command line's plugin side: `vitrin plugins list` (every plugin this instance would load, built in or from
+// VITRIN_PLUGIN_DIRS, which one each slot uses, and the settings each reads), `vitrin plugins kit` (kit-package.ts),
+// and running a command a plugin adds.
+import type { Config } from "../config";
+import { createLogger, stderrSink } from "../kernel";
+import type { Slot } from "./contracts";
+import { loadPluginFolders } from "./load";
+export { pluginsCommand } from "./kit-package";
+import type { PluginRegistry } from "./registry";
+import { readPluginSettings, type PluginSetting } from "./settings";
+
+type Out = { json: boolean; print(human: string, data: unknown): void };
+
+/** The core setting that names each slot's plugin. */
+const SLOT_SETTING: { readonly [S in Slot]: "storage" | "backgroundRemoval" | "renderer" | "payment" } = {
+  storage: "storage",
+  "background-removal": "backgroundRemoval",
+  renderer: "renderer",
+  payment: "payment",
+};
+
+/**
+ * Loads the folder plugins (once) and checks every setting against them, as `serve` does at start: a misspelt
+ * VITRIN_PLUGIN_<NAME>_* is refused before a plugin's own command runs too.
+ */
+async function withFolders(registry: PluginRegistry, config: Config): Promise<void> {
+  if (config.pluginDirs.length && !registry.all().some((d) => registry.fileOf(d))) await loadPluginFolders(config.pluginDirs, registry);
+  registry.settings(config);
+}
+
+/** `vitrin plugins list [--json]`: the configuration table's plugin rows, folder plugins included. */
+export async function listPlugins(registry: PluginRegistry, config: Config, out: Out): Promise<number> {
+  await withFolders(registry, config);
+  const data = registry.all().map((def) => ({
+    id: `${def.slot}-${def.name}`,
+    slot: def.slot,
+    name: def.name,
+    in_use: config[SLOT_SETTING[def.slot]] === def.name,
+    source: registry.fileOf(def) ?? "built-in",
+    description: def.description,
+    settings: (Object.values(def.settings ?? {}) as PluginSetting<unknown>[]).map((s) => ({ env: s.env, default: s.default, description: s.doc })),
+    commands: (def.commands ?? []).map((c) => `vitrin ${c.words.join(" ")} ${c.usage}`.trim()),
+  }));
+  const human = data.map((p) => {
+    const head = `${p.id}${p.in_use ? " (in use)" : ""}, ${p.source}: ${p.description}`;
+    return [head, ...p.settings.map((s) => `  ${s.env} (default ${s.default}): ${s.description}`), ...p.commands.map((c) => `  ${c}`)].join("\n");
+  });
+  out.print(human.join("\n\n"), { data });
+  return 0;
+}
+
+/** A command a plugin adds, run with that plugin's settings; plugins from VITRIN_PLUGIN_DIRS are loaded to find it. */
+export async function runPluginCommand(registry: PluginRegistry, positionals: string[], config: Config, out: Out, usage: string): Promise<number> {
+  if (!registry.command(positionals)) await withFolders(registry, config);
+  const found = registry.command(positionals);
+  if (!found) {
+    const known = registry.commands().some(({ command }) => command.words[0] === positionals[0]);
+    console.error(known ? usage : `unknown command "${positionals[0]}"\n\n${usage}`);
+    return 2;
+  }
+  const { plugin, command } = found;
+  const settings = readPluginSettings(plugin.settings, config);
+  const logger = createLogger("warn", stderrSink).child({ plugin: `${plugin.slot}-${plugin.name}` });
+  return command.run({ config, settings, logger, args: positionals.slice(command.words.length), json: out.json, print: out.print });
+}
