@@ -12,6 +12,9 @@ export type CommandContext<T> = {
     /** Prints `human`, or `data` as JSON with --json. */
     print(human: string, data: unknown): void;
 };
+/** The first words of the core's own commands (main.ts types its table by them): no plugin command may begin with one. */
+export declare const CORE_COMMANDS: readonly ["version", "help", "serve", "worker", "health", "migrate", "accounts", "tokens", "topups", "ledger", "jobs", "backup", "restore", "plugins"];
+export type CoreCommand = (typeof CORE_COMMANDS)[number];
 export type PluginCommand<T = any> = {
     /** The words after `vitrin`, e.g. ["models", "install"]. */
     words: string[];

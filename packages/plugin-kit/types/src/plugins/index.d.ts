@@ -1,7 +1,7 @@
 export * from "./contracts";
 export { PluginRegistry, type Plugins, type StartContext } from "./registry";
 export { folderSettingPrefix, readPluginSettings, type PluginSetting, type PluginSettings } from "./settings";
-export { printHelp, protectNegatives, unmarkNegatives, type CommandContext, type PluginCommand } from "./commands";
+export { CORE_COMMANDS, printHelp, protectNegatives, unmarkNegatives, type CommandContext, type CoreCommand, type PluginCommand } from "./commands";
 export { contentTypeOf, isPartialFile, isSafeKey, localFilesDir, partialFileName } from "./storage-keys";
 export { boolean, ConfigError, httpUrl, integer, oneOf, optionalText, optionalUrl, type Config } from "../config";
 export type { Logger } from "../kernel";

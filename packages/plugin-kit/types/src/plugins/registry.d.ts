@@ -1,5 +1,5 @@
 import { type Config } from "../config";
-import type { PluginCommand } from "./commands";
+import { type PluginCommand } from "./commands";
 import { type Lifecycle, type PluginContext, type PluginDefinition, type ReadyReport, type Slot, type SlotMap } from "./contracts";
 import { type PluginSetting } from "./settings";
 type Started = {
@@ -21,7 +21,13 @@ export type Plugins = {
 export type StartContext = Omit<PluginContext, "settings">;
 export declare class PluginRegistry {
     private defs;
-    add(def: PluginDefinition): this;
+    /** The file each plugin loaded from a folder came from (built-in ones have none). */
+    private files;
+    add(def: PluginDefinition, file?: string): this;
+    /** The file a plugin was loaded from, or null for a built-in one. */
+    fileOf(def: PluginDefinition): string | null;
+    /** Every registered plugin, in registration order (the built-in ones, then those loaded from folders). */
+    all(): PluginDefinition[];
     names(slot: Slot): string[];
     find<S extends Slot>(slot: S, name: string): PluginDefinition<S>;
     /** Each plugin with declared settings, in registration order: the configuration table lists them after the core's. */
