@@ -1,7 +1,7 @@
 // Folders of this user's under the shared temp folder (native libraries when there is no home, fonts, fontconfig) are
 // checked before use: one another user made first, a link, or one others may write to is refused with a clear line.
 import { afterEach, beforeEach, expect, test } from "bun:test";
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defaultNativeDir } from "../src/config";
@@ -43,6 +43,14 @@ test.skipIf(process.getuid?.() !== 0)("a folder another user made first is refus
   mkdirSync(userTmpPath("vitrin-fonts"), { mode: 0o700 });
   chownSync(userTmpPath("vitrin-fonts"), 65534, 65534);
   expect(() => userTmpDir("vitrin-fonts")).toThrow(`belongs to user 65534, not to this one (${process.getuid!()})`);
+});
+
+test("a home folder that does not exist is no home: the temp folder's is used, and the home is not made", () => {
+  const missing = join(root, "nonexistent-home");
+  expect(defaultNativeDir({ HOME: missing })).toBe(join(root, `vitrin-${process.getuid!()}`, "native"));
+  expect(existsSync(missing)).toBe(false);
+  const home = mkdtempSync(join(root, "home-"));
+  expect(defaultNativeDir({ HOME: home })).toBe(join(home, ".cache", "vitrin", "native"));
 });
 
 test("without a home, the native libraries' folder is one of this user's own under the temp folder, checked", () => {
