@@ -1,5 +1,6 @@
-// Our runs of the conformance kits reach the example folder plugins (examples/plugins/) the way vitrin does at start:
-// loaded by src/plugins/load.ts into a registry, then created with a plugin context. Not part of the kits themselves.
+// Folder plugins made ready for the conformance kits the way vitrin does at start: loaded by src/plugins/load.ts into
+// a registry, then created with a plugin context and initialised. Our runs use it for examples/plugins/; a plugin
+// author's test uses folderPlugin() for their own folder. Not part of the kits themselves.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -23,6 +24,17 @@ export async function examplePlugin<S extends Slot>(slot: S, name: string, env: 
     return r;
   })();
   return createPlugin(await registry, slot, name, env);
+}
+
+/**
+ * Creates (and inits) the plugin `name` of `slot` from your own plugin folder `dir`, as `VITRIN_PLUGIN_DIRS=dir` would
+ * at start, with its own data dir and the given settings: `storageConformance("mine", () => folderPlugin(dir,
+ * "storage", "mine"))`.
+ */
+export async function folderPlugin<S extends Slot>(dir: string, slot: S, name: string, env: Record<string, string> = {}): Promise<SlotMap[S]> {
+  const r = new PluginRegistry();
+  await loadPluginFolders([dir], r);
+  return createPlugin(r, slot, name, env);
 }
 
 /**
