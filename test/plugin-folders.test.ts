@@ -190,6 +190,12 @@ describe("plugin folders", () => {
     );
   });
 
+  test("a slot set to a plugin whose folder has no index file names that folder as not loaded", async () => {
+    await expect(startService({ VITRIN_PLUGIN_DIRS: EXAMPLES, VITRIN_PAYMENT: "banktransfer" })).rejects.toThrow(
+      /unknown payment plugin "banktransfer"; available: .*sandbox \(not loaded, having no index\.ts, index\.js or index\.mjs: .*payment-banktransfer; a plugin built from npm packages is its bundled \.js file\)/,
+    );
+  });
+
   test("a folder plugin's declared setting with a bad value stops the start, naming it", async () => {
     await expect(startService({ VITRIN_PLUGIN_DIRS: EXAMPLES, VITRIN_PLUGIN_MEMORY_MAX_BYTES: "lots" })).rejects.toThrow(
       /VITRIN_PLUGIN_MEMORY_MAX_BYTES="lots": must be a whole number/,

@@ -13,8 +13,11 @@ const SLOTS: readonly Slot[] = ["storage", "background-removal", "renderer", "pa
 const MODULE_FILE = /^[^._][^/]*\.(ts|js|mjs)$/;
 const INDEX_FILES = ["index.ts", "index.js", "index.mjs"];
 
-/** The modules a plugin folder holds: each subfolder's index file, and each module file at the top. */
-async function pluginModules(dir: string): Promise<string[]> {
+/**
+ * The modules a plugin folder holds: each subfolder's index file, and each module file at the top. A subfolder with
+ * no index file (an unbuilt project, say) is noted in `skipped`.
+ */
+async function pluginModules(dir: string, skipped: string[]): Promise<string[]> {
   let names: string[];
   try {
     names = await readdir(dir);
@@ -27,12 +30,14 @@ async function pluginModules(dir: string): Promise<string[]> {
     const path = join(dir, name);
     const info = await stat(path);
     if (info.isDirectory()) {
+      const before = out.length;
       for (const index of INDEX_FILES) {
         if ((await stat(join(path, index)).catch(() => null))?.isFile()) {
           out.push(join(path, index));
           break;
         }
       }
+      if (out.length === before) skipped.push(path);
     } else if (MODULE_FILE.test(name) && !name.endsWith(".d.ts") && !/\.(test|spec)\./.test(name)) {
       out.push(path);
     }
@@ -92,7 +97,13 @@ function checkDefinition(def: unknown, file: string): PluginDefinition {
 export async function loadPluginFolders(dirs: string[], registry: PluginRegistry, logger?: Logger): Promise<string[]> {
   const added: string[] = [];
   for (const dir of dirs) {
-    for (const file of await pluginModules(resolve(dir))) {
+    const skipped: string[] = [];
+    const files = await pluginModules(resolve(dir), skipped);
+    for (const folder of skipped) {
+      registry.skipped(folder);
+      logger?.info("plugin folder skipped: it has no index.ts, index.js or index.mjs", { folder });
+    }
+    for (const file of files) {
       let mod: { default?: unknown };
       try {
         mod = await import(pathToFileURL(file).href);

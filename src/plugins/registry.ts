@@ -29,6 +29,8 @@ export class PluginRegistry {
   private defs = new Map<string, PluginDefinition>();
   /** The file each plugin loaded from a folder came from (built-in ones have none). */
   private files = new Map<PluginDefinition, string>();
+  /** Subfolders of the plugin folders that held no plugin to load, named when a slot's plugin is not found. */
+  private passedOver: string[] = [];
 
   add(def: PluginDefinition, file?: string): this {
     const id = `${def.slot}:${def.name}`;
@@ -55,6 +57,11 @@ export class PluginRegistry {
     return [...this.defs.values()];
   }
 
+  /** Notes a subfolder of a plugin folder that held no index file, so nothing was loaded from it. */
+  skipped(folder: string): void {
+    this.passedOver.push(folder);
+  }
+
   names(slot: Slot): string[] {
     return [...this.defs.values()].filter((d) => d.slot === slot).map((d) => d.name);
   }
@@ -62,7 +69,10 @@ export class PluginRegistry {
   find<S extends Slot>(slot: S, name: string): PluginDefinition<S> {
     const def = this.defs.get(`${slot}:${name}`);
     if (!def) {
-      throw new Error(`unknown ${slot} plugin "${name}"; available: ${this.names(slot).join(", ") || "none"}`);
+      const skipped = this.passedOver.length
+        ? ` (not loaded, having no index.ts, index.js or index.mjs: ${this.passedOver.join(", ")}; a plugin built from npm packages is its bundled .js file)`
+        : "";
+      throw new Error(`unknown ${slot} plugin "${name}"; available: ${this.names(slot).join(", ") || "none"}${skipped}`);
     }
     return def as unknown as PluginDefinition<S>;
   }

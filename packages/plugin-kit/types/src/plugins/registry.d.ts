@@ -23,11 +23,15 @@ export declare class PluginRegistry {
     private defs;
     /** The file each plugin loaded from a folder came from (built-in ones have none). */
     private files;
+    /** Subfolders of the plugin folders that held no plugin to load, named when a slot's plugin is not found. */
+    private passedOver;
     add(def: PluginDefinition, file?: string): this;
     /** The file a plugin was loaded from, or null for a built-in one. */
     fileOf(def: PluginDefinition): string | null;
     /** Every registered plugin, in registration order (the built-in ones, then those loaded from folders). */
     all(): PluginDefinition[];
+    /** Notes a subfolder of a plugin folder that held no index file, so nothing was loaded from it. */
+    skipped(folder: string): void;
     names(slot: Slot): string[];
     find<S extends Slot>(slot: S, name: string): PluginDefinition<S>;
     /** Each plugin with declared settings, in registration order: the configuration table lists them after the core's. */
