@@ -335,6 +335,6 @@ export function createHttpApp(ctx: HttpContext) {
       // (its types ask for a Response, which Elysia would copy once more, body and all, to add the headers in `set`).
       return jsonText(responseValue) as unknown as Response;
     })
-    .use(polishedOpenapi(apiDocs, ctx.config.publicUrl))
+    .use(polishedOpenapi(apiDocs, ctx.config.publicUrl, ctx.config.maxBodyBytes))
     .use(operationRoutes(ctx));
 }

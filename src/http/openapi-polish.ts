@@ -1,8 +1,10 @@
 // The last touches on /openapi.json that a route's options cannot give, made once on the document Elysia's openapi
 // plugin builds: the server's address, operation ids that are identifiers in every language, bodies that may be left
-// out, and query parameters documented as what clients send rather than as the strings the server checks.
+// out, query parameters documented as what clients send rather than as the strings the server checks, and the refusals
+// every operation of a kind can give.
 import { Elysia } from "elysia";
 import { openapi, type ElysiaOpenAPIConfig } from "@elysiajs/openapi";
+import { errors } from "../kernel";
 import { errorResponse } from "./openapi-docs";
 import { DOCUMENTED_AS, ONE_OF_FIELDS } from "./schema";
 
@@ -22,11 +24,13 @@ export function identifier(operationId: string): string {
   return operationId.replace(/[-_\s]+([a-zA-Z0-9])/g, (_, c: string) => c.toUpperCase()).replace(/[^a-zA-Z0-9]/g, "");
 }
 
-/** A body schema with no fields (the routes that take no body, or `{}`). */
-function takesNothing(schema: Schema | undefined): boolean {
+/**
+ * A body that may be left out: no field required, none of a set of choices (ONE_OF_FIELDS) to make, and not "at least
+ * one field" (minProperties). The routes take such a body's absence as `{}` (test/openapi-client.test.ts sends none).
+ */
+function mayBeLeftOut(schema: Schema | undefined): boolean {
   if (!schema || schema.type !== "object") return false;
-  const properties = schema.properties as Schema | undefined;
-  return !properties || Object.keys(properties).length === 0;
+  return !(schema.required as string[] | undefined)?.length && !(schema[ONE_OF_FIELDS] as string[] | undefined)?.length && !schema.minProperties;
 }
 
 /**
@@ -60,7 +64,7 @@ function polishOperation(op: Operation): void {
   }
   const body = op.requestBody;
   if (!body) return;
-  if (Object.values(body.content ?? {}).every((c) => takesNothing(c.schema))) body.required = false;
+  if (Object.values(body.content ?? {}).every((c) => mayBeLeftOut(c.schema))) body.required = false;
   for (const [type, media] of Object.entries(body.content ?? {})) if (media.schema) media.schema = bodyFor(type, media.schema);
 }
 
@@ -76,13 +80,37 @@ function listCsrfRefusal(method: string, op: Operation): void {
   op.responses["403"] = errorResponse(403, op.security === undefined);
 }
 
+/**
+ * Answers every operation of a kind can give, which route options do not say: a write's body that cannot be read (not
+ * JSON, another content type) is a 400, and a POST that takes an Idempotency-Key is a 409 when the key comes with
+ * another request or is still in use.
+ */
+function listSharedRefusals(method: string, op: Operation): void {
+  if (!op.responses?.["422"]) return; // Elysia's own documentation routes
+  const rated = op.security === undefined;
+  if (WRITES.has(method) && !op.responses["400"]) op.responses["400"] = errorResponse(400, rated);
+  const keyed = op.parameters?.some((p) => p.in === "header" && p.name.toLowerCase() === "idempotency-key");
+  if (keyed && !op.responses["409"]) op.responses["409"] = errorResponse(409, rated);
+}
+
+/** The 413 examples with this instance's own limit (VITRIN_MAX_BODY_BYTES), not the catalogue sample's. */
+function bodyLimitExample(op: Operation, maxBodyBytes: number): void {
+  const examples = (op.responses?.["413"] as { content?: Record<string, { examples?: Record<string, { summary: string; value: unknown }> }> } | undefined)
+    ?.content?.["application/json"]?.examples;
+  if (!examples?.body_too_large) return;
+  const e = errors.bodyTooLarge(maxBodyBytes);
+  examples.body_too_large = { summary: e.message, value: e.toJSON() };
+}
+
 /** Polishes the document in place, once (the plugin hands out the same object until a route is added). */
-export function polishDocument(doc: Document, publicUrl: string): Document {
+export function polishDocument(doc: Document, publicUrl: string, maxBodyBytes: number): Document {
   doc.servers = [{ url: publicUrl }];
   for (const ops of Object.values(doc.paths ?? {})) {
     for (const [method, op] of Object.entries(ops)) {
       polishOperation(op);
       listCsrfRefusal(method, op);
+      listSharedRefusals(method, op);
+      bodyLimitExample(op, maxBodyBytes);
     }
   }
   return doc;
@@ -92,12 +120,12 @@ export function polishDocument(doc: Document, publicUrl: string): Document {
  * Elysia's openapi plugin with the polish applied to its document. The hook lives on this small instance, so it runs
  * for the two documentation routes only, never on the API's own requests.
  */
-export function polishedOpenapi(config: ElysiaOpenAPIConfig<true, "/docs">, publicUrl: string) {
+export function polishedOpenapi(config: ElysiaOpenAPIConfig<true, "/docs">, publicUrl: string, maxBodyBytes: number) {
   const polished = new WeakSet<object>();
   return new Elysia({ name: "vitrin-openapi" })
     .onAfterHandle(({ responseValue }) => {
       if (!responseValue || typeof responseValue !== "object" || responseValue instanceof Response || polished.has(responseValue)) return;
-      polishDocument(responseValue as Document, publicUrl);
+      polishDocument(responseValue as Document, publicUrl, maxBodyBytes);
       polished.add(responseValue);
     })
     .use(openapi(config));

@@ -100,7 +100,7 @@ export const product = named("Product", t.Object(
     original_image_url: t.String(),
     dekupe: dekupeState,
     metadata,
-    created_at: maybeTimestamp,
+    created_at: timestamp,
     updated_at: maybeTimestamp,
   },
   { description: "A product." },
@@ -141,7 +141,7 @@ export const video = named("Video", t.Object(
     credits_reserved: t.Number(),
     error: t.Union([t.Object({ code: videoErrorCode, message: maybeString }), t.Null()], { description: "Why the video failed; null unless it did." }),
     metadata,
-    created_at: maybeTimestamp,
+    created_at: timestamp,
     started_at: maybeTimestamp,
     completed_at: maybeTimestamp,
     failed_at: maybeTimestamp,
@@ -202,7 +202,7 @@ export const transaction = named("Transaction", t.Object({
   description: maybeString,
   platform: maybeString,
   balance_after: t.Number(),
-  created_at: maybeTimestamp,
+  created_at: timestamp,
 }));
 
 export const topUp = named("TopUp", t.Object({
@@ -217,7 +217,7 @@ export const topUp = named("TopUp", t.Object({
   failure_reason: maybeString,
   expires_at: maybeTimestamp,
   paid_at: maybeTimestamp,
-  created_at: maybeTimestamp,
+  created_at: timestamp,
 }));
 
 export const topUpOptions = named("TopUpOptions", t.Object({
@@ -244,7 +244,7 @@ const attempt = t.Object({
   response: maybeString,
   error: maybeString,
   next_attempt_at: maybeTimestamp,
-  created_at: maybeTimestamp,
+  created_at: timestamp,
 });
 
 export const webhookMessage = named("WebhookMessage", t.Object(
@@ -258,7 +258,7 @@ export const webhookMessage = named("WebhookMessage", t.Object(
     status: t.String(),
     attempts: t.Array(attempt),
     payload: t.Record(t.String(), t.Unknown(), { description: "The event as sent: {id, type, event, timestamp, created_at, data} (see the webhooks section)." }),
-    created_at: maybeTimestamp,
+    created_at: timestamp,
     delivered_at: maybeTimestamp,
   },
   { description: "A webhook message and every delivery attempt." },
@@ -272,7 +272,7 @@ export const account = named("Account", t.Object({
   is_premium: t.Boolean(),
   language: t.String(),
   webhook_url: t.Union([t.String(), t.Null()], { description: "The account-level webhook URL, or null." }),
-  created_at: maybeTimestamp,
+  created_at: timestamp,
 }));
 
 export const brand = named("Brand", t.Object({
@@ -313,7 +313,7 @@ export const job = named("Job", t.Object({
   run_at: maybeTimestamp,
   lease_owner: maybeString,
   lease_expires_at: maybeTimestamp,
-  created_at: maybeTimestamp,
+  created_at: timestamp,
   started_at: maybeTimestamp,
   finished_at: maybeTimestamp,
 }));
@@ -344,5 +344,5 @@ export const dekupeAttempt = named("DekupeAttempt", t.Object({
   error_code: dekupeErrorCode,
   in_use: t.Boolean(),
   accepted: t.Boolean(),
-  created_at: maybeTimestamp,
+  created_at: timestamp,
 }));

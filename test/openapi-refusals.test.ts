@@ -1,0 +1,58 @@
+// What /openapi.json promises of refusals and bodies, held against live answers: a body the document lets a client
+// leave out is taken when left out; a keyed POST that reuses its key with another body is the 409 it lists; a write
+// whose body is not JSON is the 400 it lists; and the 413 example gives this instance's own body limit.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { ADMIN_TOKEN, startService, type TestService } from "./helpers";
+
+let t: TestService;
+let token: string;
+let doc: { paths: Record<string, Record<string, any>> };
+beforeAll(async () => {
+  t = await startService({ VITRIN_MAX_BODY_BYTES: "2000000" });
+  token = (await t.newAccount({ credits: 5 })).token;
+  doc = (await t.json("GET", "/openapi.json")).body;
+});
+afterAll(() => t.close());
+
+const operations = () =>
+  Object.entries(doc.paths).flatMap(([path, item]) => Object.entries<any>(item).filter(([, op]) => op.responses?.["422"]).map(([method, op]) => ({ path, method, op })));
+const tokenFor = (op: any) => (op.security?.[0]?.adminBearer ? ADMIN_TOKEN : token);
+// Ids that name nothing: an operation that takes its body's absence answers its own 404, never a 400 or 422.
+const concrete = (path: string) => path.replace(/\{[^}]+\}/g, "nope_0");
+
+test("every body the document marks optional may really be left out", async () => {
+  const optional = operations().filter(({ op }) => op.requestBody?.required === false);
+  expect(optional.length).toBeGreaterThan(5);
+  for (const { path, method, op } of optional) {
+    const res = await t.call(method.toUpperCase(), concrete(path), { token: tokenFor(op) });
+    expect([400, 422].includes(res.status), `${method} ${path} answered ${res.status}: ${await res.text()}`).toBe(false);
+  }
+  // Bodies with a field to give are marked required.
+  expect(doc.paths["/v1/products/{id}"].patch.requestBody.required).toBe(true);
+  expect(doc.paths["/v1/videos"].post.requestBody.required).toBe(true);
+});
+
+test("every POST that takes an Idempotency-Key lists 409, and a key reused with another body answers it", async () => {
+  const keyed = operations().filter(({ op }) => op.parameters?.some((p: { in: string; name: string }) => p.in === "header" && p.name === "idempotency-key"));
+  expect(keyed.length).toBeGreaterThan(10);
+  for (const { method, path, op } of keyed) expect(op.responses["409"]?.content["application/json"].schema.$ref, `${method} ${path}`).toBe("#/components/schemas/Error");
+  const send = (name: string) => t.json("POST", "/v1/tokens", { token, body: { name }, headers: { "idempotency-key": "reused-key-1" } });
+  expect((await send("one")).status).toBe(201);
+  const again = await send("two");
+  expect(again.status).toBe(409);
+  expect(again.body.code).toBe("conflict");
+});
+
+test("every write lists 400, and a body that is not JSON answers it", async () => {
+  for (const { method, path, op } of operations()) {
+    if (["post", "put", "patch", "delete"].includes(method)) expect(op.responses["400"], `${method} ${path}`).toBeDefined();
+  }
+  const res = await t.call("POST", "/v1/tokens", { token, raw: "{", headers: { "content-type": "application/json" } });
+  expect(res.status).toBe(400);
+});
+
+test("the 413 example gives this instance's VITRIN_MAX_BODY_BYTES", () => {
+  const example = doc.paths["/v1/products"].post.responses["413"].content["application/json"].examples.body_too_large;
+  expect(example.value).toMatchObject({ code: "body_too_large", max_size: 2000000 });
+  expect(example.summary).toContain("2000000");
+});
