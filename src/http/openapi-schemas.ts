@@ -2,7 +2,10 @@
 // domain (src/*/json.ts and the few answers built in place), so generated clients get exact types.
 import { Type } from "@sinclair/typebox";
 import { t, type TSchema } from "elysia";
-import { DEKUPE_ERROR_CODES } from "../products";
+import type { TransactionType } from "../billing";
+import { JOB_STATUSES } from "../jobs";
+import { DEKUPE_CROPS, DEKUPE_ERROR_CODES } from "../products";
+import { ASPECTS } from "../templates";
 import { VIDEO_ERROR_CODES } from "../videos";
 
 const timestamp = t.String({ format: "date-time" });
@@ -23,6 +26,9 @@ const timings = maybe(
       "a hinted retry adds opencv_load_ms, hint_seed_ms, grabcut_ms, hint_matte_ms. The plugin may add words, such as its model variant.",
   }),
 );
+/** A closed set of strings, as a union of literals: generated clients get a type they can switch over exhaustively. */
+const oneOf = (values: readonly string[]) => t.Union(values.map((v) => t.Literal(v)));
+const aspect = oneOf(ASPECTS);
 const hintPoint = t.Object({ x: integer(), y: integer() });
 const hint = maybe(
   t.Object(
@@ -128,7 +134,7 @@ export const video = named("Video", t.Object(
     template_id: t.String(),
     product_id: t.String(),
     language: t.String(),
-    aspect_ratio: t.String(),
+    aspect_ratio: aspect,
     user_prompt: t.Record(t.String(), t.Unknown()),
     webhook_url: maybeString,
     progress: t.Number(),
@@ -156,7 +162,7 @@ export const estimate = named("VideoEstimate", t.Object(
     template_id: t.String(),
     language: t.String(),
     music: t.String({ description: "The track id the video would get (see GET /v1/music), or \"none\" for a silent one." }),
-    aspect_ratio: t.String(),
+    aspect_ratio: aspect,
     credits: t.Number(),
     available: t.Number(),
     sufficient: t.Boolean(),
@@ -175,7 +181,7 @@ export const template = named("Template", t.Object(
     description: t.String(),
     width: t.Number(),
     height: t.Number(),
-    aspect: t.String(),
+    aspect: aspect,
     fps: t.Number(),
     duration: t.Number(),
     credits: t.Number(),
@@ -198,7 +204,7 @@ export const transaction = named("Transaction", t.Object({
   id: t.String(),
   object: t.Literal("transaction"),
   amount: t.Number({ description: "Credits: positive in, negative out." }),
-  type: t.String(),
+  type: oneOf(["purchase", "usage", "refund", "grant", "adjustment"] satisfies TransactionType[]),
   description: maybeString,
   platform: maybeString,
   balance_after: t.Number(),
@@ -211,7 +217,7 @@ export const topUp = named("TopUp", t.Object({
   amount: t.Number(),
   currency: t.String(),
   credits: t.Number(),
-  status: t.String(),
+  status: oneOf(["pending", "paid", "failed", "expired"]),
   platform: t.String(),
   payment_url: maybeString,
   failure_reason: maybeString,
@@ -255,7 +261,7 @@ export const webhookMessage = named("WebhookMessage", t.Object(
     url: t.String(),
     video_id: maybeString,
     endpoint_id: t.Union([t.String(), t.Null()], { description: "The webhook endpoint it was sent to, or null for the account's URL or a video's webhook_url." }),
-    status: t.String(),
+    status: oneOf(["pending", "retrying", "delivered", "failed"]),
     attempts: t.Array(attempt),
     payload: t.Record(t.String(), t.Unknown(), { description: "The event as sent: {id, type, event, timestamp, created_at, data} (see the webhooks section)." }),
     created_at: timestamp,
@@ -304,7 +310,7 @@ export const job = named("Job", t.Object({
   id: t.String(),
   object: t.Literal("job"),
   kind: t.String(),
-  status: t.String(),
+  status: oneOf(JOB_STATUSES),
   payload: t.Record(t.String(), t.Unknown(), { description: "What the job was queued with (kind by kind)." }),
   attempts: t.Number(),
   max_attempts: t.Number(),
@@ -333,7 +339,7 @@ export const dekupeAttempt = named("DekupeAttempt", t.Object({
   number: t.Number(),
   status: t.Union([t.Literal("ready"), t.Literal("failed")]),
   method: maybeString,
-  crop: t.String(),
+  crop: oneOf(DEKUPE_CROPS),
   warnings: t.Array(t.String()),
   box,
   source_box: sourceBox,

@@ -9,6 +9,7 @@ import type { NewProduct, ProductDeps, ProductPatch } from "./types";
 export * from "./types";
 export { dekupeJson, productJson } from "./json";
 export { DEKUPE_ERROR_CODES, type DekupeErrorCode } from "./dekupe-errors";
+export { DEKUPE_CROPS } from "./dekupe-result";
 export { productFileKeys } from "./rows";
 export { createDekupe, type Dekupe } from "./dekupe";
 export { ingestImage, type IngestOptions, type IngestedImage } from "./image";

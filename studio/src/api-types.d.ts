@@ -1362,7 +1362,8 @@ export interface components {
             metadata: {
                 [key: string]: string;
             };
-            created_at: string | null;
+            /** Format: date-time */
+            created_at: string;
             updated_at: string | null;
         };
         DeletedProduct: {
@@ -1417,7 +1418,7 @@ export interface components {
             template_id: string;
             product_id: string;
             language: string;
-            aspect_ratio: string;
+            aspect_ratio: "9:16" | "4:5" | "1:1" | "16:9";
             user_prompt: {
                 [key: string]: unknown;
             };
@@ -1440,7 +1441,8 @@ export interface components {
             metadata: {
                 [key: string]: string;
             };
-            created_at: string | null;
+            /** Format: date-time */
+            created_at: string;
             started_at: string | null;
             completed_at: string | null;
             failed_at: string | null;
@@ -1454,7 +1456,7 @@ export interface components {
             language: string;
             /** @description The track id the video would get (see GET /v1/music), or "none" for a silent one. */
             music: string;
-            aspect_ratio: string;
+            aspect_ratio: "9:16" | "4:5" | "1:1" | "16:9";
             credits: number;
             available: number;
             sufficient: boolean;
@@ -1471,7 +1473,7 @@ export interface components {
             description: string;
             width: number;
             height: number;
-            aspect: string;
+            aspect: "9:16" | "4:5" | "1:1" | "16:9";
             fps: number;
             duration: number;
             credits: number;
@@ -1496,11 +1498,12 @@ export interface components {
             object: "transaction";
             /** @description Credits: positive in, negative out. */
             amount: number;
-            type: string;
+            type: "purchase" | "usage" | "refund" | "grant" | "adjustment";
             description: string | null;
             platform: string | null;
             balance_after: number;
-            created_at: string | null;
+            /** Format: date-time */
+            created_at: string;
         };
         TopUp: {
             id: string;
@@ -1509,13 +1512,14 @@ export interface components {
             amount: number;
             currency: string;
             credits: number;
-            status: string;
+            status: "pending" | "paid" | "failed" | "expired";
             platform: string;
             payment_url: string | null;
             failure_reason: string | null;
             expires_at: string | null;
             paid_at: string | null;
-            created_at: string | null;
+            /** Format: date-time */
+            created_at: string;
         };
         TopUpOptions: {
             /** @constant */
@@ -1539,13 +1543,14 @@ export interface components {
             amount: number;
             currency: string;
             credits: number;
-            status: string;
+            status: "pending" | "paid" | "failed" | "expired";
             platform: string;
             payment_url: string | null;
             failure_reason: string | null;
             expires_at: string | null;
             paid_at: string | null;
-            created_at: string | null;
+            /** Format: date-time */
+            created_at: string;
             /** @description Whether this call booked the credits (false: booked before). */
             credited: boolean;
         };
@@ -1559,7 +1564,7 @@ export interface components {
             video_id: string | null;
             /** @description The webhook endpoint it was sent to, or null for the account's URL or a video's webhook_url. */
             endpoint_id: string | null;
-            status: string;
+            status: "pending" | "retrying" | "delivered" | "failed";
             attempts: {
                 id: string;
                 attempt: number;
@@ -1568,13 +1573,15 @@ export interface components {
                 response: string | null;
                 error: string | null;
                 next_attempt_at: string | null;
-                created_at: string | null;
+                /** Format: date-time */
+                created_at: string;
             }[];
             /** @description The event as sent: {id, type, event, timestamp, created_at, data} (see the webhooks section). */
             payload: {
                 [key: string]: unknown;
             };
-            created_at: string | null;
+            /** Format: date-time */
+            created_at: string;
             delivered_at: string | null;
         };
         Account: {
@@ -1587,7 +1594,8 @@ export interface components {
             language: string;
             /** @description The account-level webhook URL, or null. */
             webhook_url: string | null;
-            created_at: string | null;
+            /** Format: date-time */
+            created_at: string;
         };
         Brand: {
             /** @constant */
@@ -1635,7 +1643,7 @@ export interface components {
             /** @constant */
             object: "job";
             kind: string;
-            status: string;
+            status: "queued" | "running" | "succeeded" | "failed" | "dead";
             /** @description What the job was queued with (kind by kind). */
             payload: {
                 [key: string]: unknown;
@@ -1647,7 +1655,8 @@ export interface components {
             run_at: string | null;
             lease_owner: string | null;
             lease_expires_at: string | null;
-            created_at: string | null;
+            /** Format: date-time */
+            created_at: string;
             started_at: string | null;
             finished_at: string | null;
         };
@@ -1662,7 +1671,8 @@ export interface components {
                 language: string;
                 /** @description The account-level webhook URL, or null. */
                 webhook_url: string | null;
-                created_at: string | null;
+                /** Format: date-time */
+                created_at: string;
             };
             /** @description The API token, shown this once. */
             token: string;
@@ -1687,7 +1697,7 @@ export interface components {
             number: number;
             status: "ready" | "failed";
             method: string | null;
-            crop: string;
+            crop: "subject" | "none";
             warnings: string[];
             box: {
                 x: number;
@@ -1725,7 +1735,8 @@ export interface components {
             error_code: "image_missing" | "no_subject" | "empty_matte" | "removal_failed" | "image_changing" | "did_not_finish" | null;
             in_use: boolean;
             accepted: boolean;
-            created_at: string | null;
+            /** Format: date-time */
+            created_at: string;
         };
     };
     responses: never;
@@ -2494,6 +2505,23 @@ export interface operations {
                     "application/json": components["schemas"]["DeletedProduct"];
                 };
             };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -3055,7 +3083,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     /** @enum {string} */
@@ -4004,7 +4032,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     /** @description http(s) URL or data: URL of a JPG, PNG or WebP image, at most 5 MB (PNG and WebP keep their alpha); null removes it. */
@@ -4561,6 +4589,23 @@ export interface operations {
             };
             /** @description Product limit reached */
             403: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     /** @description Requests the bucket holds. */
                     "RateLimit-Limit"?: number;
@@ -5566,6 +5611,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description File too large */
             413: {
                 headers: {
@@ -6236,6 +6298,23 @@ export interface operations {
                         /** @constant */
                         deleted: true;
                     };
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unauthorized */
@@ -8118,6 +8197,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description File too large */
             413: {
                 headers: {
@@ -8307,6 +8403,23 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     /** @description Requests the bucket holds. */
                     "RateLimit-Limit"?: number;
@@ -8592,6 +8705,23 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Video"];
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unauthorized */
@@ -9496,7 +9626,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     name?: string;
@@ -9932,7 +10062,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     name?: string;
@@ -10063,6 +10193,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeletedToken"];
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unauthorized */
@@ -10861,7 +11000,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     name?: string;
@@ -11078,6 +11217,23 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeletedToken"];
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unauthorized */
@@ -11403,6 +11559,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
             /** @description Unauthorized */
             401: {
