@@ -150,7 +150,7 @@ describe("normal bodies", () => {
     t = await startService();
     const a = await t.newAccount();
     const res = await send("PUT", "/v1/webhooks/endpoint", a.token, JSON.stringify({ url: "http://127.0.0.1:9/hook" }));
-    expect(res).toEqual({ status: 200, body: { object: "webhook_endpoint", url: "http://127.0.0.1:9/hook" } });
+    expect(res).toEqual({ status: 200, body: { object: "webhook_url", url: "http://127.0.0.1:9/hook" } });
   });
 
   test("an empty body is an empty object and a non-JSON type is a 400", async () => {

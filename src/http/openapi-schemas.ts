@@ -290,7 +290,7 @@ export const brand = named("Brand", t.Object({
   updated_at: maybeTimestamp,
 }));
 
-export const webhookEndpoint = named("WebhookUrl", t.Object({ object: t.Literal("webhook_endpoint"), url: maybeString }));
+export const webhookEndpoint = named("WebhookUrl", t.Object({ object: t.Literal("webhook_url"), url: maybeString }));
 export const webhookSecret = named("WebhookSecret", t.Object({ secret: t.String({ description: "whsec_…" }) }));
 export const rotatedSecret = named("RotatedSecret", t.Object({
   secret: t.String({ description: "The new whsec_ secret." }),

@@ -1617,7 +1617,7 @@ export interface components {
         };
         WebhookUrl: {
             /** @constant */
-            object: "webhook_endpoint";
+            object: "webhook_url";
             url: string | null;
         };
         WebhookSecret: {

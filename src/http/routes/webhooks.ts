@@ -22,7 +22,7 @@ export function webhookRoutes(guard: GuardDeps, webhooks: Webhooks, accounts: Ac
     })
     .get(
       "/endpoint",
-      async ({ principal }) => ({ object: "webhook_endpoint", url: (await accounts.get(principal.accountId))?.webhookUrl ?? null }),
+      async ({ principal }) => ({ object: "webhook_url", url: (await accounts.get(principal.accountId))?.webhookUrl ?? null }),
       { detail: operation({ tags: ["Webhooks"], summary: "The account-level webhook URL (receives the account's events: product.dekupe.*, balance.*)", ok: ok(200, s.webhookEndpoint, "The endpoint") }) },
     )
     .put(
@@ -30,7 +30,7 @@ export function webhookRoutes(guard: GuardDeps, webhooks: Webhooks, accounts: Ac
       async ({ principal, body }) => {
         if (body.url !== null) await checkUrl(body.url);
         const row = await accounts.update(principal.accountId, { webhookUrl: body.url });
-        return { object: "webhook_endpoint", url: row.webhookUrl };
+        return { object: "webhook_url", url: row.webhookUrl };
       },
       {
         body: t.Object({ url: t.Union([t.String({ minLength: 1, maxLength: 2048 }), t.Null()]) }, { additionalProperties: false }),
