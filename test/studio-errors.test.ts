@@ -78,6 +78,27 @@ describeBrowser("Studio: messages instead of dead ends, in chromium", () => {
     expect(await productCount()).toBe(1);
   }, SLOW);
 
+  test("a file refused as it is chosen (over 5 MB, not an image) keeps its reason after `Create product`, and the picker lets it go", async () => {
+    await productsPage();
+    const before = await productCount();
+    const image = page.getByLabel(/^Image\b/);
+    expect(await describedText('input[type="file"]')).toContain("up to 5 MB");
+    for (const [file, reason] of [
+      [{ name: "huge.png", mimeType: "image/png", buffer: Buffer.alloc(5 * 1024 * 1024 + 1) }, "The image is larger than 5 MB."],
+      [{ name: "price-list.pdf", mimeType: "application/pdf", buffer: Buffer.from("%PDF-1.4") }, "Choose a JPEG, PNG or WebP image."],
+    ] as const) {
+      await image.setInputFiles(file);
+      await page.getByText(reason).waitFor();
+      expect(await image.inputValue()).toBe("");
+      await page.getByLabel(/^Name\b/).fill("Bag");
+      await page.getByRole("button", { name: "Create product", exact: true }).click();
+      await page.locator('input[type="file"][aria-invalid="true"]').waitFor();
+      expect(await page.getByText(reason).count()).toBe(1);
+      expect(await page.getByText("Choose an image.").count()).toBe(0);
+    }
+    expect(await productCount()).toBe(before);
+  }, SLOW);
+
   test("in a Turkish browser the API's refusal of a file that is no image reads in the Studio's Turkish, at `Görsel`", async () => {
     const tr = await openContext(browser, server.base, { locale: "tr-TR" });
     try {

@@ -46,8 +46,13 @@ suite("Studio: the shop-owner trial's polish points in chromium", () => {
     await page.getByRole("radio", { name: /Clean card/ }).check();
     const text = page.getByRole("textbox", { name: "Primary", exact: true });
     const picker = page.getByLabel("Primary: colour picker");
+    // Empty (the template's own colour) or not yet a colour: a crossed-out swatch, not the black the picker holds.
+    expect(await picker.getAttribute("class")).toBe("colour-unset");
     await picker.fill("#ff8800");
     expect(await text.inputValue()).toBe("#ff8800");
+    expect(await picker.getAttribute("class")).toBeNull();
+    await text.fill("red");
+    expect(await picker.getAttribute("class")).toBe("colour-unset");
     await text.fill("#1A2B3C");
     expect(await picker.inputValue()).toBe("#1a2b3c");
     expect(await page.getByText(/#rrggbb|ISO 4217/).count()).toBe(0);
@@ -62,6 +67,20 @@ suite("Studio: the shop-owner trial's polish points in chromium", () => {
     await page.getByRole("button", { name: "Create video", exact: true }).click();
     const prompt = (await sent).postDataJSON().user_prompt;
     expect(prompt).toMatchObject({ currency: "EUR", colors: { primary: "#1A2B3C" } });
+  }, SLOW);
+
+  test("video form: the Language box names the account's language, and the gallery's pictures speak the video's", async () => {
+    await visit(`/videos/new?product=${product.id}`, /^Create video$/);
+    await useLanguage("Türkçe");
+    const language = page.getByRole("combobox", { name: /^Dil\b/ });
+    await page.getByRole("radio", { name: /Clean card/ }).check();
+    // The account speaks English: a Turkish Studio says so rather than "the account's default".
+    expect(await language.locator("option").first().textContent()).toBe("Hesabın varsayılanı (İngilizce)");
+    const pictures = () => page.locator(".gallery img").evaluateAll((imgs) => imgs.map((i) => (i as HTMLImageElement).getAttribute("src") ?? ""));
+    expect((await pictures()).filter((src) => src.includes("language="))).toEqual([]);
+    await language.selectOption("tr");
+    expect((await pictures()).some((src) => src.endsWith("?language=tr"))).toBe(true);
+    await useLanguage("English");
   }, SLOW);
 
   test("cut-out panel: the frame choice says what each frame does, in English and in Turkish", async () => {
@@ -172,5 +191,14 @@ suite("Studio: the shop-owner trial's polish points in chromium", () => {
     const currency = await page.getByRole("combobox", { name: /^Currency\b/ }).boundingBox();
     expect(Math.abs(amount!.y - currency!.y)).toBeLessThan(1);
     expect(Math.abs(amount!.height - currency!.height)).toBeLessThan(1);
+    // Typing another amount takes the old error away: it spoke of the amount that was.
+    await page.getByLabel(/^Amount\b/).fill("25");
+    expect(await page.locator(".top-up-fields .field-error").count()).toBe(0);
+    // So does another currency, after a refusal made in the old one.
+    await page.getByLabel(/^Amount\b/).fill("5");
+    await page.getByRole("button", { name: "Top up", exact: true }).click();
+    await page.locator(".top-up-fields .field-error").waitFor();
+    await page.getByRole("combobox", { name: /^Currency\b/ }).selectOption("eur");
+    expect(await page.locator(".top-up-fields .field-error").count()).toBe(0);
   }, SLOW);
 });

@@ -118,6 +118,12 @@ export function TopUpForm() {
   const [fields, setFields] = useState<Record<string, string>>({});
   const formRef = useRef<HTMLFormElement>(null);
   useFocusFirstInvalid(formRef, fields.amount ? fields : null);
+  // A changed amount or currency answers the old error (said in the old amount's terms): it goes until the next Top up.
+  const changed = <T,>(set: (value: T) => void) => (value: T) => {
+    set(value);
+    setFields({});
+    setError(null);
+  };
   const submit = async (e: Event) => {
     e.preventDefault();
     setError(null);
@@ -159,7 +165,7 @@ export function TopUpForm() {
           autoComplete="off"
           hint={m("amountHint", { min: money(min, currency, lang) })}
           value={amount.text}
-          onValue={amount.setText}
+          onValue={changed(amount.setText)}
           onBlur={amount.tidy}
           error={fieldError(fields, "amount")}
           required
@@ -167,7 +173,7 @@ export function TopUpForm() {
         <SelectField
           label={m("currency")}
           value={currency}
-          onValue={setCurrency}
+          onValue={changed(setCurrency)}
           options={currencies.map((c) => ({ value: c, label: c.toUpperCase() }))}
           error={fieldError(fields, "currency")}
         />

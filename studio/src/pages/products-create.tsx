@@ -46,7 +46,7 @@ function placeProblem(problem: ApiProblem, m: ReturnType<typeof useMessages>): E
 }
 
 /** The image input: a labelled file input inside a drop zone, with what was chosen shown before upload. */
-function ImageDrop({ file, error, onChoose }: { file: File | null; error?: string; onChoose(file: File | null | undefined): void }) {
+function ImageDrop({ file, error, onChoose }: { file: File | null; error?: string; onChoose(file: File | null | undefined): boolean }) {
   const t = useT();
   const m = useMessages();
   const inputId = useId();
@@ -83,7 +83,10 @@ function ImageDrop({ file, error, onChoose }: { file: File | null; error?: strin
         accept={TYPES.join(",")}
         aria-describedby={[`${inputId}-hint`, errorId].filter(Boolean).join(" ")}
         aria-invalid={error ? true : undefined}
-        onChange={(e) => onChoose(e.currentTarget.files?.[0])}
+        onChange={(e) => {
+          // A refused file is not kept in the picker either, so it does not look chosen beside the reason.
+          if (!onChoose(e.currentTarget.files?.[0])) e.currentTarget.value = "";
+        }}
       />
       {file && <p class="hint">{m("chosen", { name: file.name })}</p>}
       {preview && <img src={preview} alt="" class="checkerboard" />}
@@ -107,21 +110,30 @@ export function CreateProductForm({ onCreated, onSubmit, full }: { onCreated(id:
   const formRef = useRef<HTMLFormElement>(null);
   useFocusFirstInvalid(formRef, errors.image || errors.name ? errors : null);
 
-  const choose = (chosen: File | null | undefined) => {
-    if (!chosen) return;
-    if (!TYPES.includes(chosen.type)) return setErrors({ image: m("type") });
-    if (chosen.size > MAX_BYTES) return setErrors({ image: m("size") });
+  // Why the last file offered was refused: `Create product` then says that again, not "Choose an image".
+  const [refusal, setRefusal] = useState<string | null>(null);
+  /** Takes a file if it can be uploaded; returns whether it was taken. */
+  const choose = (chosen: File | null | undefined): boolean => {
+    if (!chosen) return false;
+    const reason = !TYPES.includes(chosen.type) ? m("type") : chosen.size > MAX_BYTES ? m("size") : null;
+    setRefusal(reason);
+    if (reason) {
+      setFile(null);
+      setErrors({ image: reason });
+      return false;
+    }
     setErrors({});
     setFile(chosen);
     // A name to start from: the file's own, without its extension.
     if (!name) setName(chosen.name.replace(/\.[^.]+$/, "").slice(0, 100));
+    return true;
   };
 
   const submit = async (e: Event) => {
     e.preventDefault();
     const form = e.currentTarget as HTMLFormElement;
     const missing: Errors = {};
-    if (!file) missing.image = m("imageNeeded");
+    if (!file) missing.image = refusal ?? m("imageNeeded");
     if (!name.trim()) missing.name = m("nameNeeded");
     if (missing.image || missing.name) return setErrors(missing);
     onSubmit?.();

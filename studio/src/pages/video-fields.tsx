@@ -96,9 +96,11 @@ function OneField({ path, label, schema, required, value, error, onChange }: One
       {(control) =>
         colour ? (
           <span class="colour-pair">
-            {/* The picker needs a full #rrggbb; until the text is one it shows black, and the text stays as typed. */}
+            {/* The picker needs a full #rrggbb; until the text is one it holds black but shows a crossed-out swatch
+                (no colour: the template's own), and the text stays as typed. */}
             <input
               type="color"
+              class={/^#[0-9a-fA-F]{6}$/.test(value) ? undefined : "colour-unset"}
               aria-label={m("pick", { label })}
               value={/^#[0-9a-fA-F]{6}$/.test(value) ? value.toLowerCase() : "#000000"}
               onInput={(e) => onChange(e.currentTarget.value)}

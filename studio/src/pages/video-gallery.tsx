@@ -1,6 +1,6 @@
 // The template gallery: a group of radio buttons (arrow keys move between them), each with the template's preview
 // picture, name, format and price in credits.
-import { defineMessages, useLang, useT } from "../i18n";
+import { defineMessages, useT } from "../i18n";
 import type { Template } from "./videos-data";
 
 const useMessages = defineMessages({
@@ -8,16 +8,19 @@ const useMessages = defineMessages({
   tr: { premium: "Premium" },
 });
 
-type Props = { templates: Template[]; value: string; onChange(id: string): void; error?: string };
+/** `language`: the one the video will have (chosen, or the account's), which the pictures speak. */
+type Props = { templates: Template[]; language: string; value: string; onChange(id: string): void; error?: string };
 
-/** The template's picture in the UI's language when the template speaks it (its sample words, price and button). */
+/**
+ * The template's picture in the video's language when the template speaks it (its sample words, price and button), as
+ * the video will be; English, the template's fallback, otherwise.
+ */
 function previewIn(tpl: Template, lang: string): string {
   return lang !== "en" && tpl.languages.includes(lang) ? `${tpl.preview_url}?language=${encodeURIComponent(lang)}` : tpl.preview_url;
 }
 
-export function TemplateGallery({ templates, value, onChange, error }: Props) {
+export function TemplateGallery({ templates, language, value, onChange, error }: Props) {
   const t = useT();
-  const { lang } = useLang();
   const m = useMessages();
   return (
     <fieldset aria-describedby={error ? "template-error" : undefined}>
@@ -26,7 +29,7 @@ export function TemplateGallery({ templates, value, onChange, error }: Props) {
         {templates.map((tpl) => (
           <label key={tpl.id}>
             <input type="radio" name="template" value={tpl.id} checked={value === tpl.id} onChange={() => onChange(tpl.id)} />
-            <img src={previewIn(tpl, lang)} alt="" loading="lazy" />
+            <img src={previewIn(tpl, language)} alt="" loading="lazy" />
             <span class="template-name">{tpl.name}</span>
             <span class="template-note">
               {t("video.seconds", { n: tpl.duration })} · {t("common.credits", { n: tpl.credits })}

@@ -42,10 +42,21 @@ function musicChoices(music: Choices["music"], lang: string, t: ReturnType<typeo
   ];
 }
 
-/** Everything the form needs before it can show: products, templates and music tracks. */
+/** The account's language, which a video takes when none is chosen (null when it cannot be read). */
+async function loadAccountLanguage(): Promise<string | null> {
+  const { data } = await api.GET("/v1/balance");
+  return data?.language ?? null;
+}
+
+/** Everything the form needs before it can show: products, templates, music tracks and the account's language. */
 async function loadChoices() {
-  const [products, templates, music] = await Promise.all([loadProducts(), loadTemplates(), loadMusic().catch(() => [])]);
-  return { products, templates, music };
+  const [products, templates, music, accountLanguage] = await Promise.all([
+    loadProducts(),
+    loadTemplates(),
+    loadMusic().catch(() => []),
+    loadAccountLanguage().catch(() => null),
+  ]);
+  return { products, templates, music, accountLanguage };
 }
 
 type Choices = Awaited<ReturnType<typeof loadChoices>>;
@@ -54,7 +65,7 @@ type Choices = Awaited<ReturnType<typeof loadChoices>>;
 function seenChoices(): Choices | null {
   const products = productsSeen();
   const seen = choicesSeen();
-  return products && seen ? { products, ...seen } : null;
+  return products && seen ? { products, ...seen, accountLanguage: null } : null;
 }
 
 /** The form's state and the request it makes. */
@@ -162,11 +173,13 @@ export function VideoNewPage() {
       </Page>
     );
   }
-  const { products, templates, music } = choices.data;
+  const { products, templates, music, accountLanguage } = choices.data;
+  // The language the video will have: the one chosen, else the account's (what the gallery's pictures speak).
+  const videoLanguage = state.language || accountLanguage || lang;
   const other = problem ? unplacedErrors(errors, shownFields(form.schema)) : [];
   const productOptions = products.map((p) => ({ value: p.id, label: p.name }));
   const languageOptions = [
-    { value: "", label: t("videoNew.accountLanguage") },
+    { value: "", label: accountLanguage ? t("videoNew.accountLanguageIs", { language: languageName(accountLanguage, lang) }) : t("videoNew.accountLanguage") },
     ...(form.template?.languages ?? []).map((l) => ({ value: l, label: languageName(l, lang) })),
   ];
   const formatOptions = FORMATS.map((f) => ({ value: f, label: `${f} · ${m(f)}` }));
@@ -178,7 +191,7 @@ export function VideoNewPage() {
           {problem && (problem.details?.length ? <AlertList title={t("videoNew.fixErrors")} items={other} /> : <Alert tone="error">{problem.message}</Alert>)}
         </div>
         <SelectField label={t("videoNew.product")} name="product" value={state.productId} onValue={set.setProductId} error={fieldError(errors, "product_id")} options={productOptions} />
-        <TemplateGallery templates={templates} value={state.templateId} onChange={set.setTemplateId} error={fieldError(errors, "template_id")} />
+        <TemplateGallery templates={templates} language={videoLanguage} value={state.templateId} onChange={set.setTemplateId} error={fieldError(errors, "template_id")} />
         {form.schema?.properties && Object.keys(form.schema.properties).length > 0 && (
           <fieldset>
             <legend>{t("videoNew.fields")}</legend>
