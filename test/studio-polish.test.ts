@@ -75,7 +75,16 @@ suite("Studio: the shop-owner trial's polish points in chromium", () => {
     const language = page.getByRole("combobox", { name: /^Dil\b/ });
     await page.getByRole("radio", { name: /Clean card/ }).check();
     // The account speaks English: a Turkish Studio says so rather than "the account's default".
-    expect(await language.locator("option").first().textContent()).toBe("Hesabın varsayılanı (İngilizce)");
+    expect(await language.locator("option").first().textContent()).toBe("Hesabın: İngilizce");
+    // Shown whole in its third of the row: the text, in the select's font, fits inside it beside the arrow.
+    const fits = await language.evaluate((select: HTMLSelectElement) => {
+      const style = getComputedStyle(select);
+      const context = document.createElement("canvas").getContext("2d")!;
+      context.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+      const room = select.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 20;
+      return context.measureText(select.options[select.selectedIndex].text).width <= room;
+    });
+    expect(fits).toBe(true);
     const pictures = () => page.locator(".gallery img").evaluateAll((imgs) => imgs.map((i) => (i as HTMLImageElement).getAttribute("src") ?? ""));
     expect((await pictures()).filter((src) => src.includes("language="))).toEqual([]);
     await language.selectOption("tr");

@@ -102,7 +102,7 @@ export const en = {
   "videoNew.format": "Format",
   "videoNew.music": "Music",
   "videoNew.accountLanguage": "Account default",
-  "videoNew.accountLanguageIs": "Account default ({language})",
+  "videoNew.accountLanguageIs": "Account's: {language}",
   "videoNew.autoMusic": "Suits the template",
   "videoNew.fields": "Text for the video",
   "videoNew.estimate": "Estimated cost: {n} {n|credit|credits}",

@@ -104,7 +104,7 @@ export const tr: Record<MessageKey, string> = {
   "videoNew.format": "Biçim",
   "videoNew.music": "Müzik",
   "videoNew.accountLanguage": "Hesabın varsayılanı",
-  "videoNew.accountLanguageIs": "Hesabın varsayılanı ({language})",
+  "videoNew.accountLanguageIs": "Hesabın: {language}",
   "videoNew.autoMusic": "Şablona uygun",
   "videoNew.fields": "Videonun metinleri",
   "videoNew.estimate": "Tahmini maliyet: {n} kredi",
