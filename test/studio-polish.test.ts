@@ -92,6 +92,23 @@ suite("Studio: the shop-owner trial's polish points in chromium", () => {
     await useLanguage("English");
   }, SLOW);
 
+  test("video form: a template starts in its own format until the customer picks one, which then stays", async () => {
+    await visit(`/videos/new?product=${product.id}`, /^Create video$/);
+    const format = page.getByRole("combobox", { name: /^Format\b/ });
+    // The format follows a template on the render after its effect: waited for, not read at once.
+    const formatBecomes = (value: string) =>
+      page.waitForFunction((v: string) => (globalThis as any).document.querySelector('select[name="format"]').value === v, value, { timeout: 5000 });
+    await page.getByRole("radio", { name: /Feature split/ }).check();
+    await formatBecomes("16:9");
+    await page.getByRole("radio", { name: /Clean card/ }).check();
+    await formatBecomes("1:1");
+    await format.selectOption("4:5");
+    await page.getByRole("radio", { name: /Feature split/ }).check();
+    // Given time to move, it does not: the customer's pick stays.
+    await Bun.sleep(500);
+    expect(await format.inputValue()).toBe("4:5");
+  }, SLOW);
+
   test("cut-out panel: the frame choice says what each frame does, in English and in Turkish", async () => {
     await visit(`/products/${product.id}`, /Stoneware coffee cup/);
     const frame = page.getByRole("combobox", { name: /^Next attempt's frame/ });

@@ -74,6 +74,8 @@ function useVideoForm(choices: Choices | null, initialProduct: string) {
   const [templateId, setTemplateId] = useState("");
   const [language, setLanguage] = useState("");
   const [format, setFormat] = useState<Format>("9:16");
+  // Whether the customer picked the format: a template then no longer moves it to the template's own.
+  const [formatPicked, setFormatPicked] = useState(false);
   const [music, setMusic] = useState("auto");
   const [values, setValues] = useState<Values>({});
   useEffect(() => {
@@ -82,10 +84,15 @@ function useVideoForm(choices: Choices | null, initialProduct: string) {
     if (!templateId && choices.templates.length > 0) setTemplateId(choices.templates.find((t) => !t.premium)?.id ?? choices.templates[0]!.id);
   }, [choices]);
   const template = choices?.templates.find((t) => t.id === templateId) ?? null;
-  // A template starts in its own format (the one its gallery picture shows); the choice stays the customer's after.
+  // A template starts in its own format (the one its gallery picture shows), until the customer picks one: that choice
+  // stays through every template after (each composes all four).
   useEffect(() => {
-    if (template && (FORMATS as readonly string[]).includes(template.aspect)) setFormat(template.aspect as Format);
+    if (!formatPicked && template && (FORMATS as readonly string[]).includes(template.aspect)) setFormat(template.aspect as Format);
   }, [template?.id]);
+  const pickFormat = (f: Format) => {
+    setFormatPicked(true);
+    setFormat(f);
+  };
   const schema = (template?.prompt_schema ?? null) as Schema | null;
   const request = useMemo<VideoRequest | null>(() => {
     if (!productId || !templateId) return null;
@@ -96,7 +103,7 @@ function useVideoForm(choices: Choices | null, initialProduct: string) {
   }, [productId, templateId, schema, values, language, format, music]);
   return {
     state: { productId, templateId, language, format, music, values },
-    set: { setProductId, setTemplateId, setLanguage, setFormat, setMusic, setValue: (path: string, v: string) => setValues((old) => ({ ...old, [path]: v })) },
+    set: { setProductId, setTemplateId, setLanguage, setFormat: pickFormat, setMusic, setValue: (path: string, v: string) => setValues((old) => ({ ...old, [path]: v })) },
     template,
     schema,
     request,
