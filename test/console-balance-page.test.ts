@@ -87,6 +87,9 @@ describeBrowser("Studio: the Balance page in chromium", () => {
       await tr.page.getByTestId("top-up-buys").getByText(/^₺25,50 ile 7 kredi alırsınız\./).waitFor();
       await tr.page.getByRole("button", { name: "Kredi yükle", exact: true }).click();
       await tr.page.waitForURL(/\/pay\/manual\/top_/);
+      // vitrin's own payment page is told Studio's language, whatever the browser prefers.
+      expect(new URL(tr.page.url()).searchParams.get("lang")).toBe("tr");
+      await tr.page.getByRole("heading", { name: "Kredi yükleyin" }).waitFor();
       const id = new URL(tr.page.url()).pathname.split("/").pop()!;
       expect((await api("GET", `/v1/balance/top-ups/${id}`)).body).toMatchObject({ amount: 2550, currency: "try", status: "pending" });
     } finally {

@@ -261,6 +261,11 @@ export type PaymentPlugin = Lifecycle & {
    * /v1/admin/top-ups/:id/complete books it. Left out, only the provider's own notice or lookup can.
    */
   readonly operatorConfirms?: boolean;
+  /**
+   * For a provider whose payer page vitrin serves (`/pay/manual/:id`): how to pay, in the operator's words (bank
+   * details, a contact), shown on that page under the amount.
+   */
+  readonly payerInstructions?: string | null;
 };
 
 export class PaymentSignatureError extends Error {

@@ -16,6 +16,8 @@ const TEXTS = {
     paid: "This top-up is paid and its credits are on the account.",
     byHand: (money: string) =>
       `This service takes payments by hand. Pay ${money} as agreed with the operator and quote the top-up id above; once they have received it, they confirm the top-up and the credits appear on your balance.`,
+    byHandAsBelow: (money: string) =>
+      `This service takes payments by hand. Pay ${money} as below and quote the top-up id above; once the operator has received it, they confirm the top-up and the credits appear on your balance.`,
     ended: (status: string) => `This top-up is ${status}; start a new one if you still want credits.`,
     receivedTitle: "Payment received",
     statusTitle: "Payment status",
@@ -38,6 +40,8 @@ const TEXTS = {
     paid: "Bu yükleme ödendi; kredileri hesapta.",
     byHand: (money: string) =>
       `Bu hizmette ödemeler elle alınır. ${money} tutarını işletmeciyle anlaştığınız gibi ödeyin ve yukarıdaki yükleme kimliğini belirtin; ödemeyi aldıklarında yüklemeyi onaylarlar ve krediler bakiyenizde görünür.`,
+    byHandAsBelow: (money: string) =>
+      `Bu hizmette ödemeler elle alınır. ${money} tutarını aşağıdaki gibi ödeyin ve yukarıdaki yükleme kimliğini belirtin; işletmeci ödemeyi aldığında yüklemeyi onaylar ve krediler bakiyenizde görünür.`,
     ended: (status: string) => `Bu yüklemenin durumu: ${status}. Hâlâ kredi istiyorsanız yeni bir yükleme başlatın.`,
     receivedTitle: "Ödeme alındı",
     statusTitle: "Ödeme durumu",
@@ -51,8 +55,13 @@ const TEXTS = {
   },
 };
 
-/** Turkish when the browser ranks it above English (and any language of ours), else English. */
+/**
+ * The language Studio asked for (`?lang=`, added to the payment page's address by Studio's top-up form), else Turkish
+ * when the browser ranks it above English (and any language of ours), else English.
+ */
 export function pageLanguage(request: Request): Lang {
+  const asked = new URL(request.url).searchParams.get("lang");
+  if (asked === "en" || asked === "tr") return asked;
   const ranked = (request.headers.get("accept-language") ?? "")
     .split(",")
     .map((part) => {
@@ -88,6 +97,7 @@ export function page(title: string, body: string, lang: Lang = "en", status = 20
   .card { border: 1px solid var(--line); border-radius: 12px; padding: 1.5rem; }
   dt { color: var(--ink-2); } dd { margin: 0 0 .75rem; font-weight: 600; }
   .status { display: inline-block; padding: .1rem .6rem; border-radius: 999px; background: var(--chip); }
+  .instructions { border-left: 3px solid var(--line); padding-left: 1rem; white-space: normal; overflow-wrap: anywhere; }
 </style></head>
 <body><main class="card"><h1>${escape(title)}</h1>${body}</main></body></html>`;
   return new Response(html, { status, headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", vary: "accept-language" } });
@@ -116,13 +126,22 @@ function backToStudio(row: TopUpRow, lang: Lang): string {
   return `<p><a href="/balance?top_up=${encodeURIComponent(row.id)}">${TEXTS[lang].back}</a></p>`;
 }
 
-export function manualPaymentPage(row: TopUpRow, lang: Lang): Response {
+/** The operator's payment instructions as paragraphs (a blank line between two) of lines, every character escaped. */
+function instructionsHtml(text: string): string {
+  const paragraphs = text.replace(/\\n/g, "\n").split(/\n\s*\n/).map((p) => p.trim()).filter(Boolean);
+  return `<div class="instructions">${paragraphs.map((p) => `<p>${p.split("\n").map(escape).join("<br>")}</p>`).join("")}</div>`;
+}
+
+/** `instructions`: the operator's own words on how to pay (VITRIN_MANUAL_PAYMENT_INSTRUCTIONS), shown while it waits. */
+export function manualPaymentPage(row: TopUpRow, lang: Lang, instructions: string | null = null): Response {
   const t = TEXTS[lang];
   const next =
     row.status === "paid"
       ? `<p>${t.paid}</p>`
       : row.status === "pending"
-        ? `<p>${escape(t.byHand(money(row, lang)))}</p>`
+        ? instructions
+          ? `<p>${escape(t.byHandAsBelow(money(row, lang)))}</p>${instructionsHtml(instructions)}`
+          : `<p>${escape(t.byHand(money(row, lang)))}</p>`
         : `<p>${escape(t.ended(statusWord(row, lang)))}</p>`;
   return page(t.payTitle, details(row, lang) + next + backToStudio(row, lang), lang);
 }

@@ -89,7 +89,9 @@ export function paymentRoutes(admin: AdminGuardDeps, billing: Billing, payment: 
       async ({ params, request }) => {
         const row = await billing.loadTopUp(params.id);
         const lang = pageLanguage(request);
-        return row && row.provider === "manual" ? manualPaymentPage(row, lang) : notFoundPage(lang);
+        // The instructions are the manual plugin's while it is the one configured (a top-up left from before keeps its page).
+        const instructions = payment.name === "manual" ? (payment.payerInstructions ?? null) : null;
+        return row && row.provider === "manual" ? manualPaymentPage(row, lang, instructions) : notFoundPage(lang);
       },
       { params: idParams, detail: { hide: true } },
     )

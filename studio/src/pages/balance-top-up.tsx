@@ -102,6 +102,13 @@ function Buys({ text, currency, options }: { text: string; currency: string; opt
   );
 }
 
+/** The payment page's address; vitrin's own page (the manual provider's) is told Studio's language. */
+function paymentPage(url: string, lang: Lang): string {
+  const target = new URL(url, window.location.href);
+  if (target.origin === window.location.origin) target.searchParams.set("lang", lang);
+  return target.href;
+}
+
 export function TopUpForm() {
   const m = useBalanceMessages();
   const { lang } = useLang();
@@ -146,7 +153,7 @@ export function TopUpForm() {
       const topUp = await must(api.POST("/v1/balance/top-up", { body: { amount: read.minor, currency } }));
       remember(topUp.id);
       // What it buys was said before the button was pressed: straight on to the payment page.
-      if (topUp.payment_url) window.location.assign(topUp.payment_url);
+      if (topUp.payment_url) window.location.assign(paymentPage(topUp.payment_url, lang));
       else window.location.reload();
     } catch (err) {
       setFields(fieldsOf(err));
