@@ -60,14 +60,15 @@ describe("config", () => {
 });
 
 describe("plugin settings", () => {
-  test("the core keeps only core settings: the S3, model, Stripe and ffmpeg ones are declared by their plugins", () => {
+  test("the core keeps only core settings: the S3, model, Stripe, manual payment and ffmpeg ones are declared by their plugins", () => {
     const byPlugin = Object.fromEntries(builtinPlugins().declaredSettings().map((p) => [p.plugin, p.settings.map((s) => s.env)]));
     expect(byPlugin["storage-s3"]).toContain("VITRIN_S3_BUCKET");
     expect(byPlugin["background-removal-isnet"]).toEqual(["VITRIN_MODEL_DIR", "VITRIN_DEKUPE_THREADS", "VITRIN_DEKUPE_MEMORY_ARENA", "VITRIN_MODEL_IDLE_MS"]);
     expect(byPlugin["payment-stripe"]).toEqual(["VITRIN_STRIPE_SECRET_KEY", "VITRIN_STRIPE_WEBHOOK_SECRET", "VITRIN_STRIPE_API_URL"]);
     expect(byPlugin["renderer-ffmpeg"]).toEqual(["VITRIN_FFMPEG_PATH", "VITRIN_FFPROBE_PATH", "VITRIN_RENDER_THREADS"]);
+    expect(byPlugin["payment-manual"]).toEqual(["VITRIN_MANUAL_PAYMENT_INSTRUCTIONS"]);
     const plugins = Object.values(byPlugin).flat();
-    expect(plugins).toHaveLength(18);
+    expect(plugins).toHaveLength(19);
     expect(settingNames.filter((n) => plugins.includes(n))).toEqual([]);
     expect(coreSettings.map((s) => s.env)).toEqual(settingNames);
   });
