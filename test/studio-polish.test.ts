@@ -109,6 +109,12 @@ suite("Studio: the shop-owner trial's polish points in chromium", () => {
     expect(await format.inputValue()).toBe("4:5");
   }, SLOW);
 
+  test("a page that does not exist links back to the start, which for a shop is Products", async () => {
+    await visit("/prodcts", /^Page not found$/);
+    await page.getByRole("link", { name: "Go to the start page" }).click();
+    await page.getByRole("heading", { level: 1, name: /^Products$/ }).waitFor();
+  }, SLOW);
+
   test("cut-out panel: the frame choice says what each frame does, in English and in Turkish", async () => {
     await visit(`/products/${product.id}`, /Stoneware coffee cup/);
     const frame = page.getByRole("combobox", { name: /^Next attempt's frame/ });

@@ -136,6 +136,7 @@ export const en = {
   "page.jobs": "Jobs",
   "page.notFound": "Page not found",
   "page.notFoundText": "There is no page at this address.",
+  "page.notFoundHome": "Go to the start page",
 } as const;
 
 export type MessageKey = keyof typeof en;

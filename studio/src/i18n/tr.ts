@@ -138,4 +138,5 @@ export const tr: Record<MessageKey, string> = {
   "page.jobs": "İşler",
   "page.notFound": "Sayfa bulunamadı",
   "page.notFoundText": "Bu adreste bir sayfa yok.",
+  "page.notFoundHome": "Başlangıç sayfasına git",
 };

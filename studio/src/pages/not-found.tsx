@@ -1,4 +1,4 @@
-// The page for an address the Studio has no page for.
+// The page for an address the Studio has no page for, with the way back to the start (Products, or an operator's Health).
 import { Page } from "../components/page";
 import { useT } from "../i18n";
 
@@ -7,6 +7,9 @@ export function NotFoundPage() {
   return (
     <Page title={t("page.notFound")}>
       <p>{t("page.notFoundText")}</p>
+      <p>
+        <a href="/">{t("page.notFoundHome")}</a>
+      </p>
     </Page>
   );
 }
