@@ -62,6 +62,26 @@ describeBrowser("Studio: the Balance page in chromium", () => {
     await other.context.close();
   }, SLOW);
 
+  test("a plain /balance in a tab that started nothing shows the newest top-up still waiting, with its payment page; dismissed, it stays away", async () => {
+    const top = await api("POST", "/v1/balance/top-up", { amount: 3000, currency: "usd" });
+    expect(top.status).toBe(201);
+    const other = await openContext(browser, server.base);
+    try {
+      await signInWithToken(other.page, account.token);
+      await other.page.goto("/balance");
+      await other.page.getByText(new RegExp(`Top-up ${top.body.id} of \\$30\\.00 \\(${top.body.credits} credits\\) is waiting`)).waitFor();
+      const link = other.page.getByRole("link", { name: "Open the payment page" });
+      expect(new URL((await link.getAttribute("href"))!, server.base).pathname).toBe(new URL(top.body.payment_url).pathname);
+      await other.page.getByRole("button", { name: "Dismiss" }).click();
+      await other.page.reload();
+      await other.page.getByRole("heading", { level: 1, name: "Balance" }).waitFor();
+      await other.page.waitForLoadState("networkidle");
+      expect(await other.page.getByText(top.body.id).count()).toBe(0);
+    } finally {
+      await other.context.close();
+    }
+  }, SLOW);
+
   test("in Turkish, `25,50` is 25.50 (a dot is taken too) and the credits it buys are said; an ambiguous `1.000` is refused", async () => {
     const tr = await openContext(browser, server.base, { locale: "tr-TR" });
     try {

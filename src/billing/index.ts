@@ -4,3 +4,4 @@ export { checkAmount, MAX_CREDIT_GRANT } from "./amounts";
 export { alertLowBalance, type LowBalanceAlert } from "./balance";
 export { createBilling, type Billing, type BillingDeps } from "./service";
 export { creditsFor, MIN_TOP_UP, TOP_UP_EXPIRE_JOB, topUpJson, type TopUpRow } from "./top-ups";
+export { TOP_UP_STATUSES } from "./top-up-list";

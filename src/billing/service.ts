@@ -7,6 +7,7 @@ import { balance, bookEntry, ledgerCheck, listTransactions, transactionPager } f
 import type { BillingDeps } from "./deps";
 import type { LedgerEntry } from "./ledger";
 import { checkReturn, handleNotice, startTopUp, type TopUpRequest } from "./payments";
+import { listTopUps, topUpPagers, type TopUpListQuery } from "./top-up-list";
 import { completeManually, expireTopUp, expiryDead, fulfil, getTopUp, loadTopUp, TOP_UP_EXPIRE_JOB, topUpOptions } from "./top-ups";
 
 export type { BillingDeps } from "./deps";
@@ -14,6 +15,7 @@ export { creditsFor, MIN_TOP_UP, TOP_UP_EXPIRE_JOB, topUpJson, type TopUpRow } f
 
 export function createBilling(deps: BillingDeps) {
   const pageTransactions = transactionPager(deps.db);
+  const pageTopUps = topUpPagers(deps.db);
   deps.jobs.register<{ topUpId: string }>(TOP_UP_EXPIRE_JOB, (job) => expireTopUp(deps, job.payload.topUpId), {
     concurrency: 4,
     maxAttempts: 5,
@@ -33,6 +35,8 @@ export function createBilling(deps: BillingDeps) {
     transactions: (accountId: string, query: PageQuery) => listTransactions(pageTransactions, accountId, query),
     startTopUp: (accountId: string, input: TopUpRequest) => startTopUp(deps, accountId, input),
     getTopUp: (accountId: string, id: string) => getTopUp(deps, accountId, id),
+    /** The account's top-ups, newest first, of one status when asked. */
+    topUps: (accountId: string, query: TopUpListQuery) => listTopUps(pageTopUps, accountId, query),
     /** For the payer-facing pages, which know only the (unguessable) top-up id. */
     loadTopUp: (id: string) => loadTopUp(deps, deps.db.read, id),
     /** An operator's confirmation for the manual provider (admin API and CLI); exactly once. */

@@ -433,6 +433,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/balance/top-ups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's top-ups, newest first (pending ones: those waiting for their payment) */
+        get: operations["getV1BalanceTopUps"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/balance/top-ups/{id}": {
         parameters: {
             query?: never;
@@ -7266,6 +7283,148 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description File too large */
+            413: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable */
+            503: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1BalanceTopUps: {
+        parameters: {
+            query?: {
+                limit?: number;
+                starting_after?: string;
+                ending_before?: string;
+                status?: "pending" | "paid" | "failed" | "expired";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Top-ups, newest first */
+            200: {
+                headers: {
+                    /** @description Requests the bucket holds. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left now. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit as `<burst>;w=<seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TopUp"][];
+                        has_more: boolean;
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
                 headers: {
                     /** @description Requests the bucket holds. */
                     "RateLimit-Limit"?: number;

@@ -6,9 +6,9 @@ import * as s from "../openapi-schemas";
 import { pageOf } from "../openapi-schemas";
 import { accountGuard, adminGuard, type AdminGuardDeps, type GuardDeps } from "../guard";
 import { errors } from "../../kernel";
-import { idParams, jsonInteger, noBody, noQuery, pageQuery } from "../schema";
+import { DOCUMENTED_AS, idParams, jsonInteger, noBody, noQuery, pageQuery } from "../schema";
 import { PaymentSignatureError, type PaymentPlugin } from "../../plugins";
-import { MIN_TOP_UP, topUpJson, type Billing } from "../../billing";
+import { MIN_TOP_UP, TOP_UP_STATUSES, topUpJson, type Billing } from "../../billing";
 import { cancelPage, manualPaymentPage, notFoundPage, pageLanguage, returnPage } from "./billing-pages";
 
 
@@ -45,6 +45,18 @@ export function balanceRoutes(guard: GuardDeps, billing: Billing) {
         headers: idempotencyHeaders, detail: operation({ tags: ["Balance"], summary: "Start a top-up; returns the payment_url where it is paid", ok: ok(201, s.topUp, "The top-up with its payment_url"), errors: [400, 409, 422] }),
       },
     )
+    .get("/top-ups", ({ principal, query }) => billing.topUps(principal.accountId, query), {
+      query: t.Object(
+        {
+          ...pageQuery.properties,
+          status: t.Optional(
+            t.String({ maxLength: 20, description: "Only top-ups in this status: pending, paid, failed or expired.", [DOCUMENTED_AS]: { type: "string", enum: [...TOP_UP_STATUSES] } }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+      detail: operation({ tags: ["Balance"], summary: "The account's top-ups, newest first (pending ones: those waiting for their payment)", ok: ok(200, pageOf(s.topUp, "Top-ups, newest first"), "Top-ups, newest first"), errors: [422] }),
+    })
     .get("/top-ups/:id", ({ principal, params }) => billing.getTopUp(principal.accountId, params.id), {
       params: idParams,
       detail: operation({ tags: ["Balance"], summary: "A top-up and its status", ok: ok(200, s.topUp, "The top-up"), errors: [404] }),

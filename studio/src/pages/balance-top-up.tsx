@@ -18,6 +18,8 @@ type TopUp = Awaited<ReturnType<typeof loadTopUp>>;
 type Options = Awaited<ReturnType<typeof loadOptions>>;
 
 const LAST_TOP_UP = "vitrin.studio.topUp";
+/** The top-up whose panel was dismissed in this tab: not brought back as "the newest pending" on the next visit. */
+const DISMISSED_TOP_UP = "vitrin.studio.topUpDismissed";
 /** Until the service's options arrive (or if they cannot be read): its defaults, VITRIN_CURRENCIES and MIN_TOP_UP. */
 const FALLBACK_CURRENCIES = ["usd", "eur", "try", "gbp"];
 const FALLBACK_MIN = 1000;
@@ -49,6 +51,21 @@ function remembered(): string | null {
   } catch {
     return null;
   }
+}
+
+function dismissed(): string | null {
+  try {
+    return sessionStorage.getItem(DISMISSED_TOP_UP);
+  } catch {
+    return null;
+  }
+}
+
+/** The newest top-up still waiting for its payment: for a tab that did not start it (null when none or unreadable). */
+async function newestPending(): Promise<string | null> {
+  const { data } = await api.GET("/v1/balance/top-ups", { params: { query: { status: "pending", limit: 1 } } });
+  const found = data?.data[0]?.id ?? null;
+  return found && found !== dismissed() ? found : null;
 }
 
 function remember(id: string | null): void {
@@ -196,7 +213,10 @@ export function TopUpForm() {
   );
 }
 
-/** The last top-up started from this tab (or named by ?top_up=), until dismissed; `onPaid` runs when it turns paid. */
+/**
+ * The last top-up started from this tab (or named by ?top_up=, or else the newest one still waiting for its payment),
+ * until dismissed; `onPaid` runs when it turns paid.
+ */
 export function TopUpStatus({ onPaid }: { onPaid(): void }) {
   const m = useBalanceMessages();
   const { lang } = useLang();
@@ -223,9 +243,22 @@ export function TopUpStatus({ onPaid }: { onPaid(): void }) {
     wasPaid.current = false;
     void refresh();
   }, [id]);
+  // A tab that started nothing still shows a top-up waiting for its payment, with the way to its payment page.
+  useEffect(() => {
+    if (!id) newestPending().then((found) => found && setId(found), () => {});
+  }, []);
   usePoll(topUp?.status === "pending", refresh, 3000);
   if (!id || (!topUp && !error)) return null;
-  const dismiss = () => (remember(null), setId(null), setTopUp(null));
+  const dismiss = () => {
+    try {
+      if (id) sessionStorage.setItem(DISMISSED_TOP_UP, id);
+    } catch {
+      // Storage off: a dismissed pending top-up may show again on the next visit.
+    }
+    remember(null);
+    setId(null);
+    setTopUp(null);
+  };
   const vars = topUp && { id: topUp.id, amount: money(topUp.amount, topUp.currency, lang), credits: topUp.credits, status: topUp.status };
   return (
     <section class="section" aria-labelledby="last-top-up">

@@ -48,6 +48,12 @@ async function loadAccountLanguage(): Promise<string | null> {
   return data?.language ?? null;
 }
 
+/** The Language select's options: the account's (named when known), then each language the template speaks. */
+function languageChoices(languages: string[], accountLanguage: string | null, lang: string, t: ReturnType<typeof useT>) {
+  const account = accountLanguage ? t("videoNew.accountLanguageIs", { language: languageName(accountLanguage, lang) }) : t("videoNew.accountLanguage");
+  return [{ value: "", label: account }, ...languages.map((l) => ({ value: l, label: languageName(l, lang) }))];
+}
+
 /** Everything the form needs before it can show: products, templates, music tracks and the account's language. */
 async function loadChoices() {
   const [products, templates, music, accountLanguage] = await Promise.all([
@@ -185,10 +191,7 @@ export function VideoNewPage() {
   const videoLanguage = state.language || accountLanguage || lang;
   const other = problem ? unplacedErrors(errors, shownFields(form.schema)) : [];
   const productOptions = products.map((p) => ({ value: p.id, label: p.name }));
-  const languageOptions = [
-    { value: "", label: accountLanguage ? t("videoNew.accountLanguageIs", { language: languageName(accountLanguage, lang) }) : t("videoNew.accountLanguage") },
-    ...(form.template?.languages ?? []).map((l) => ({ value: l, label: languageName(l, lang) })),
-  ];
+  const languageOptions = languageChoices(form.template?.languages ?? [], accountLanguage, lang, t);
   const formatOptions = FORMATS.map((f) => ({ value: f, label: `${f} · ${m(f)}` }));
   const musicOptions = musicChoices(music, lang, t);
   return (
