@@ -8,7 +8,7 @@ import { accountJson, createAccounts, createStudioSessions, loginLinkJson, token
 import { checkNativeDir, copyOut, copyOutInChild, UNPACK_COMMAND, unpackAll } from "./native";
 import { createService } from "./service";
 import { JobEngine, JOB_STATUSES, type JobStatus } from "./jobs";
-import { jobJson, listenError, refuseListen } from "./http";
+import { isListenError, jobJson, listenError, refuseListen } from "./http";
 import { backupCommand, restoreCommand } from "./backup";
 import { printHelp, protectNegatives, unmarkNegatives, type CoreCommand, type PluginRegistry } from "./plugins";
 import { listPlugins, pluginsCommand, runPluginCommand } from "./plugins/cli";
@@ -120,8 +120,8 @@ async function serve({ config, values, command }: Invocation): Promise<number> {
     (worker ? service.listenWorker : service.listen)();
   } catch (e) {
     await service.stop();
-    if (typeof (e as { code?: unknown }).code !== "string") throw e;
-    return refuseListen(config.port, config.host, e as Error);
+    if (!isListenError(e)) throw e;
+    return refuseListen(config.port, config.host, e);
   }
   // In a binary, the fonts a render needs are copied out by a child, so this process never reads them (src/native).
   copyOutInChild(copiedOutFiles());
@@ -370,7 +370,8 @@ if (import.meta.main && process.argv[2] === UNPACK_COMMAND) {
   );
 } else if (import.meta.main) {
   run(process.argv.slice(2)).then(
-    (code) => settleLogs().then(() => process.exit(code)),
+    // A log that cannot be written (stdout closed by `| head`) does not hold the exit back.
+    (code) => settleLogs().then(() => process.exit(code), () => process.exit(code)),
     async (e) => {
       if (e instanceof ConfigError) console.error(`configuration error: ${e.message}`);
       else if (isApiError(e)) console.error(`error: ${e.message}`);
@@ -380,7 +381,7 @@ if (import.meta.main && process.argv[2] === UNPACK_COMMAND) {
       // A value the command cannot take (400, 422) is a usage error; any other refusal (a correction below zero, an
       // unknown id) means the command could not be done, as when `jobs redrive` finds no dead job.
       const badInput = isApiError(e) && (e.status === 400 || e.status === 422);
-      await settleLogs();
+      await settleLogs().catch(() => {});
       process.exit(e instanceof ConfigError || badInput || usageError ? 2 : 1);
     },
   );

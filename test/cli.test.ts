@@ -108,13 +108,14 @@ describe("start-up failures", () => {
   });
 
   test.each([
-    ["a name that is no address", "notahost"],
-    ["an address not on this machine", "10.255.255.1"],
-  ])("a VITRIN_HOST that is %s is one configuration line naming VITRIN_HOST, exit 2, before any start-up work", (_what, host) => {
+    ["a name that is no address", "notahost", "a free port"],
+    ["an address not on this machine", "10.255.255.1", "a free port"],
+    ["an address not on this machine", "10.255.255.1", "port 0"],
+  ])("a VITRIN_HOST that is %s is one configuration line naming VITRIN_HOST, exit 2, before any start-up work (%s, %s)", (_what, host, port) => {
     const dir = tempDir();
     const p = Bun.spawnSync([BUN, "run", join(ROOT, "src/main.ts"), "serve"], {
       cwd: ROOT,
-      env: { ...childEnv(dir, 0), VITRIN_HOST: host },
+      env: { ...childEnv(dir, port === "port 0" ? 0 : freePort()), VITRIN_HOST: host },
       stdout: "pipe",
       stderr: "pipe",
     });

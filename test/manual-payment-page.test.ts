@@ -24,3 +24,13 @@ test("the payment page shows the operator's instructions (escaped, in lines and 
   await t.json("POST", `/v1/admin/top-ups/${res.body.id}/complete`, { token: ADMIN_TOKEN });
   expect(await (await t.call("GET", path)).text()).not.toContain("IBAN");
 });
+
+test("without instructions the page asks for payment as agreed with the operator, and shows no instructions box", async () => {
+  t = await startService();
+  const a = await t.newAccount();
+  const res = await topUp(a.token, { amount: 1000, currency: "eur" });
+  const html = await (await t.call("GET", new URL(res.body.payment_url).pathname)).text();
+  expect(html).toContain("as agreed with the operator");
+  expect(html).not.toContain('class="instructions"');
+  expect(html).not.toContain("(unset)");
+});

@@ -8,6 +8,7 @@ const settings: PluginSettings<Settings> = {
   instructions: {
     env: "VITRIN_MANUAL_PAYMENT_INSTRUCTIONS",
     default: "(unset)",
+    unset: "",
     doc: "How payers pay a manual top-up (bank details, a contact), shown on its payment page under the amount; `\\n` (or a line break) starts a new line, a blank line a new paragraph. Unset, the page asks them to pay as agreed with the operator.",
     parse: optionalText,
   },

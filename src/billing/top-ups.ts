@@ -144,8 +144,9 @@ export async function completeManually(deps: BillingDeps, id: string) {
   if (!row) throw errors.notFound("top-up");
   const configured = row.provider === deps.payment.name;
   if (row.provider !== "manual" && !configured) {
+    // Whether that provider's top-ups are confirmed by hand is known only to its plugin, which is not the one running.
     throw errors.conflict(
-      `This top-up is handled by ${row.provider}, not confirmed by hand here: the payment plugin configured is ${deps.payment.name}. A plugin whose top-ups an operator confirms must be the configured one (VITRIN_PAYMENT=${row.provider}).`,
+      `This top-up is handled by ${row.provider}, not by the payment plugin configured here (${deps.payment.name}): only manual top-ups and those of the configured plugin, when an operator confirms its payments, can be confirmed by hand.`,
     );
   }
   if (row.provider !== "manual" && deps.payment.operatorConfirms !== true) {

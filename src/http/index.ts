@@ -26,7 +26,7 @@ export { createRateLimiter } from "./ratelimit";
 export { AuthGate } from "./auth-gate";
 export { AuthThrottle } from "./auth-throttle";
 export { trustedProxyList } from "./client-address";
-export { listenError, refuseListen } from "./port";
+export { isListenError, listenError, refuseListen } from "./port";
 export { createIdempotency, type Idempotency } from "./idempotency";
 export { idempotentWrites } from "./idempotency-writes";
 export { recordIdempotentError } from "./idempotency-hooks";

@@ -2,7 +2,7 @@
 // domain (src/*/json.ts and the few answers built in place), so generated clients get exact types.
 import { Type } from "@sinclair/typebox";
 import { t, type TSchema } from "elysia";
-import type { TransactionType } from "../billing";
+import { TOP_UP_STATUSES, type TransactionType } from "../billing";
 import { JOB_STATUSES } from "../jobs";
 import { DEKUPE_CROPS, DEKUPE_ERROR_CODES } from "../products";
 import { ASPECTS } from "../templates";
@@ -217,7 +217,7 @@ export const topUp = named("TopUp", t.Object({
   amount: t.Number(),
   currency: t.String(),
   credits: t.Number(),
-  status: oneOf(["pending", "paid", "failed", "expired"]),
+  status: oneOf(TOP_UP_STATUSES),
   platform: t.String(),
   payment_url: maybeString,
   failure_reason: maybeString,

@@ -275,7 +275,7 @@ export function TopUpStatus({ onPaid }: { onPaid(): void }) {
                 : m("topUpFailed", { ...vars, reason: topUp.failure_reason ?? m("topUpNoReason") })}
           </p>
           <div class="row">
-            {topUp.status === "pending" && topUp.payment_url && <LinkButton href={topUp.payment_url}>{m("openPayment")}</LinkButton>}
+            {topUp.status === "pending" && topUp.payment_url && <LinkButton href={paymentPage(topUp.payment_url, lang)}>{m("openPayment")}</LinkButton>}
             <Button variant="ghost" onClick={dismiss}>
               {m("dismiss")}
             </Button>
