@@ -168,6 +168,9 @@ suite("Studio: the shop-owner trial's polish points in chromium", () => {
     await note.getByText("Retry uses your 2 marks").waitFor();
     await page.getByRole("button", { name: "Clear marks" }).click();
     await note.getByText("To steer the next attempt").waitFor();
+    // Cleared marks start the next ones on the product again, not left out.
+    await page.waitForFunction(() => (globalThis as any).document.querySelector(".hint-mode button")?.getAttribute("aria-pressed") === "true", undefined, { timeout: 5000 });
+    expect(await page.getByRole("button", { name: "Leave out", exact: true }).getAttribute("aria-pressed")).toBe("false");
   }, SLOW);
 
   test("at 375 px the header's links share one row in both languages, and the video form's selects show their choice whole", async () => {

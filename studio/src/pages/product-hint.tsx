@@ -1,7 +1,7 @@
 // Telling the next cut-out which object is the product: marks on the original photo (a point on the product, points
 // to leave out) that Retry sends as its hint. By mouse (click) or keyboard (arrow keys move a cross, Enter marks).
 import type { TargetedKeyboardEvent, TargetedMouseEvent } from "preact";
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { Button } from "../components/button";
 import { defineMessages } from "../i18n";
 import type { Mark } from "./product-hint-marks";
@@ -41,6 +41,11 @@ export function HintPicker({ photo, marks, onChange }: Props) {
   const m = useMessages();
   const [size, setSize] = useState<{ w: number; h: number } | null>(null);
   const [keep, setKeep] = useState(true);
+  // Marks cleared (by a Retry that used them, or Clear marks) start the next ones on the product again, not left out.
+  const cleared = marks.length === 0;
+  useEffect(() => {
+    if (cleared) setKeep(true);
+  }, [cleared]);
   // The keyboard's cross, as fractions of the photo (0–1).
   const [cross, setCross] = useState({ x: 0.5, y: 0.5 });
   const add = (fx: number, fy: number) => {
