@@ -6,12 +6,13 @@ import { createLogger, isApiError, iso, settleLogs, stderrSink, systemClock } fr
 import { openDatabase, requireExistingDatabase, type Db } from "./db";
 import { accountJson, createAccounts, createStudioSessions, loginLinkJson, tokenJson } from "./accounts";
 import { checkNativeDir, copyOut, copyOutInChild, UNPACK_COMMAND, unpackAll } from "./native";
-import { createService } from "./service";
+import { createService, JOB_KINDS } from "./service";
 import { JobEngine, JOB_STATUSES, type JobStatus } from "./jobs";
 import { isListenError, jobJson, listenError, refuseListen } from "./http";
 import { backupCommand, restoreCommand } from "./backup";
 import { printHelp, protectNegatives, unmarkNegatives, type CoreCommand, type PluginRegistry } from "./plugins";
 import { listPlugins, pluginsCommand, runPluginCommand } from "./plugins/cli";
+import { usageError, wrongWords } from "./plugins/commands";
 import { loadPluginFolders } from "./plugins/load";
 import { builtinPlugins, copiedOutFiles } from "../plugins";
 import packageJson from "../package.json";
@@ -170,7 +171,7 @@ async function migrate({ config, out }: Invocation): Promise<number> {
   return 0;
 }
 
-async function accounts({ config, values, sub, rest, out, usage }: Invocation): Promise<number> {
+async function accounts({ config, values, command, sub, rest, out, usage }: Invocation): Promise<number> {
   return withAccounts(config, async (accounts, db) => {
     if (sub === "login-link" && rest[0]) {
       const link = loginLinkJson(config.publicUrl, await createStudioSessions(db, systemClock, config.adminToken).createLoginLink(rest[0]));
@@ -208,12 +209,11 @@ async function accounts({ config, values, sub, rest, out, usage }: Invocation): 
       out.print(`${txn.amount} credits booked on ${rest[0]} (${txn.id}); balance ${txn.balance_after}`, txn);
       return 0;
     }
-    console.error(usage);
-    return 2;
+    return wrongWords(usage, command, sub);
   });
 }
 
-async function tokens({ config, values, sub, rest, out, usage }: Invocation): Promise<number> {
+async function tokens({ config, values, command, sub, rest, out, usage }: Invocation): Promise<number> {
   return withAccounts(config, async (accounts) => {
     if (sub === "create" && rest[0]) {
       const token = await accounts.createToken(rest[0], values.name ?? "");
@@ -234,49 +234,50 @@ async function tokens({ config, values, sub, rest, out, usage }: Invocation): Pr
       out.print(ok ? `token ${rest[0]} revoked` : `no live token ${rest[0]}`, { id: rest[0], revoked: ok });
       return ok ? 0 : 1;
     }
-    console.error(usage);
-    return 2;
+    return wrongWords(usage, command, sub);
   });
 }
 
 /** `topups complete` and `ledger check` need the billing module, which needs the plugins: the service, not serving. */
 async function billing({ config, values, command, sub, rest, out, usage }: Invocation): Promise<number> {
+  const topUpId = command === "topups" && sub === "complete" ? rest[0] : undefined;
+  // Refused before the service starts (and its plugins with it), so a missing id is said at once.
+  if (!topUpId && !(command === "ledger" && sub === "check")) return wrongWords(usage, command, sub);
   // API-only: these commands run no jobs, so the cut-out model is not assembled for them.
   const service = await createService(config, { worker: false, apiOnly: true, logger: createLogger("warn", stderrSink) });
   try {
-    if (command === "topups" && sub === "complete" && rest[0]) {
-      const out = await service.billing.completeManually(rest[0]);
+    if (topUpId) {
+      const out = await service.billing.completeManually(topUpId);
       console.log(values.json ? JSON.stringify(out, null, 2) : out.credited ? `top-up ${out.id} paid: ${out.credits} credits booked` : `top-up ${out.id} was already paid; nothing booked`);
       return 0;
     }
-    if (command === "ledger" && sub === "check") {
-      const report = await service.billing.ledgerCheck();
-      out.print(
-        report.mismatches.length === 0
-          ? `ledger sound: credits equal the sum of transactions for ${report.accounts === 1 ? "the one account" : `all ${report.accounts} accounts`}`
-          : report.mismatches.map((m) => `${m.account_id}: credits ${m.credits} but transactions sum to ${m.sum}`).join("\n"),
-        report,
-      );
-      return report.mismatches.length === 0 ? 0 : 1;
-    }
-    console.error(usage);
-    return 2;
+    const report = await service.billing.ledgerCheck();
+    out.print(
+      report.mismatches.length === 0
+        ? `ledger sound: credits equal the sum of transactions for ${report.accounts === 1 ? "the one account" : `all ${report.accounts} accounts`}`
+        : report.mismatches.map((m) => `${m.account_id}: credits ${m.credits} but transactions sum to ${m.sum}`).join("\n"),
+      report,
+    );
+    return report.mismatches.length === 0 ? 0 : 1;
   } finally {
     await service.stop();
   }
 }
 
-async function jobs({ config, values, sub, rest, out, usage }: Invocation): Promise<number> {
+async function jobs({ config, values, command, sub, rest, out, usage }: Invocation): Promise<number> {
   const db = openDatabase(config.databaseUrl, { poolSize: config.databasePool });
   try {
     await db.migrate();
     const engine = new JobEngine({ db, clock: systemClock, logger: createLogger("silent") });
     if (sub === "list") {
       if (values.status !== undefined && !JOB_STATUSES.includes(values.status as JobStatus)) {
-        console.error(`--status must be one of ${JOB_STATUSES.join(", ")}`);
-        return 2;
+        return usageError(`--status must be one of ${JOB_STATUSES.join(", ")}`);
       }
       const rows = (await engine.listJobs({ status: values.status as JobStatus | undefined, kind: values.kind, limit: 500 })).map(jobJson);
+      // As the admin API checks its filter: this engine registers no kinds, so it is given the service's list.
+      if (rows.length === 0 && values.kind !== undefined && !(await engine.isKnownKind(values.kind, JOB_KINDS))) {
+        return usageError(`--kind must be one of ${JOB_KINDS.join(", ")}`);
+      }
       out.print(
         rows.map((j) => `${j.id}\t${j.kind}\t${j.status}\t${j.attempts}/${j.max_attempts}\t${j.last_error ?? ""}`).join("\n") || "no jobs",
         { data: rows },
@@ -288,18 +289,14 @@ async function jobs({ config, values, sub, rest, out, usage }: Invocation): Prom
       out.print(ok ? `job ${rest[0]} queued again` : `job ${rest[0]} is not dead (or does not exist)`, { id: rest[0], redriven: ok });
       return ok ? 0 : 1;
     }
-    console.error(usage);
-    return 2;
+    return wrongWords(usage, command, sub);
   } finally {
     db.close();
   }
 }
 
 async function backupOrRestore({ config, values, command, sub, rest, out, usage }: Invocation): Promise<number> {
-  if (!sub || rest.length > 0) {
-    console.error(usage);
-    return 2;
-  }
+  if (!sub || rest.length > 0) return wrongWords(usage, command, sub);
   const options = { force: values.force === true, check: values.check === true };
   return command === "backup" ? backupCommand(config, sub, options, out) : restoreCommand(config, sub, options, out);
 }
@@ -356,7 +353,7 @@ export async function run(argv: string[], registry: PluginRegistry = builtinPlug
   if (["accounts", "tokens", "topups", "ledger", "jobs"].includes(command) && !(command === "accounts" && sub === "create")) requireExistingDatabase(config.databaseUrl);
   const invocation: Invocation = { config, values, command, sub, rest, out: output(values.json === true), usage: help, registry };
   const core = (coreCommands as Record<string, (invocation: Invocation) => Promise<number>>)[command];
-  return core ? core(invocation) : runPluginCommand(registry, positionals, config, invocation.out, help);
+  return core ? core(invocation) : runPluginCommand(registry, positionals, config, invocation.out);
 }
 
 if (import.meta.main && process.argv[2] === UNPACK_COMMAND) {
@@ -375,7 +372,7 @@ if (import.meta.main && process.argv[2] === UNPACK_COMMAND) {
     async (e) => {
       if (e instanceof ConfigError) console.error(`configuration error: ${e.message}`);
       else if (isApiError(e)) console.error(`error: ${e.message}`);
-      else if ((e as { code?: string }).code?.startsWith?.("ERR_PARSE_ARGS")) console.error(`${(e as Error).message}\n\n${usage(builtinPlugins())}`);
+      else if ((e as { code?: string }).code?.startsWith?.("ERR_PARSE_ARGS")) console.error(`error: ${(e as Error).message} (vitrin help lists the options)`);
       else console.error(e);
       const usageError = (e as { code?: string }).code?.startsWith?.("ERR_PARSE_ARGS") === true;
       // A value the command cannot take (400, 422) is a usage error; any other refusal (a correction below zero, an

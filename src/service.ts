@@ -17,6 +17,7 @@ import {
   createIdempotency,
   createMetrics,
   idempotentWrites,
+  IDEMPOTENCY_PURGE_JOB,
   createRateLimiter,
   jobRoutes,
   loginLinkRoutes,
@@ -38,10 +39,10 @@ import {
 } from "./http";
 import { JobEngine } from "./jobs";
 import { createIdleReclaim, type IdleReclaim } from "./native";
-import { createWebhooks } from "./webhooks";
+import { createWebhooks, WEBHOOK_JOB } from "./webhooks";
 import { checkOutboundUrl } from "./net";
-import { createBilling } from "./billing";
-import { createVideos } from "./videos";
+import { createBilling, TOP_UP_EXPIRE_JOB } from "./billing";
+import { createVideos, RENDER_JOB, RETENTION_JOB } from "./videos";
 import { createBrand } from "./brand";
 import { createMusic } from "./music";
 import type { PluginRegistry, Plugins } from "./plugins";
@@ -66,6 +67,13 @@ export type ServiceOptions = {
   /** Where the Studio's files come from (default: the binary's, or a build of studio/ when run from source). */
   studioFiles?: () => Promise<StudioFile[]>;
 };
+
+/**
+ * Every job kind an instance registers: buildDomain and buildHttp register them all, whatever the settings, and
+ * plugins cannot add any (their context holds no job engine). `vitrin jobs list --kind` checks against this list
+ * without starting a service; a test keeps it equal to a started engine's, which the admin API checks against.
+ */
+export const JOB_KINDS: readonly string[] = [DEKUPE_JOB, IDEMPOTENCY_PURGE_JOB, RENDER_JOB, RETENTION_JOB, TOP_UP_EXPIRE_JOB, WEBHOOK_JOB].sort();
 
 /** What every later step builds on: the instance's settings, clock, logger, database, plugins and templates. */
 type Foundation = {

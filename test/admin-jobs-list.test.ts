@@ -1,6 +1,7 @@
 // GET /v1/admin/jobs pages as the other lists do: newest first, `limit`, `starting_after` / `ending_before` by job id,
 // `has_more` true while older jobs remain, filters kept across pages, and a cursor that names no job is a 422.
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { JOB_KINDS } from "../src/service";
 import { ADMIN_TOKEN, startService, type TestService } from "./helpers";
 
 let t: TestService;
@@ -49,4 +50,8 @@ test("an unknown kind is a 422 listing the registered kinds, as an unknown statu
   expect(kinds).toContain("webhook.deliver");
   expect(res.body.details).toEqual([{ field: "kind", message: `must be one of ${kinds.map((k) => JSON.stringify(k)).join(", ")}` }]);
   expect((await t.json("GET", "/v1/admin/jobs?kind=webhook.deliver", { token: ADMIN_TOKEN })).status).toBe(200);
+});
+
+test("the kinds `vitrin jobs list --kind` is checked against, without a service, are the ones a started service registers", () => {
+  expect([...JOB_KINDS]).toEqual(t.service.jobs.registeredKinds());
 });

@@ -180,10 +180,11 @@ describe("start-up failures", () => {
     expect(cli(["accounts", "create", "--name", "Shop"]).code).toBe(0);
   });
 
-  test("an unknown option is a usage error, exit 2", () => {
+  test("an unknown option is a usage error, exit 2, one line beginning error: as the others", () => {
     const r = cli(["accounts", "create", "--nope"]);
     expect(r.code).toBe(2);
-    expect(r.err).toContain("--nope");
+    expect(r.err).toStartWith("error: Unknown option '--nope'");
+    expectOneLine(r.err);
   });
 });
 

@@ -30,7 +30,7 @@ export { isListenError, listenError, refuseListen } from "./port";
 export { createIdempotency, type Idempotency } from "./idempotency";
 export { idempotentWrites } from "./idempotency-writes";
 export { recordIdempotentError } from "./idempotency-hooks";
-export { registerIdempotencyPurge } from "./idempotency-purge";
+export { IDEMPOTENCY_PURGE_JOB, registerIdempotencyPurge } from "./idempotency-purge";
 export type { GuardDeps } from "./guard";
 export { adminRoutes } from "./routes/accounts";
 export { productRoutes } from "./routes/products";

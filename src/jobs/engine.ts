@@ -60,6 +60,15 @@ export class JobEngine {
   }
 
   /**
+   * Whether a list filtered by `kind` asks for a kind at all: one of `known` (the kinds registered here, or the
+   * service's list for a caller that registers none, such as the command line), or one with jobs in the table (left
+   * by an earlier version, which can still be listed). Asked only when the filtered list came back empty.
+   */
+  async isKnownKind(kind: string, known: readonly string[] = this.registeredKinds()): Promise<boolean> {
+    return known.includes(kind) || (await this.listJobs({ kind, limit: 1 })).length > 0;
+  }
+
+  /**
    * Adds a job inside the caller's transaction (`tx` from db.tx), so it exists exactly when the caller's writes do.
    * The scheduler is woken once that transaction commits.
    */

@@ -4,6 +4,7 @@
 import type { Config } from "../config";
 import { createLogger, stderrSink } from "../kernel";
 import type { Slot } from "./contracts";
+import { wrongWords } from "./commands";
 import { loadPluginFolders } from "./load";
 export { pluginsCommand } from "./kit-package";
 import type { PluginRegistry } from "./registry";
@@ -50,13 +51,13 @@ export async function listPlugins(registry: PluginRegistry, config: Config, out:
 }
 
 /** A command a plugin adds, run with that plugin's settings; plugins from VITRIN_PLUGIN_DIRS are loaded to find it. */
-export async function runPluginCommand(registry: PluginRegistry, positionals: string[], config: Config, out: Out, usage: string): Promise<number> {
+export async function runPluginCommand(registry: PluginRegistry, positionals: string[], config: Config, out: Out): Promise<number> {
   if (!registry.command(positionals)) await withFolders(registry, config);
   const found = registry.command(positionals);
   if (!found) {
-    const known = registry.commands().some(({ command }) => command.words[0] === positionals[0]);
-    console.error(known ? usage : `unknown command "${positionals[0]}"\n\n${usage}`);
-    return 2;
+    // From the registry, not main.ts's usage: that was written before the folder plugins' commands were loaded.
+    const lines = registry.commands().map(({ command }) => `  vitrin ${command.words.join(" ")} ${command.usage}`);
+    return wrongWords(lines.join("\n"), positionals[0]!, positionals[1]);
   }
   const { plugin, command } = found;
   const settings = readPluginSettings(plugin.settings, config);

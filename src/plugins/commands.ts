@@ -1,5 +1,5 @@
 // Commands a plugin adds to the `vitrin` CLI (`main.ts` lists them in --help and runs them with the plugin's settings),
-// and the command line's shared pieces: per-command help and numbers below zero as values.
+// and the command line's shared pieces: per-command help, usage errors and numbers below zero as values.
 import type { Config } from "../config";
 import type { Logger } from "../kernel";
 
@@ -54,10 +54,46 @@ export function unmarkNegatives(positionals: string[]): string[] {
   return positionals.map((p) => (p.startsWith(NEGATIVE_MARK) ? p.slice(NEGATIVE_MARK.length) : p));
 }
 
+/** The usage lines of the commands that begin with `words` (`accounts`, or `topups complete`), as the help prints them. */
+function usageLines(help: string, words: string): string[] {
+  return help.split("\n").filter((l) => l === `  vitrin ${words}` || l.startsWith(`  vitrin ${words} `));
+}
+
 /** One command's lines of the usage (`help accounts`, `accounts --help`), or null when there is no such command. */
 function commandUsage(help: string, word: string): string | null {
-  const lines = help.split("\n").filter((l) => l === `  vitrin ${word}` || l.startsWith(`  vitrin ${word} `));
+  const lines = usageLines(help, word);
   return lines.length > 0 ? ["Usage:", ...lines].join("\n") : null;
+}
+
+/**
+ * A usage error (exit 2): one line on stderr beginning `error:`, as every refusal the command line prints, so an
+ * operator's script or eye finds the same shape for a missing id as for a bad value.
+ */
+export function usageError(message: string): number {
+  console.error(`error: ${message}`);
+  return 2;
+}
+
+/**
+ * Words a command cannot take (a missing id, a subcommand it does not have, a word too many) as one usage error: the
+ * synopsis of the subcommand typed (`usage: vitrin topups complete TOP_UP_ID [--json]`), or of the command when it
+ * has no subcommands (`backup PATH`), else the subcommands it has. `help` is the usage main.ts prints for --help.
+ */
+export function wrongWords(help: string, command: string, sub: string | undefined): number {
+  // A line's synopsis ends where its description begins, two spaces or more after it.
+  const synopses = (lines: string[]) => lines.map((l) => l.trim().split(/\s{2,}/)[0]!).join("; ");
+  const typed = sub === undefined ? [] : usageLines(help, `${command} ${sub}`);
+  if (typed.length > 0) return usageError(`usage: ${synopses(typed)}`);
+  const all = usageLines(help, command);
+  const subs = [...new Set(all.map((l) => l.trim().split(/\s+/)[2] ?? "").filter((w) => /^[a-z][a-z-]*$/.test(w)))];
+  if (subs.length === 0) return usageError(all.length > 0 ? `usage: ${synopses(all)}` : unknownCommand(command));
+  const what = sub === undefined ? `vitrin ${command} needs one of` : `unknown command "${command} ${sub}"; vitrin ${command} has`;
+  return usageError(`${what}: ${subs.join(", ")} (vitrin help ${command} shows their usage)`);
+}
+
+/** The message for a first word that is no command (a usage error: the help that lists them is named, not printed). */
+export function unknownCommand(word: string): string {
+  return `unknown command "${word}"; vitrin help lists the commands`;
 }
 
 /** --help, help, help COMMAND, COMMAND --help: exit 0 with the usage asked for; 2 for a command that does not exist. */
@@ -67,7 +103,7 @@ export function printHelp(help: string, word: string | undefined): number {
     return 0;
   }
   const lines = commandUsage(help, word);
-  if (lines) console.log(lines);
-  else console.error(`unknown command "${word}"\n\n${help}`);
-  return lines ? 0 : 2;
+  if (!lines) return usageError(unknownCommand(word));
+  console.log(lines);
+  return 0;
 }

@@ -4,6 +4,7 @@
 // is then found by nobody; a tarball is installed like any package from the registry.
 import { mkdir, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { wrongWords } from "./commands";
 import { kitFiles } from "./kit-files" with { type: "macro" };
 
 const FILES = kitFiles();
@@ -31,10 +32,7 @@ export async function writePluginKit(dir: string, force = false): Promise<Writte
 /** `vitrin plugins kit DIR [--force]`: 0 with the tarball written, 1 when it cannot be, 2 for another command line. */
 export async function pluginsCommand(args: (string | undefined)[], force: boolean, print: (human: string, data: unknown) => void, usage: string): Promise<number> {
   const [sub, dir, ...extra] = args;
-  if (sub !== "kit" || !dir || extra.length > 0) {
-    console.error(usage);
-    return 2;
-  }
+  if (sub !== "kit" || !dir || extra.length > 0) return wrongWords(usage, "plugins", sub);
   try {
     const kit = await writePluginKit(dir, force);
     print(`wrote ${kit.name}@${kit.version} to ${kit.file}; in your plugin's folder: npm install --save-dev ${kit.file}`, kit);

@@ -29,5 +29,18 @@ export type PluginCommand<T = any> = {
 export declare function protectNegatives(argv: string[], takesValue: (option: string) => boolean): string[];
 /** The positionals as typed, once parseArgs is done with them. */
 export declare function unmarkNegatives(positionals: string[]): string[];
+/**
+ * A usage error (exit 2): one line on stderr beginning `error:`, as every refusal the command line prints, so an
+ * operator's script or eye finds the same shape for a missing id as for a bad value.
+ */
+export declare function usageError(message: string): number;
+/**
+ * Words a command cannot take (a missing id, a subcommand it does not have, a word too many) as one usage error: the
+ * synopsis of the subcommand typed (`usage: vitrin topups complete TOP_UP_ID [--json]`), or of the command when it
+ * has no subcommands (`backup PATH`), else the subcommands it has. `help` is the usage main.ts prints for --help.
+ */
+export declare function wrongWords(help: string, command: string, sub: string | undefined): number;
+/** The message for a first word that is no command (a usage error: the help that lists them is named, not printed). */
+export declare function unknownCommand(word: string): string;
 /** --help, help, help COMMAND, COMMAND --help: exit 0 with the usage asked for; 2 for a command that does not exist. */
 export declare function printHelp(help: string, word: string | undefined): number;

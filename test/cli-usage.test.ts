@@ -1,0 +1,82 @@
+// The command line's usage errors: one line on stderr beginning `error:`, exit 2, whatever was wrong (a missing id, a
+// subcommand a command lacks, an unknown command, a bad --status), and `jobs list --kind` checked against the kinds
+// the admin API knows, as its filter is.
+import { afterEach, beforeEach, expect, test } from "bun:test";
+import { run } from "../src/main";
+import { JOB_KINDS } from "../src/service";
+import { loadConfig } from "../src/config";
+import { openDatabase } from "../src/db";
+import { JobEngine } from "../src/jobs";
+import { systemClock, createLogger } from "../src/kernel";
+import { builtinPlugins } from "../plugins";
+import { tempDir } from "./helpers";
+
+let dir: string;
+let said: string[];
+let printed: string[];
+const { error, log } = console;
+
+beforeEach(async () => {
+  dir = tempDir();
+  said = [];
+  printed = [];
+  console.error = (...parts: unknown[]) => said.push(parts.join(" "));
+  console.log = (...parts: unknown[]) => printed.push(parts.join(" "));
+  // The commands that read a service's data want its database made first.
+  expect(await vitrin("migrate")).toBe(0);
+  printed = [];
+});
+afterEach(() => {
+  console.error = error;
+  console.log = log;
+});
+
+const vitrin = (...args: string[]) => run(args, builtinPlugins(), { VITRIN_DATA_DIR: dir, VITRIN_LOG_LEVEL: "silent" });
+
+/** The command exited 2 with exactly this one line on stderr. */
+async function refused(args: string[], line: string) {
+  said = [];
+  expect([args.join(" "), await vitrin(...args)]).toEqual([args.join(" "), 2]);
+  expect(said).toEqual([line]);
+}
+
+test("jobs list --kind that names no kind is one line listing the service's kinds, exit 2; a known kind lists", async () => {
+  await refused(["jobs", "list", "--kind", "nope"], `error: --kind must be one of ${JOB_KINDS.join(", ")}`);
+  expect(JOB_KINDS).toContain("webhook.deliver");
+  expect(await vitrin("jobs", "list", "--kind", "webhook.deliver")).toBe(0);
+  expect(printed).toEqual(["no jobs"]);
+});
+
+test("jobs list --kind of a kind no longer registered but still in the table lists its jobs, as the API does", async () => {
+  const db = openDatabase(loadConfig({ VITRIN_DATA_DIR: dir }).databaseUrl);
+  try {
+    const engine = new JobEngine({ db, clock: systemClock, logger: createLogger("silent") });
+    await db.tx((tx) => engine.enqueue(tx, "old.kind", {}, { runAt: Date.parse("2100-01-01") }));
+  } finally {
+    db.close();
+  }
+  expect(await vitrin("jobs", "list", "--kind", "old.kind")).toBe(0);
+  expect(printed.join("\n")).toContain("\told.kind\tqueued\t");
+});
+
+test("a --status the list cannot take is a usage error beginning error:, as the others", async () => {
+  await refused(["jobs", "list", "--status", "done"], "error: --status must be one of queued, running, succeeded, failed, dead");
+});
+
+test("a command missing its id is one line with that command's usage, not the whole help", async () => {
+  await refused(["topups", "complete"], "error: usage: vitrin topups complete TOP_UP_ID [--json]");
+  await refused(["accounts", "grant", "acct_x"], "error: usage: vitrin accounts grant ID AMOUNT [--description TEXT] [--json]");
+  await refused(["backup"], "error: usage: vitrin backup PATH [--data-dir DIR] [--force] [--json]");
+  await refused(["plugins", "kit"], "error: usage: vitrin plugins kit DIR [--force] [--json]");
+});
+
+test("a subcommand missing or unknown names the ones the command has, a plugin's command too", async () => {
+  await refused(["jobs"], "error: vitrin jobs needs one of: list, redrive (vitrin help jobs shows their usage)");
+  await refused(["topups", "finish", "top_x"], 'error: unknown command "topups finish"; vitrin topups has: complete (vitrin help topups shows their usage)');
+  await refused(["models", "frob"], 'error: unknown command "models frob"; vitrin models has: install (vitrin help models shows their usage)');
+});
+
+test("an unknown command, run or asked help for, is one line naming vitrin help", async () => {
+  await refused(["frobnicate"], 'error: unknown command "frobnicate"; vitrin help lists the commands');
+  await refused(["help", "frobnicate"], 'error: unknown command "frobnicate"; vitrin help lists the commands');
+});
