@@ -1,5 +1,5 @@
 // The manual provider's payment page, which vitrin serves: the operator's own words on how to pay
-// (VITRIN_MANUAL_PAYMENT_INSTRUCTIONS) while the top-up waits, and the language Studio opened it in.
+// (VITRIN_MANUAL_PAYMENT_INSTRUCTIONS) while the top-up waits, and the language Studio opened it in, else the browser's.
 import { afterEach, expect, test } from "bun:test";
 import { ADMIN_TOKEN, startService, type TestService } from "./helpers";
 
@@ -33,4 +33,29 @@ test("without instructions the page asks for payment as agreed with the operator
   expect(html).toContain("as agreed with the operator");
   expect(html).not.toContain('class="instructions"');
   expect(html).not.toContain("(unset)");
+});
+
+test("a link opened without ?lang= follows the browser's Accept-Language by q-value, q=0 refusing, English otherwise", async () => {
+  t = await startService();
+  const a = await t.newAccount();
+  const path = new URL((await topUp(a.token, { amount: 1000, currency: "eur" })).body.payment_url).pathname;
+  const langOf = async (header: string | null) => {
+    const html = await (await t.call("GET", path, header === null ? {} : { headers: { "accept-language": header } })).text();
+    return /<html lang="(\w+)">/.exec(html)?.[1];
+  };
+  const cases: [string | null, string][] = [
+    [null, "en"],
+    ["de-DE,fr;q=0.9", "en"],
+    ["en;q=0.5, tr;q=0.8", "tr"],
+    ["tr;q=0.7, en", "en"],
+    ["en, tr", "en"],
+    ["tr, en", "tr"],
+    ["fr, tr ; q=0.5", "tr"],
+    ["tr;q=0", "en"],
+    ["tr;q=0, en;q=0.1", "en"],
+    ["tr;q=abc", "en"],
+  ];
+  const got = [];
+  for (const [header] of cases) got.push([header, await langOf(header)]);
+  expect(got).toEqual(cases);
 });

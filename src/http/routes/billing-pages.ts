@@ -56,20 +56,29 @@ const TEXTS = {
 };
 
 /**
- * The language Studio asked for (`?lang=`, added to the payment page's address by Studio's top-up form), else Turkish
- * when the browser ranks it above English (and any language of ours), else English.
+ * The language Studio asked for (`?lang=`, added to the payment page's address by Studio's top-up form), else the one
+ * of ours the browser's Accept-Language ranks highest, else English.
  */
 export function pageLanguage(request: Request): Lang {
   const asked = new URL(request.url).searchParams.get("lang");
   if (asked === "en" || asked === "tr") return asked;
-  const ranked = (request.headers.get("accept-language") ?? "")
+  return browserLanguage(request.headers.get("accept-language") ?? "");
+}
+
+/**
+ * English or Turkish as an Accept-Language header ranks them (`tr-TR,tr;q=0.9,en;q=0.8`): by q-value, the first
+ * listed on a tie; `q=0` means "not this one" and a malformed q drops its entry; neither named, English.
+ */
+function browserLanguage(header: string): Lang {
+  const ranked = header
     .split(",")
     .map((part) => {
-      const [tag, ...params] = part.trim().toLowerCase().split(";");
-      const q = params.map((p) => /^q=([\d.]+)$/.exec(p.trim())?.[1]).find(Boolean);
-      return { base: tag.split("-")[0], q: q === undefined ? 1 : Number(q) };
+      // Spaces may sit around the ";" and "=" (`tr ; q = 0.8`): they are dropped before reading.
+      const [tag = "", ...params] = part.toLowerCase().replace(/\s+/g, "").split(";");
+      const q = params.find((p) => p.startsWith("q="))?.slice(2);
+      return { base: tag.split("-")[0], q: q === undefined ? 1 : /^(0(\.\d{0,3})?|1(\.0{0,3})?)$/.test(q) ? Number(q) : 0 };
     })
-    .filter((l) => l.base === "en" || l.base === "tr")
+    .filter((l) => (l.base === "en" || l.base === "tr") && l.q > 0)
     .sort((a, b) => b.q - a.q);
   return ranked[0]?.base === "tr" ? "tr" : "en";
 }
