@@ -3,22 +3,13 @@
 // and running a command a plugin adds.
 import type { Config } from "../config";
 import { createLogger, stderrSink } from "../kernel";
-import type { Slot } from "./contracts";
 import { wrongWords } from "./commands";
 import { loadPluginFolders } from "./load";
 export { pluginsCommand } from "./kit-package";
-import type { PluginRegistry } from "./registry";
+import { SLOT_SETTINGS, type PluginRegistry } from "./registry";
 import { readPluginSettings, type PluginSetting } from "./settings";
 
 type Out = { json: boolean; print(human: string, data: unknown): void };
-
-/** The core setting that names each slot's plugin. */
-const SLOT_SETTING: { readonly [S in Slot]: "storage" | "backgroundRemoval" | "renderer" | "payment" } = {
-  storage: "storage",
-  "background-removal": "backgroundRemoval",
-  renderer: "renderer",
-  payment: "payment",
-};
 
 /**
  * Loads the folder plugins (once) and checks every setting against them, as `serve` does at start: a misspelt
@@ -36,7 +27,7 @@ export async function listPlugins(registry: PluginRegistry, config: Config, out:
     id: `${def.slot}-${def.name}`,
     slot: def.slot,
     name: def.name,
-    in_use: config[SLOT_SETTING[def.slot]] === def.name,
+    in_use: config[SLOT_SETTINGS[def.slot]] === def.name,
     source: registry.fileOf(def) ?? "built-in",
     description: def.description,
     settings: (Object.values(def.settings ?? {}) as PluginSetting<unknown>[]).map((s) => ({ env: s.env, default: s.default, description: s.doc })),

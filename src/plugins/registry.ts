@@ -1,13 +1,29 @@
 // The registry of plugins: picks one implementation per slot from config, reads every plugin's declared settings at
 // start (refusing bad values and VITRIN_* names nobody reads), runs their lifecycle (init in order, close in reverse)
 // and finds their CLI commands.
-import { checkSettingNames, ConfigError, settingNames, type Config } from "../config";
+import { checkSettingNames, ConfigError, coreSettings, settingNames, type Config } from "../config";
 import type { Logger } from "../kernel";
 import { CORE_COMMANDS, type PluginCommand } from "./commands";
 import { REQUIRED_METHODS, type Lifecycle, type PluginContext, type PluginDefinition, type ReadyReport, type Slot, type SlotMap } from "./contracts";
 import { folderSettingPrefix, readPluginSettings, type PluginSetting } from "./settings";
 
 type Started = { slot: Slot; name: string; instance: Lifecycle };
+
+/**
+ * The core setting that names each slot's plugin (its key in Config, which is also the slot's key in Plugins), in the
+ * order start() boots the slots: `vitrin plugins list` reads from it which plugin each slot uses.
+ */
+export const SLOT_SETTINGS = {
+  storage: "storage",
+  "background-removal": "backgroundRemoval",
+  renderer: "renderer",
+  payment: "payment",
+} as const satisfies { readonly [S in Slot]: keyof Config & keyof Plugins };
+
+type SlotKey = (typeof SLOT_SETTINGS)[Slot];
+
+/** The variable of the core setting `key` (VITRIN_BACKGROUND_REMOVAL for backgroundRemoval), as errors name it. */
+const variableOf = (key: SlotKey) => coreSettings.find((s) => s.key === key)?.env ?? key;
 
 export type Plugins = {
   storage: SlotMap["storage"];
@@ -122,24 +138,23 @@ export class PluginRegistry {
     const settings = this.settings(ctx.config);
     const started: Started[] = [];
     const close = () => closeAll(started, ctx.logger);
-    const boot = async <S extends Slot>(slot: S, name: string, setting: string): Promise<SlotMap[S]> => {
+    const boot = async (slot: Slot): Promise<unknown> => {
+      const key = SLOT_SETTINGS[slot];
       // Only here are folder plugins loaded too (the command line's other commands never load them), so only here
       // can a name nobody registered be told from a folder plugin's: a configuration error, one line at start.
-      let def: PluginDefinition<S>;
+      let def: PluginDefinition;
       try {
-        def = this.find(slot, name);
+        def = this.find(slot, ctx.config[key]);
       } catch (e) {
-        throw new ConfigError(`${setting}: ${(e as Error).message}`);
+        throw new ConfigError(`${variableOf(key)}: ${(e as Error).message}`);
       }
       const own = settings.get(idOf(def)) as Record<string, unknown>;
-      return startOne(def, { ...ctx, settings: own, logger: ctx.logger.child({ plugin: `${slot}-${name}` }) }, started);
+      return startOne(def, { ...ctx, settings: own, logger: ctx.logger.child({ plugin: idOf(def) }) }, started);
     };
     try {
-      const storage = await boot("storage", ctx.config.storage, "VITRIN_STORAGE");
-      const backgroundRemoval = await boot("background-removal", ctx.config.backgroundRemoval, "VITRIN_BACKGROUND_REMOVAL");
-      const renderer = await boot("renderer", ctx.config.renderer, "VITRIN_RENDERER");
-      const payment = await boot("payment", ctx.config.payment, "VITRIN_PAYMENT");
-      return { storage, backgroundRemoval, renderer, payment, all: started, readiness: () => readiness(started), close };
+      const slots: Partial<Record<SlotKey, unknown>> = {};
+      for (const slot of Object.keys(SLOT_SETTINGS) as Slot[]) slots[SLOT_SETTINGS[slot]] = await boot(slot);
+      return { ...(slots as Pick<Plugins, SlotKey>), all: started, readiness: () => readiness(started), close };
     } catch (e) {
       await close();
       throw e;

@@ -7,6 +7,16 @@ type Started = {
     name: string;
     instance: Lifecycle;
 };
+/**
+ * The core setting that names each slot's plugin (its key in Config, which is also the slot's key in Plugins), in the
+ * order start() boots the slots: `vitrin plugins list` reads from it which plugin each slot uses.
+ */
+export declare const SLOT_SETTINGS: {
+    readonly storage: "storage";
+    readonly "background-removal": "backgroundRemoval";
+    readonly renderer: "renderer";
+    readonly payment: "payment";
+};
 export type Plugins = {
     storage: SlotMap["storage"];
     backgroundRemoval: SlotMap["background-removal"];
