@@ -1,6 +1,6 @@
 // An account's top-ups, newest first in cursor pages, optionally of one status: what lets a payer find a top-up still
 // waiting for its payment after the tab that started it is gone.
-import { createPager, type Db, type PageQuery } from "../db";
+import { filteredPagers, type Db, type PageQuery } from "../db";
 import { errors } from "../kernel";
 import { topUpJson, type TopUpRow } from "./top-ups";
 
@@ -8,16 +8,10 @@ export const TOP_UP_STATUSES = ["pending", "paid", "failed", "expired"] as const
 
 export type TopUpListQuery = PageQuery & { status?: string };
 
-/** The prepared pagers over an account's top-ups: all of them, and those of one status (built on first use). */
+/** The pagers over an account's top-ups: all of them, and those of one status (each prepared on first use). */
 export function topUpPagers(db: Db) {
   const { topUps } = db.schema;
-  let all: ReturnType<typeof createPager<TopUpRow>> | null = null;
-  let byStatus: ReturnType<typeof createPager<TopUpRow>> | null = null;
-  return (status: boolean) =>
-    status
-      ? // The cursor is found in the account alone: a top-up paid since it was listed still marks the place.
-        (byStatus ??= createPager<TopUpRow>(db.read, topUps, [topUps.accountId, topUps.status], "top-up", { cursorScope: 1 }))
-      : (all ??= createPager<TopUpRow>(db.read, topUps, [topUps.accountId], "top-up"));
+  return filteredPagers<TopUpRow>(db.read, topUps, [topUps.accountId], [topUps.status], "top-up");
 }
 
 export async function listTopUps(pagers: ReturnType<typeof topUpPagers>, accountId: string, query: TopUpListQuery) {
@@ -25,6 +19,6 @@ export async function listTopUps(pagers: ReturnType<typeof topUpPagers>, account
   if (status !== undefined && !(TOP_UP_STATUSES as readonly string[]).includes(status)) {
     throw errors.invalidField("status", `must be one of ${TOP_UP_STATUSES.join(", ")}`);
   }
-  const found = await pagers(status !== undefined)(status !== undefined ? [accountId, status] : [accountId], page);
+  const found = await pagers([accountId], [status], page);
   return { data: found.data.map(topUpJson), has_more: found.has_more };
 }

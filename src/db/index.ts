@@ -19,7 +19,7 @@ export { LAZY_FLUSH_MS, WalSync, type SyncFile } from "./wal-sync";
 export { isSqliteBusy } from "./sqlite-lock";
 export { pgClientOf, sqlState } from "./postgres";
 export { compiledStatement, idList, queryValues, runRows, sqliteClientOf, type IdList, type RowsStatement } from "./dialect";
-export { createPager, parseLimit, type CreatedRange, type Page, type PageQuery } from "./pagination";
+export { createPager, filteredPagers, parseLimit, type CreatedRange, type Page, type PageQuery } from "./pagination";
 export { importedMigrationTags, importedPostgresMigrationTags, postgresMigrations, sqliteMigrations, type Migration } from "./migrations";
 
 export function openDatabase(url: string, options: OpenOptions = {}): Db {

@@ -120,3 +120,30 @@ export function createPager<Row extends { id: string; createdAt: number }>(
     return { data, has_more };
   };
 }
+
+/**
+ * The pagers of a list with optional equality filters (a video's status and product, a top-up's status): each call
+ * passes a value per filter, `undefined` for one not asked for, and pages with the pager of that combination, prepared
+ * the first time it is asked for, so a list with several filters never prepares combinations nobody uses. A cursor is
+ * looked up in `scope` alone (the account): a row that has left a filter since (a top-up paid) still marks the place.
+ */
+export function filteredPagers<Row extends { id: string; createdAt: number }>(
+  orm: Orm,
+  table: SQLiteTable & Keyed,
+  scope: SQLiteColumn[],
+  filters: SQLiteColumn[],
+  noun: string,
+  options: Omit<PagerOptions, "cursorScope"> = {},
+) {
+  const pagers = new Map<string, ReturnType<typeof createPager<Row>>>();
+  return function page(scopeValues: unknown[], filterValues: unknown[], query: PageQuery, range?: CreatedRange): Promise<Page<Row>> {
+    const asked = filters.map((_, i) => filterValues[i] !== undefined);
+    const key = asked.map((on) => (on ? "1" : "0")).join("");
+    let pager = pagers.get(key);
+    if (!pager) {
+      pager = createPager<Row>(orm, table, [...scope, ...filters.filter((_, i) => asked[i])], noun, { ...options, cursorScope: scope.length });
+      pagers.set(key, pager);
+    }
+    return pager([...scopeValues, ...filterValues.filter((_, i) => asked[i])], query, range);
+  };
+}

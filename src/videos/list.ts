@@ -1,6 +1,6 @@
 // An account's videos, newest first in cursor pages, filtered by status, product and creation time
 // (`created[gte]` / `created[lte]`, in the format `created_at` is shown in).
-import { createPager, type CreatedRange, type Db, type PageQuery } from "../db";
+import { filteredPagers, type CreatedRange, type Db, type PageQuery } from "../db";
 import { errors } from "../kernel";
 import { videoJson } from "./json";
 import type { VideoDeps, VideoRow } from "./types";
@@ -48,27 +48,15 @@ export function videoFilters(query: VideoListQuery): { status?: string; productI
 }
 
 /**
- * The pagers of the account's videos, one per combination of the equality filters (prepared on first use): the
- * created_at bounds ride on the (account_id, created_at, id) index; status and product are checked within that walk.
+ * The account's videos, by the equality filters' pager (src/db's filteredPagers): the created_at bounds ride on the
+ * (account_id, created_at, id) index; status and product are checked within that walk.
  */
 export function videoLister(db: Db) {
   const { videos } = db.schema;
-  const pagers = new Map<string, ReturnType<typeof createPager<VideoRow>>>();
-  const pagerFor = (byStatus: boolean, byProduct: boolean) => {
-    const key = `${byStatus}:${byProduct}`;
-    let pager = pagers.get(key);
-    if (!pager) {
-      const scope = [videos.accountId, ...(byStatus ? [videos.status] : []), ...(byProduct ? [videos.productId] : [])];
-      // The cursor is found in the account alone: a video whose status changed since still marks the place.
-      pager = createPager<VideoRow>(db.read, videos, scope, "video", { cursorScope: 1, createdRange: true });
-      pagers.set(key, pager);
-    }
-    return pager;
-  };
+  const page = filteredPagers<VideoRow>(db.read, videos, [videos.accountId], [videos.status, videos.productId], "video", { createdRange: true });
   return async (deps: VideoDeps, accountId: string, query: VideoListQuery) => {
     const { status, productId, range } = videoFilters(query);
-    const scopeValues = [accountId, ...(status !== undefined ? [status] : []), ...(productId !== undefined ? [productId] : [])];
-    const found = await pagerFor(status !== undefined, productId !== undefined)(scopeValues, query, range);
+    const found = await page([accountId], [status, productId], query, range);
     return { data: found.data.map((r) => videoJson(r, deps.storage)), has_more: found.has_more };
   };
 }
