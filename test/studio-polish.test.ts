@@ -5,7 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { onPostgres } from "./helpers";
-import { axeViolations, describeBrowser, signedInSuite, type StudioServer } from "./support/browser";
+import { axeViolations, describeBrowser, openPage, signedInSuite, switchLanguage, type StudioServer } from "./support/browser";
 import { renderVideo, uploadProduct } from "./support/studio-demo";
 
 // Not on the PostgreSQL passes: these are layouts and words of the browser UI, which the database does not change.
@@ -18,18 +18,8 @@ let page: Page;
 let account: { id: string; token: string };
 let product: any;
 
-/** Opens `path` at `width` px and waits for its one <h1> and a quiet network. */
-async function visit(path: string, heading: RegExp, width = 1280) {
-  await page.setViewportSize({ width, height: 800 });
-  await page.goto(path);
-  await page.getByRole("heading", { level: 1, name: heading }).waitFor();
-  await page.waitForLoadState("networkidle");
-}
-
-/** Switches Studio's language with its header switch. */
-async function useLanguage(name: "English" | "Türkçe") {
-  await page.getByRole("button", { name, exact: true }).click();
-}
+const visit = (path: string, heading: RegExp, width?: number) => openPage(page, path, heading, width);
+const useLanguage = (name: "English" | "Türkçe") => switchLanguage(page, name);
 
 suite("Studio: the shop-owner trial's polish points in chromium", () => {
   signedInSuite(

@@ -244,6 +244,19 @@ export function scrollWidth(page: Page): Promise<number> {
   return page.evaluate("document.scrollingElement.scrollWidth") as Promise<number>;
 }
 
+/** Opens `path` at `width` px and waits for its one <h1> (named as `heading` says) and a quiet network. */
+export async function openPage(page: Page, path: string, heading: RegExp, width = 1280): Promise<void> {
+  await page.setViewportSize({ width, height: 800 });
+  await page.goto(path);
+  await page.getByRole("heading", { level: 1, name: heading }).waitFor();
+  await page.waitForLoadState("networkidle");
+}
+
+/** Switches Studio's language with its header switch. */
+export async function switchLanguage(page: Page, name: "English" | "Türkçe"): Promise<void> {
+  await page.getByRole("button", { name, exact: true }).click();
+}
+
 /** Signs in on /sign-in with a token (the `API token` field and the `Sign in` button) and waits to leave the page. */
 export async function signInWithToken(page: Page, token: string): Promise<void> {
   await page.goto("/sign-in");
