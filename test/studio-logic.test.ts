@@ -1,5 +1,6 @@
 // The Studio's browser-free logic: UI strings with values and plurals, money amounts typed in either language, the Turkish dictionary's key set, a 422's
-// field problems matched to inputs, and the user_prompt a template form makes from a real template's prompt_schema.
+// field problems matched to inputs, the user_prompt a template form makes from a real template's prompt_schema, and a
+// cut-out attempt's hint in words.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { en } from "../studio/src/i18n/en";
 import { tr } from "../studio/src/i18n/tr";
@@ -8,6 +9,7 @@ import { formatAmount, parseAmount } from "../studio/src/i18n/amount";
 import { fieldError, fieldErrors, unplacedErrors, asProblem } from "../studio/src/problems";
 import { buildPrompt, fieldDescription, kindOf, type Schema } from "../studio/src/pages/video-prompt";
 import { hintOf } from "../studio/src/pages/product-hint-marks";
+import { cropWords, hintWords } from "../studio/src/pages/product-attempt-words";
 import { ADMIN_TOKEN, productPhoto, startService, type TestService } from "./helpers";
 
 describe("studio strings", () => {
@@ -163,6 +165,17 @@ describe("studio cut-out hint", () => {
       body: { hint: hintOf([{ x: 5, y: 5, keep: false }]) },
     });
     expect(leaveOutOnly.status).toBe(202);
+  });
+});
+
+describe("studio attempts in words", () => {
+  test("a hint reads as its parts, singular or plural, in both languages; no hint (or an empty one) is no marks", () => {
+    expect([hintWords(null, "en"), hintWords({}, "en"), hintWords({ exclude: [] }, "tr")]).toEqual(["No marks", "No marks", "İşaret yok"]);
+    expect(hintWords({ point: { x: 1, y: 2 } }, "en")).toBe("1 mark");
+    expect(hintWords({ exclude: [{}, {}, {}] }, "en")).toBe("3 exclusions");
+    expect(hintWords({ box: {}, point: {}, exclude: [{}] }, "en")).toBe("A box round the product, 1 mark, 1 exclusion");
+    expect(hintWords({ box: {} }, "tr")).toBe("Ürünün çevresinde bir kutu");
+    expect([cropWords("subject", "en"), cropWords("none", "tr")]).toEqual(["Around the product", "Fotoğrafın tamamı"]);
   });
 });
 

@@ -15,9 +15,11 @@ type Props = {
   closeLabel?: string;
   /** The dialog confirms something that cannot be undone: the initial focus is on Cancel, so Enter does no harm. */
   cancelFirst?: boolean;
+  /** Room for pictures (a cut-out shown large, two side by side) rather than a sentence and two buttons. */
+  wide?: boolean;
 };
 
-export function Dialog({ open, title, onClose, children, actions, closeLabel, cancelFirst = false }: Props) {
+export function Dialog({ open, title, onClose, children, actions, closeLabel, cancelFirst = false, wide = false }: Props) {
   const t = useT();
   const ref = useRef<HTMLDialogElement>(null);
   const shown = useRef(false);
@@ -41,7 +43,7 @@ export function Dialog({ open, title, onClose, children, actions, closeLabel, ca
   // Removed while open (the action took its row away): the page gets its focus back once the dialog is gone.
   useEffect(() => () => void (shown.current && setTimeout(hidden, 0)), []);
   return (
-    <dialog ref={ref} class="dialog" aria-labelledby={titleId} onClose={() => (hidden(), onClose())}>
+    <dialog ref={ref} class={wide ? "dialog dialog-wide" : "dialog"} aria-labelledby={titleId} onClose={() => (hidden(), onClose())}>
       <h2 id={titleId}>{title}</h2>
       <div class="dialog-body">{children}</div>
       <div class="dialog-actions">

@@ -17,6 +17,7 @@ import { Attempts } from "./product-attempts";
 import { Warnings } from "./product-warnings";
 import { DeleteProduct } from "./product-delete";
 import { HintPicker, hintOf, type Mark } from "./product-hint";
+import { cropWords, type Crop } from "./product-attempt-words";
 
 async function loadProduct(id: string) {
   const { data, error, response } = await api.GET("/v1/products/{id}", { params: { path: { id } } });
@@ -25,22 +26,17 @@ async function loadProduct(id: string) {
   return data;
 }
 
-type Crop = "subject" | "none";
 type Dekupe = NonNullable<Awaited<ReturnType<typeof loadProduct>>>["dekupe"];
 
 const useMessages = defineMessages({
   en: {
     crop: "Next attempt's frame",
-    subject: "Around the product",
-    none: "The whole photo",
     cropHint: "Around the product: the cut-out is trimmed to the product. The whole photo: the cut-out keeps the photo's size and framing.",
     marksNone: "To steer the next attempt, mark the product on the photo under “Point to the product”.",
     marksSome: "Retry uses your {n} {n|mark|marks} from “Point to the product”.",
   },
   tr: {
     crop: "Sonraki denemenin çerçevesi",
-    subject: "Ürünün çevresi",
-    none: "Fotoğrafın tamamı",
     cropHint: "Ürünün çevresi: dekupe ürünün sınırlarına göre kırpılır. Fotoğrafın tamamı: dekupe fotoğrafın boyutunu ve kadrajını korur.",
     marksNone: "Sonraki denemeyi yönlendirmek için “Ürünü gösterin” bölümünde fotoğrafta ürünü işaretleyin.",
     marksSome: "Yeniden dene, “Ürünü gösterin” bölümündeki {n} işaretinizi kullanır.",
@@ -80,7 +76,7 @@ function CutoutPanel({ dekupe: d, busy, marks, onRetry, onRevert }: PanelProps) 
         name="crop"
         value={crop}
         onValue={(v) => setCrop(v as Crop)}
-        options={[{ value: "subject", label: m("subject") }, { value: "none", label: m("none") }]}
+        options={[{ value: "subject", label: cropWords("subject", lang) }, { value: "none", label: cropWords("none", lang) }]}
       />
       {left > 0 && (
         <p class="hint" data-testid="retry-marks" aria-live="polite">

@@ -1,0 +1,116 @@
+// A product's cut-out attempts in chromium, as the shop-owner trial asked: each attempt says what it was asked with
+// (its frame and marks, English and Turkish), opens large in a dialog by keyboard (Escape closes it, the focus comes
+// back), sits beside another attempt to compare, and can be accepted from there.
+import { describe, expect, test } from "bun:test";
+import type { Page } from "playwright-core";
+import { onPostgres } from "./helpers";
+import { axeViolations, cspViolations, describeBrowser, foreignRequests, openPage, signedInSuite, switchLanguage, type NetworkLog, type StudioServer } from "./support/browser";
+import { retryCutout, uploadProduct } from "./support/studio-demo";
+
+// Not on the PostgreSQL passes: words and behaviour of the browser UI, which the database does not change.
+const suite = onPostgres ? describe.skip : describeBrowser;
+const SLOW = 240_000;
+
+let server: StudioServer;
+let page: Page;
+let log: NetworkLog;
+let account: { id: string; token: string };
+/** Three attempts: the first cut-out, a retry with a point and a leave-out mark, one of the whole photo with a box. */
+let teapot: any;
+
+const visit = (path: string, heading: RegExp) => openPage(page, path, heading);
+
+/** Each attempt row's "Asked with" lines (its frame, its marks), oldest attempt first. */
+const askedWith = () =>
+  page.locator(".attempt-asked").evaluateAll((cells) => cells.map((cell: any) => [...cell.children].map((line: any) => line.textContent as string)));
+
+suite("Studio: a product's attempts in chromium (asked with, enlarged, compared)", () => {
+  signedInSuite(
+    { name: "Attempts shop", credits: 5, language: "en" },
+    (s) => void ({ server, page, log, account } = s),
+    async (s) => {
+      const token = s.account.token;
+      teapot = await uploadProduct(s.server, token, "Glazed teapot");
+      await retryCutout(s.server, token, teapot.id, { crop: "subject", hint: { point: { x: 300, y: 200 }, exclude: [{ x: 20, y: 20 }] } });
+      const box = { x: 100, y: 50, width: 400, height: 300 };
+      await retryCutout(s.server, token, teapot.id, { crop: "none", hint: { box, exclude: [{ x: 10, y: 10 }, { x: 590, y: 390 }] } });
+    },
+  );
+
+  test("each attempt says what it was asked with: its frame and its marks, in English and in Turkish", async () => {
+    await visit(`/products/${teapot.id}`, /Glazed teapot/);
+    await page.getByRole("columnheader", { name: "Asked with" }).waitFor();
+    expect(await askedWith()).toEqual([
+      ["Around the product", "No marks"],
+      ["Around the product", "1 mark, 1 exclusion"],
+      ["The whole photo", "A box round the product, 2 exclusions"],
+    ]);
+    await switchLanguage(page, "Türkçe");
+    await page.getByRole("columnheader", { name: "İstenen" }).waitFor();
+    expect(await askedWith()).toEqual([
+      ["Ürünün çevresi", "İşaret yok"],
+      ["Ürünün çevresi", "1 işaret, 1 hariç tutma"],
+      ["Fotoğrafın tamamı", "Ürünün çevresinde bir kutu, 2 hariç tutma"],
+    ]);
+    await switchLanguage(page, "English");
+  }, SLOW);
+
+  test("`Enlarge` by keyboard opens the attempt large in a dialog on the checkerboard; Escape closes it, the focus returns", async () => {
+    await visit(`/products/${teapot.id}`, /Glazed teapot/);
+    const open = page.getByRole("button", { name: "Enlarge: Attempt 2" });
+    await open.focus();
+    await page.keyboard.press("Enter");
+    const dialog = page.getByRole("dialog", { name: "Attempt 2" });
+    await dialog.waitFor();
+    const picture = dialog.getByRole("img", { name: "Cut-out of Attempt 2" });
+    await page.waitForFunction((img: any) => img.complete && img.naturalWidth > 0, await picture.elementHandle(), { timeout: 30_000 });
+    expect(await picture.getAttribute("class")).toContain("checkerboard");
+    // Large: several times the thumbnail in the list (4rem).
+    expect((await picture.boundingBox())!.width).toBeGreaterThan(300);
+    await dialog.getByText("1 mark, 1 exclusion").waitFor();
+    expect(await page.evaluate(() => !!(globalThis as any).document.activeElement?.closest("dialog"))).toBe(true);
+    expect(await axeViolations(page)).toEqual([]);
+    await page.keyboard.press("Escape");
+    await dialog.waitFor({ state: "hidden" });
+    expect(await page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute("aria-label"))).toBe("Enlarge: Attempt 2");
+  }, SLOW);
+
+  test("`Compare with` puts another attempt beside it, the one in use named as such; `Close` ends it", async () => {
+    await visit(`/products/${teapot.id}`, /Glazed teapot/);
+    await page.getByRole("button", { name: "Enlarge: Attempt 1" }).click();
+    const dialog = page.getByRole("dialog", { name: "Attempt 1" });
+    const beside = dialog.getByRole("combobox", { name: /^Compare with/ });
+    expect(await beside.locator("option").allTextContents()).toEqual(["Nothing: this attempt alone", "Attempt 2", "Attempt 3 (in use)"]);
+    await beside.selectOption({ label: "Attempt 3 (in use)" });
+    const first = dialog.getByRole("img", { name: "Cut-out of Attempt 1" });
+    const second = dialog.getByRole("img", { name: "Cut-out of Attempt 3" });
+    await second.waitFor();
+    const [a, b] = [(await first.boundingBox())!, (await second.boundingBox())!];
+    // Side by side: the second to the right of the first, not under it.
+    expect(b.x).toBeGreaterThanOrEqual(a.x + a.width);
+    expect(b.y).toBeLessThan(a.y + a.height);
+    await dialog.locator("figcaption", { hasText: "Attempt 3 (in use)" }).getByText("A box round the product, 2 exclusions").waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    await beside.selectOption({ label: "Nothing: this attempt alone" });
+    expect(await dialog.locator("figure").count()).toBe(1);
+    await dialog.getByRole("button", { name: "Close" }).click();
+    await dialog.waitFor({ state: "hidden" });
+    expect(await page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute("aria-label"))).toBe("Enlarge: Attempt 1");
+  }, SLOW);
+
+  test("an attempt opened large can be accepted from the dialog", async () => {
+    await visit(`/products/${teapot.id}`, /Glazed teapot/);
+    await page.getByRole("button", { name: "Enlarge: Attempt 1" }).click();
+    const dialog = page.getByRole("dialog", { name: "Attempt 1" });
+    await dialog.getByRole("button", { name: "Accept: Attempt 1" }).click();
+    await dialog.waitFor({ state: "hidden" });
+    await page.getByText("That attempt is now the cut-out.").waitFor();
+    const attempts = await server.api("GET", `/v1/products/${teapot.id}/dekupe/attempts`, { token: account.token });
+    expect(attempts.body.data.map((a: any) => a.in_use)).toEqual([true, false, false]);
+  }, SLOW);
+
+  test("every request went to the service itself, and the CSP refused nothing", () => {
+    expect(foreignRequests(log, server.base)).toEqual([]);
+    expect(cspViolations(log)).toEqual([]);
+  });
+});
