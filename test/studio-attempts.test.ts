@@ -1,11 +1,12 @@
 // A product's cut-out attempts in chromium, as the shop-owner trial asked: each attempt says what it was asked with
 // (its frame and marks, English and Turkish), opens large in a dialog by keyboard (Escape closes it, the focus comes
-// back), sits beside another attempt to compare, and can be accepted from there.
+// back), sits beside another attempt to compare, and can be accepted from there; marks placed but not yet sent survive
+// leaving the page, until a Retry uses them or they are cleared, and never move to a new photo of the product.
 import { describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { onPostgres } from "./helpers";
 import { axeViolations, cspViolations, describeBrowser, foreignRequests, openPage, signedInSuite, switchLanguage, type NetworkLog, type StudioServer } from "./support/browser";
-import { retryCutout, uploadProduct } from "./support/studio-demo";
+import { replacePhoto, retryCutout, uploadProduct, waitFor } from "./support/studio-demo";
 
 // Not on the PostgreSQL passes: words and behaviour of the browser UI, which the database does not change.
 const suite = onPostgres ? describe.skip : describeBrowser;
@@ -17,6 +18,8 @@ let log: NetworkLog;
 let account: { id: string; token: string };
 /** Three attempts: the first cut-out, a retry with a point and a leave-out mark, one of the whole photo with a box. */
 let teapot: any;
+/** A product without retries used, for the marks. */
+let jar: any;
 
 const visit = (path: string, heading: RegExp) => openPage(page, path, heading);
 
@@ -24,7 +27,21 @@ const visit = (path: string, heading: RegExp) => openPage(page, path, heading);
 const askedWith = () =>
   page.locator(".attempt-asked").evaluateAll((cells) => cells.map((cell: any) => [...cell.children].map((line: any) => line.textContent as string)));
 
-suite("Studio: a product's attempts in chromium (asked with, enlarged, compared)", () => {
+/** The sentence under the photo to mark that counts the marks placed. */
+const markCount = () => page.locator("#hint-count");
+
+/** Goes to the product list by the page's own back link and returns to the product by its link there (no reload). */
+async function leaveAndComeBack(name: string) {
+  await page.getByRole("link", { name: "All products" }).click();
+  await page.getByRole("heading", { level: 1, name: /^Products$/ }).waitFor();
+  await page.getByRole("link", { name: new RegExp(name) }).first().click();
+  await page.getByRole("heading", { level: 1, name }).waitFor();
+  await page.getByRole("application").waitFor();
+  // The kept marks come back in an effect after the page's first paint: given that moment, "No marks" means none.
+  await Bun.sleep(300);
+}
+
+suite("Studio: a product's attempts in chromium (asked with, enlarged, compared) and its unsent marks", () => {
   signedInSuite(
     { name: "Attempts shop", credits: 5, language: "en" },
     (s) => void ({ server, page, log, account } = s),
@@ -34,6 +51,7 @@ suite("Studio: a product's attempts in chromium (asked with, enlarged, compared)
       await retryCutout(s.server, token, teapot.id, { crop: "subject", hint: { point: { x: 300, y: 200 }, exclude: [{ x: 20, y: 20 }] } });
       const box = { x: 100, y: 50, width: 400, height: 300 };
       await retryCutout(s.server, token, teapot.id, { crop: "none", hint: { box, exclude: [{ x: 10, y: 10 }, { x: 590, y: 390 }] } });
+      jar = await uploadProduct(s.server, token, "Honey jar");
     },
   );
 
@@ -107,6 +125,53 @@ suite("Studio: a product's attempts in chromium (asked with, enlarged, compared)
     await page.getByText("That attempt is now the cut-out.").waitFor();
     const attempts = await server.api("GET", `/v1/products/${teapot.id}/dekupe/attempts`, { token: account.token });
     expect(attempts.body.data.map((a: any) => a.in_use)).toEqual([true, false, false]);
+  }, SLOW);
+
+  test("unsent marks are still there after leaving the product and coming back (or a reload), until a Retry uses them", async () => {
+    await visit(`/products/${jar.id}`, /Honey jar/);
+    const area = page.getByRole("application");
+    await area.click({ position: { x: 60, y: 60 } });
+    await page.getByRole("button", { name: "Leave out", exact: true }).click();
+    await area.click({ position: { x: 10, y: 10 } });
+    await markCount().getByText("2 marks: 1 on the product, 1 to leave out.").waitFor();
+    await leaveAndComeBack("Honey jar");
+    await markCount().getByText("2 marks: 1 on the product, 1 to leave out.").waitFor();
+    await page.getByTestId("retry-marks").getByText("Retry uses your 2 marks").waitFor();
+    await page.reload();
+    await markCount().getByText("2 marks: 1 on the product, 1 to leave out.").waitFor();
+
+    const sent = page.waitForRequest((r) => r.method() === "POST" && r.url().endsWith(`/v1/products/${jar.id}/dekupe/retry`));
+    await page.getByRole("button", { name: "Retry", exact: true }).click();
+    expect((await sent).postDataJSON().hint.exclude).toHaveLength(1);
+    await markCount().getByText("No marks: the next attempt chooses by itself.").waitFor();
+    await waitFor(() => server.api("GET", `/v1/products/${jar.id}`, { token: account.token }), (res) => res.body.dekupe.status === "ready", 60_000);
+    await leaveAndComeBack("Honey jar");
+    await markCount().getByText("No marks: the next attempt chooses by itself.").waitFor();
+  }, SLOW);
+
+  test("`Clear marks` forgets the kept marks too: coming back finds none", async () => {
+    await visit(`/products/${jar.id}`, /Honey jar/);
+    await page.getByRole("application").click({ position: { x: 50, y: 50 } });
+    await markCount().getByText("1 mark: 1 on the product, 0 to leave out.").waitFor();
+    await page.getByRole("button", { name: "Clear marks" }).click();
+    await leaveAndComeBack("Honey jar");
+    await markCount().getByText("No marks: the next attempt chooses by itself.").waitFor();
+  }, SLOW);
+
+  test("marks kept for a photo are not put on the product's new photo", async () => {
+    await visit(`/products/${jar.id}`, /Honey jar/);
+    await page.getByRole("application").click({ position: { x: 70, y: 40 } });
+    await markCount().getByText("1 mark: 1 on the product, 0 to leave out.").waitFor();
+    // Kept: the same photo on return shows it again.
+    await leaveAndComeBack("Honey jar");
+    await markCount().getByText("1 mark: 1 on the product, 0 to leave out.").waitFor();
+    await page.getByRole("link", { name: "All products" }).click();
+    await page.getByRole("heading", { level: 1, name: /^Products$/ }).waitFor();
+    const replaced = await replacePhoto(server, account.token, jar.id, "chelsea.jpg");
+    expect(replaced.original_image_url).not.toBe(jar.original_image_url);
+    await visit(`/products/${jar.id}`, /Honey jar/);
+    await page.getByRole("application").waitFor();
+    await markCount().getByText("No marks: the next attempt chooses by itself.").waitFor();
   }, SLOW);
 
   test("every request went to the service itself, and the CSP refused nothing", () => {

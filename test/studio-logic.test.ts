@@ -8,7 +8,7 @@ import { format, formatNumber } from "../studio/src/i18n/format";
 import { formatAmount, parseAmount } from "../studio/src/i18n/amount";
 import { fieldError, fieldErrors, unplacedErrors, asProblem } from "../studio/src/problems";
 import { buildPrompt, fieldDescription, kindOf, type Schema } from "../studio/src/pages/video-prompt";
-import { hintOf } from "../studio/src/pages/product-hint-marks";
+import { hintOf, photoVersion } from "../studio/src/pages/product-hint-marks";
 import { cropWords, hintWords } from "../studio/src/pages/product-attempt-words";
 import { ADMIN_TOKEN, productPhoto, startService, type TestService } from "./helpers";
 
@@ -168,7 +168,7 @@ describe("studio cut-out hint", () => {
   });
 });
 
-describe("studio attempts in words", () => {
+describe("studio attempts in words, and the photo kept marks belong to", () => {
   test("a hint reads as its parts, singular or plural, in both languages; no hint (or an empty one) is no marks", () => {
     expect([hintWords(null, "en"), hintWords({}, "en"), hintWords({ exclude: [] }, "tr")]).toEqual(["No marks", "No marks", "İşaret yok"]);
     expect(hintWords({ point: { x: 1, y: 2 } }, "en")).toBe("1 mark");
@@ -176,6 +176,12 @@ describe("studio attempts in words", () => {
     expect(hintWords({ box: {}, point: {}, exclude: [{}] }, "en")).toBe("A box round the product, 1 mark, 1 exclusion");
     expect(hintWords({ box: {} }, "tr")).toBe("Ürünün çevresinde bir kutu");
     expect([cropWords("subject", "en"), cropWords("none", "tr")]).toEqual(["Around the product", "Fotoğrafın tamamı"]);
+  });
+
+  test("a photo's version is its address without the query (a presigned link's signature changes, its key does not)", () => {
+    const signed = (query: string) => `https://bucket.s3.example/products/prod_1/original-abc.jpg?${query}`;
+    expect(photoVersion(signed("X-Amz-Signature=1"))).toBe(photoVersion(signed("X-Amz-Signature=2")));
+    expect(photoVersion("/files/products/prod_1/original-abc.jpg")).not.toBe(photoVersion("/files/products/prod_1/original-def.jpg"));
   });
 });
 

@@ -1,4 +1,5 @@
-// The marks a person puts on a product's photo, and the dekupe retry hint they make (no DOM: tests run it as is).
+// The marks a person puts on a product's photo, the dekupe retry hint they make, and which photo they were put on
+// (no DOM: tests run it as is).
 export type Mark = { x: number; y: number; keep: boolean };
 export type Hint = { point?: { x: number; y: number }; exclude?: { x: number; y: number }[] };
 
@@ -11,4 +12,13 @@ export function hintOf(marks: Mark[]): Hint | undefined {
   if (keep.length > 0) hint.point = { x: keep[keep.length - 1]!.x, y: keep[keep.length - 1]!.y };
   if (exclude.length > 0) hint.exclude = exclude;
   return hint;
+}
+
+/**
+ * Which photo marks were put on: its address without the query. Every new image of a product is stored under a new
+ * key, so the path changes with it; a presigned S3 link's query changes on each load, so it is left out.
+ */
+export function photoVersion(url: string): string {
+  const parsed = new URL(url, "http://studio.invalid");
+  return `${parsed.host}${parsed.pathname}`;
 }

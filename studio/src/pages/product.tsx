@@ -16,7 +16,8 @@ import { Compare } from "./product-compare";
 import { Attempts } from "./product-attempts";
 import { Warnings } from "./product-warnings";
 import { DeleteProduct } from "./product-delete";
-import { HintPicker, hintOf, type Mark } from "./product-hint";
+import { HintPicker, hintOf } from "./product-hint";
+import { useSavedMarks } from "./product-hint-saved";
 import { cropWords, type Crop } from "./product-attempt-words";
 
 async function loadProduct(id: string) {
@@ -103,8 +104,9 @@ export function ProductPage({ id }: { id: string }) {
   const product = useLoad(() => loadProduct(id), [id]);
   const [busy, setBusy] = useState(false);
   const [notice, setNotice] = useState<Notice>(null);
-  const [marks, setMarks] = useState<Mark[]>([]);
   const p = product.data;
+  // Unsent marks outlast a visit elsewhere (kept for this product's photo until a Retry uses them or they are cleared).
+  const [marks, setMarks] = useSavedMarks(id, p?.id === id ? p.original_image_url : undefined);
   usePoll(p?.dekupe.status === "processing", product.reload);
 
   const act = async (run: () => Promise<{ error?: unknown }>, done: string, whileProcessing = false) => {
