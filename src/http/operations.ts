@@ -7,6 +7,7 @@ import swaggerCss from "swagger-ui-dist/swagger-ui.css" with { type: "file" };
 import favicon from "swagger-ui-dist/favicon-32x32.png" with { type: "file" };
 import { errors } from "../kernel";
 import type { Plugins, ReadyReport } from "../plugins";
+import { attachment, downloadFileName } from "./file-download";
 import type { Metrics } from "./metrics";
 import { ok, operation, sharedComponents, webhookEvents } from "./openapi-docs";
 
@@ -44,11 +45,17 @@ export const apiDocs = {
   exclude: { paths: ["/docs/assets/swagger-ui-bundle.js", "/docs/assets/swagger-ui.css", "/favicon.ico", "/files/*"] },
 } satisfies ElysiaOpenAPIConfig<true, "/docs">;
 
-/** A stored file as its storage plugin serves it (local storage does; S3 hands out its own URLs). */
+/**
+ * A stored file as its storage plugin serves it (local storage does; S3 hands out its own URLs). `?download=NAME`
+ * asks for it as a download under that name (made safe, with the file's own extension): the Studio's `Download`.
+ */
 async function serveFile(ctx: OperationsDeps, request: Request, path: string | undefined): Promise<Response> {
   const storage = ctx.plugins.storage;
-  const res = storage.serve ? await storage.serve(decodeURIComponent(path ?? ""), request) : null;
+  const key = decodeURIComponent(path ?? "");
+  const res = storage.serve ? await storage.serve(key, request) : null;
   if (!res) throw errors.notFound("file");
+  const asked = new URL(request.url).searchParams.get("download");
+  if (asked !== null) res.headers.set("content-disposition", attachment(downloadFileName(asked, key)));
   return res;
 }
 

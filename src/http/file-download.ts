@@ -1,0 +1,40 @@
+// The download name a stored file is served under when its link asks for one (`/files/…?download=NAME`): a link to
+// another origin cannot name its download with the `download` attribute, so the server's Content-Disposition does.
+import { posix } from "node:path";
+
+/**
+ * What no file system takes in a name (Windows' <>:"/\|?*), control characters, bidi overrides (which make
+ * "gpj.exe" read as "exe.jpg") and what the header itself gives a meaning (";", "%").
+ */
+const UNSAFE = /[\u0000-\u001f\u007f<>:"/\\|?*;%\u200e\u200f\u202a-\u202e\u2066-\u2069]+/g;
+/** Windows keeps these names for devices, whatever the extension. */
+const RESERVED = /^(con|prn|aux|nul|com\d|lpt\d)$/i;
+const MAX_STEM = 120;
+
+/** Cuts trailing dots and spaces (Windows drops them) and leading dots (a hidden file on Unix). */
+const trimmed = (stem: string) => stem.replace(/^[.\s-]+/, "").replace(/[.\s]+$/, "");
+
+/**
+ * The file name a download of `key` takes from `asked`: its unsafe characters replaced, at most 120 characters, and
+ * always the stored file's own extension (a link cannot turn a video into "setup.exe"); the key's own name when
+ * nothing usable is left.
+ */
+export function downloadFileName(asked: string, key: string): string {
+  const own = posix.basename(key);
+  const ext = posix.extname(own);
+  let stem = asked.normalize("NFC").replace(UNSAFE, "-").replace(/\s+/g, " ");
+  if (ext && stem.toLowerCase().endsWith(ext.toLowerCase())) stem = stem.slice(0, -ext.length);
+  stem = trimmed([...trimmed(stem)].slice(0, MAX_STEM).join(""));
+  if (!stem) return own;
+  return `${RESERVED.test(stem) ? `${stem}_` : stem}${ext}`;
+}
+
+/** `attachment` with the name twice: plain ASCII for old clients, and exact as UTF-8 (RFC 6266, RFC 8187). */
+export function attachment(name: string): string {
+  const ascii = name
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .replace(/[^\x20-\x7e]|["\\]/g, "_");
+  const exact = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${exact}`;
+}

@@ -1,0 +1,71 @@
+// A stored file asked for as a download (`/files/…?download=NAME`, the Studio's `Download` button): Content-Disposition
+// names it as asked, made safe for file systems and kept to the file's own extension; without the question, none.
+import { afterEach, describe, expect, test } from "bun:test";
+import { attachment, downloadFileName } from "../src/http/file-download";
+import { fetchStored, onS3, productPhoto, startService, type TestService } from "./helpers";
+
+let t: TestService;
+afterEach(async () => {
+  await t?.close();
+});
+
+/** A product's stored photo, by the URL the API gives out. */
+async function storedPhotoUrl(): Promise<string> {
+  t = await startService();
+  const { token } = await t.newAccount();
+  const image = `data:image/png;base64,${Buffer.from(await productPhoto("png", 64, 48)).toString("base64")}`;
+  const product = await t.json("POST", "/v1/products", { token, body: { name: "Mug", image_url: image, dekupe: false } });
+  return product.body.original_image_url as string;
+}
+
+// vitrin's own /files route: on S3 the bucket serves the links (its presigned URLs cannot take another query).
+(onS3 ? describe.skip : describe)("GET /files/…?download=", () => {
+  test("names the download as asked, in ASCII and exactly in UTF-8, with the stored file's extension", async () => {
+    const url = await storedPhotoUrl();
+    const res = await fetchStored(t, `${url}?download=${encodeURIComponent("Kahve fincanı_Clean-card_9x16_tr")}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-disposition")).toBe(
+      `attachment; filename="Kahve fincan__Clean-card_9x16_tr.png"; filename*=UTF-8''Kahve%20fincan%C4%B1_Clean-card_9x16_tr.png`,
+    );
+    expect(res.headers.get("content-type")).toBe("image/png");
+  });
+
+  test("a HEAD and a Range of a download carry the name too; a plain link has none", async () => {
+    const url = await storedPhotoUrl();
+    const head = await fetchStored(t, `${url}?download=mug`, { method: "HEAD" });
+    expect(head.headers.get("content-disposition")).toStartWith(`attachment; filename="mug.png"`);
+    const part = await fetchStored(t, `${url}?download=mug`, { headers: { range: "bytes=0-9" } });
+    expect(part.status).toBe(206);
+    expect(part.headers.get("content-disposition")).toStartWith(`attachment; filename="mug.png"`);
+    expect((await fetchStored(t, url)).headers.get("content-disposition")).toBeNull();
+  });
+
+  test("an empty name downloads under the file's own name", async () => {
+    const url = await storedPhotoUrl();
+    const own = new URL(url).pathname.split("/").pop();
+    const res = await fetchStored(t, `${url}?download=`);
+    expect(res.headers.get("content-disposition")).toStartWith(`attachment; filename="${own}"`);
+  });
+});
+
+describe("download names", () => {
+  test("what file systems refuse is replaced, and the name can neither change the extension nor hide", () => {
+    expect(downloadFileName("a/b\\c:d*e?f\"g<h>i|j", "videos/v/video.mp4")).toBe("a-b-c-d-e-f-g-h-i-j.mp4");
+    expect(downloadFileName("setup.exe", "videos/v/video.mp4")).toBe("setup.exe.mp4");
+    expect(downloadFileName("clip.MP4", "videos/v/video.mp4")).toBe("clip.mp4");
+    expect(downloadFileName("..hidden. . ", "videos/v/video.mp4")).toBe("hidden.mp4");
+    expect(downloadFileName("gpj\u202eexe", "videos/v/video.mp4")).toBe("gpj-exe.mp4");
+    expect(downloadFileName("line\r\nbreak; x=1", "videos/v/video.mp4")).toBe("line-break- x=1.mp4");
+    expect(downloadFileName("CON", "videos/v/video.mp4")).toBe("CON_.mp4");
+    expect(downloadFileName("///", "videos/v/video-7.mp4")).toBe("video-7.mp4");
+  });
+
+  test("a long name is cut to 120 characters before the extension", () => {
+    const name = downloadFileName("ç".repeat(300), "videos/v/video.mp4");
+    expect(name).toBe(`${"ç".repeat(120)}.mp4`);
+  });
+
+  test("the header's ASCII name drops accents and quotes; the UTF-8 one escapes what RFC 8187 asks", () => {
+    expect(attachment("Çay'(1).mp4")).toBe(`attachment; filename="Cay'(1).mp4"; filename*=UTF-8''%C3%87ay%27%281%29.mp4`);
+  });
+});
