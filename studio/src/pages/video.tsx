@@ -9,6 +9,7 @@ import { StatusBadge } from "../components/status-badge";
 import { useLoad, usePoll } from "../hooks";
 import { formatDate, languageName, problemText, useLang, useT } from "../i18n";
 import { loadProducts } from "./products";
+import { downloadHref, downloadName } from "./video-download";
 import { loadTemplates, loadVideo, moving, videoStatus, type Video } from "./videos-data";
 
 async function loadAll(id: string) {
@@ -42,18 +43,22 @@ function Details({ video, templateName, productName }: { video: Video; templateN
   );
 }
 
-function Player({ video, title }: { video: Video; title: string }) {
+function Player({ video, title, productName, templateName }: { video: Video; title: string; productName: string; templateName: string }) {
   const t = useT();
   if (!video.video_url) return null;
+  // Named after what the shop sees (product, template, format, language), not the video's id.
+  const of = { id: video.id, productName, templateName, aspect: video.aspect_ratio, language: video.language };
+  const name = downloadName(of, "mp4");
+  const thumbnail = downloadName(of, "jpg");
   return (
     <div class="player-box">
       <video class="player" controls preload="metadata" playsInline src={video.video_url} poster={video.thumbnail_url ?? undefined} aria-label={title} />
       <div class="row">
-        <LinkButton href={video.video_url} download={`${video.id}.mp4`} variant="primary">
+        <LinkButton href={downloadHref(video.video_url, name)} download={name} variant="primary">
           <DownloadIcon />{t("video.download")}
         </LinkButton>
         {video.thumbnail_url && (
-          <LinkButton href={video.thumbnail_url} download={`${video.id}.jpg`}>
+          <LinkButton href={downloadHref(video.thumbnail_url, thumbnail)} download={thumbnail}>
             {t("video.thumbnail")}
           </LinkButton>
         )}
@@ -82,7 +87,8 @@ export function VideoPage({ id }: { id: string }) {
     );
   }
   const { video, template } = data;
-  const title = `${data.productName} · ${template?.name ?? video.template_id}`;
+  const templateName = template?.name ?? video.template_id;
+  const title = `${data.productName} · ${templateName}`;
   const progress = video.status === "queued" ? 0 : Math.round(video.progress);
   return (
     <Page title={title} back={back}>
@@ -107,10 +113,10 @@ export function VideoPage({ id }: { id: string }) {
               <p>{template ? t("video.refunded", { n: template.credits }) : t("video.refundedAny")}</p>
             </Alert>
           )}
-          {video.status === "completed" && <Player video={video} title={title} />}
+          {video.status === "completed" && <Player video={video} title={title} productName={data.productName} templateName={templateName} />}
           {video.files_deleted_at && <Alert tone="info">{t("video.filesDeleted", { date: formatDate(video.files_deleted_at, lang) })}</Alert>}
         </section>
-        <Details video={video} templateName={template?.name ?? video.template_id} productName={data.productName} />
+        <Details video={video} templateName={templateName} productName={data.productName} />
       </div>
     </Page>
   );
