@@ -2,6 +2,8 @@
 // the cost estimate that stays while a field is invalid, and transaction descriptions read as links.
 import { describe, expect, test } from "bun:test";
 import { downloadHref, downloadName } from "../studio/src/pages/video-download";
+import { creditsShort, estimateAnswered, NO_ESTIMATE } from "../studio/src/pages/video-estimate-state";
+import { asProblem } from "../studio/src/problems";
 
 describe("download names", () => {
   const video = { id: "vid_7Qx", productName: "Stoneware coffee cup", templateName: "Clean card", aspect: "9:16", language: "en" };
@@ -25,5 +27,35 @@ describe("download names", () => {
     expect(downloadHref("http://h/files/videos/v/video.mp4", "Kahve fincanı.mp4")).toBe("http://h/files/videos/v/video.mp4?download=Kahve%20fincan%C4%B1.mp4");
     const signed = "https://bucket.s3/videos/v/video.mp4?X-Amz-Signature=abc";
     expect(downloadHref(signed, "a.mp4")).toBe(signed);
+  });
+});
+
+describe("the cost estimate while a field is invalid", () => {
+  const cost = { credits: 3, available: 2, sufficient: false };
+  const invalid = asProblem({
+    error: "Validation failed",
+    code: "validation_failed",
+    message: "user_prompt.headline: too long",
+    details: [{ field: "user_prompt.headline", message: "must be at most 40 characters" }],
+  });
+
+  test("a refused field keeps the last cost as the last valid input's, through further refusals", () => {
+    const estimated = estimateAnswered(NO_ESTIMATE, cost, null);
+    expect(estimated).toMatchObject({ credits: 3, last: null, problem: null });
+    const refused = estimateAnswered(estimated, null, invalid);
+    expect(refused).toMatchObject({ credits: null, last: 3, problem: invalid });
+    expect(estimateAnswered(refused, null, invalid).last).toBe(3);
+    // It is not the form's cost: it holds nothing back.
+    expect(creditsShort(refused)).toBeNull();
+  });
+
+  test("the next good answer replaces it", () => {
+    const refused = estimateAnswered(estimateAnswered(NO_ESTIMATE, cost, null), null, invalid);
+    expect(estimateAnswered(refused, { credits: 1, available: 2, sufficient: true }, null)).toMatchObject({ credits: 1, last: null });
+  });
+
+  test("a refusal of no field (a premium template) drops the last cost: it is not what this form would pay", () => {
+    const forbidden = asProblem({ error: "Forbidden", code: "forbidden", message: "premium template" });
+    expect(estimateAnswered(estimateAnswered(NO_ESTIMATE, cost, null), null, forbidden).last).toBeNull();
   });
 });

@@ -106,6 +106,7 @@ export const en = {
   "videoNew.autoMusic": "Suits the template",
   "videoNew.fields": "Text for the video",
   "videoNew.estimate": "Estimated cost: {n} {n|credit|credits}",
+  "videoNew.estimateStale": "For the last valid input: it updates once the marked fields are fixed.",
   "videoNew.estimating": "Estimating cost…",
   "videoNew.submit": "Create video",
   "videoNew.short": "{n} {n|credit|credits} short: this video costs {cost} {cost|credit|credits} and your balance is {available}.",

@@ -108,6 +108,7 @@ export const tr: Record<MessageKey, string> = {
   "videoNew.autoMusic": "Şablona uygun",
   "videoNew.fields": "Videonun metinleri",
   "videoNew.estimate": "Tahmini maliyet: {n} kredi",
+  "videoNew.estimateStale": "Son geçerli bilgilere göre: işaretli alanlar düzeltilince güncellenir.",
   "videoNew.estimating": "Maliyet hesaplanıyor…",
   "videoNew.submit": "Video oluştur",
   "videoNew.short": "{n} kredi eksik: bu videonun maliyeti {cost} kredi, bakiyeniz {available} kredi.",

@@ -1,14 +1,20 @@
 // The cost of the video as the form stands: POST /v1/videos/estimate a moment after the last change (debounced), the
-// answer in credits against the balance, or the problem the API found (its field errors show at the form's fields);
+// answer in credits against the balance, or the problem the API found (its field errors show at the form's fields,
+// while the last valid input's cost stays on show, dimmed);
 // and, next to `Create video`, how many credits are missing when the balance is short of that cost, or that the template
 // needs a premium account.
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api, asProblem, type ApiProblem } from "../api";
+import { api, asProblem } from "../api";
 import { must } from "../call";
 import { Alert } from "../components/alert";
 import { Spinner } from "../components/spinner";
 import { useLoad } from "../hooks";
 import { useT } from "../i18n";
+import { creditsShort, estimateAnswered, NO_ESTIMATE, type EstimateState } from "./video-estimate-state";
+
+export { creditsShort, type EstimateState } from "./video-estimate-state";
+
+const DEBOUNCE_MS = 350;
 
 export type VideoRequest = {
   product_id: string;
@@ -18,18 +24,6 @@ export type VideoRequest = {
   aspect_ratio?: "9:16" | "4:5" | "1:1" | "16:9";
   music?: string;
 };
-
-export type EstimateState = {
-  loading: boolean;
-  credits: number | null;
-  available: number | null;
-  sufficient: boolean;
-  problem: ApiProblem | null;
-};
-
-const DEBOUNCE_MS = 350;
-
-const NO_ESTIMATE: EstimateState = { loading: false, credits: null, available: null, sufficient: true, problem: null };
 
 /**
  * A number that grows each time the customer comes back to this tab or window: credits topped up in another tab (the
@@ -65,8 +59,7 @@ export function useEstimate(request: VideoRequest | null): EstimateState {
         const { data, error } = await api.POST("/v1/videos/estimate", { body: request });
         // A slower answer to an older form must not overwrite the newer one.
         if (ticket !== latest.current) return;
-        if (error || !data) setState({ ...NO_ESTIMATE, problem: asProblem(error) });
-        else setState({ loading: false, credits: data.credits, available: data.available, sufficient: data.sufficient, problem: null });
+        setState((previous) => estimateAnswered(previous, error || !data ? null : data, asProblem(error)));
       } catch {
         // No answer for this form: an older cost must not stand for it (nor hold the button back); the server decides.
         if (ticket === latest.current) setState(NO_ESTIMATE);
@@ -75,16 +68,6 @@ export function useEstimate(request: VideoRequest | null): EstimateState {
     return () => clearTimeout(timer);
   }, [key, returns]);
   return state;
-}
-
-/**
- * How many credits the balance lacks for the estimate on show, or null when nothing says it is short (no estimate
- * yet, a refused or failed one). A re-estimate under way keeps the last answer, as the cost on screen does, so the
- * button does not flicker on every keystroke.
- */
-export function creditsShort(state: EstimateState): number | null {
-  if (state.sufficient || state.problem || state.credits === null || state.available === null) return null;
-  return Math.max(1, state.credits - state.available);
 }
 
 /** The words next to `Create video` while it is held back: the credits missing and the way to the top-up. */
@@ -144,6 +127,14 @@ export function Estimate({ state, quiet = false }: { state: EstimateState; quiet
         <p class="estimate">
           {t("videoNew.estimate", { n: state.credits })} {state.loading && <Spinner small label="" />}
         </p>
+      ) : state.last !== null ? (
+        // Dimmed, and said to be the last valid input's: the field's own message says what to fix.
+        <div class="estimate-stale">
+          <p class="estimate">
+            {t("videoNew.estimate", { n: state.last })} {state.loading && <Spinner small label="" />}
+          </p>
+          <p class="hint">{t("videoNew.estimateStale")}</p>
+        </div>
       ) : state.loading ? (
         <p class="loading">
           <Spinner small label="" />{t("videoNew.estimating")}
