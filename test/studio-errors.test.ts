@@ -168,6 +168,8 @@ describeBrowser("Studio: messages instead of dead ends, in chromium", () => {
   test("a video whose product photo went missing fails: its page says why and that the credits came back", async () => {
     const product = (await api("/v1/products")).body.data.find((p: any) => p.name === "Cat mug");
     await server.service.plugins.storage.delete(storageKeyOf(product.image_url));
+    // A fresh form: the tab keeps the draft the test before left, with the colour the API refused.
+    await page.evaluate("sessionStorage.clear()");
     await page.goto(`/videos/new`);
     await page.getByRole("combobox", { name: /^Product\b/ }).selectOption(product.id);
     await page.locator('input[type="radio"][value="clean-card"]').check();

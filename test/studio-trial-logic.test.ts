@@ -1,8 +1,9 @@
-// The Studio's browser-free logic behind the shop-owner trial's fixes: download names, the video form's kept draft,
-// the cost estimate that stays while a field is invalid, and transaction descriptions read as links.
+// The Studio's browser-free logic behind the shop-owner trial's fixes: download names, the video form's kept draft and
+// the cost estimate that stays while a field is invalid.
 import { describe, expect, test } from "bun:test";
 import { downloadHref, downloadName } from "../studio/src/pages/video-download";
 import { creditsShort, estimateAnswered, NO_ESTIMATE } from "../studio/src/pages/video-estimate-state";
+import { clearDraft, fitDraft, lastDraftProduct, loadDraft, saveDraft, type Draft, type DraftStore } from "../studio/src/pages/video-draft";
 import { asProblem } from "../studio/src/problems";
 
 describe("download names", () => {
@@ -59,3 +60,70 @@ describe("the cost estimate while a field is invalid", () => {
     expect(estimateAnswered(estimateAnswered(NO_ESTIMATE, cost, null), null, forbidden).last).toBeNull();
   });
 });
+
+/** A sessionStorage of a Map, as the tab's would hold the drafts. */
+function memoryStore(): DraftStore & { data: Map<string, string> } {
+  const data = new Map<string, string>();
+  return { data, getItem: (k) => data.get(k) ?? null, setItem: (k, v) => void data.set(k, v), removeItem: (k) => void data.delete(k) };
+}
+
+describe("the video form's draft", () => {
+  const draft: Draft = { templateId: "clean-card", language: "tr", format: "4:5", formatPicked: true, music: "auto", values: { headline: "Yeni" } };
+
+  test("kept per account and product, the product worked on last remembered", () => {
+    const store = memoryStore();
+    saveDraft(store, "acct_a", "prod_1", draft);
+    saveDraft(store, "acct_a", "prod_2", { ...draft, values: { headline: "Other" } });
+    expect(loadDraft(store, "acct_a", "prod_1")).toEqual(draft);
+    expect(loadDraft(store, "acct_a", "prod_2")?.values.headline).toBe("Other");
+    expect(lastDraftProduct(store, "acct_a")).toBe("prod_2");
+    // Another account signed in in the same tab sees none of them.
+    expect(loadDraft(store, "acct_b", "prod_1")).toBeNull();
+    expect(lastDraftProduct(store, "acct_b")).toBeNull();
+  });
+
+  test("cleared when its video is created; the others stay", () => {
+    const store = memoryStore();
+    saveDraft(store, "acct_a", "prod_1", draft);
+    saveDraft(store, "acct_a", "prod_2", draft);
+    clearDraft(store, "acct_a", "prod_2");
+    expect(loadDraft(store, "acct_a", "prod_2")).toBeNull();
+    expect(lastDraftProduct(store, "acct_a")).toBeNull();
+    expect(loadDraft(store, "acct_a", "prod_1")).toEqual(draft);
+    clearDraft(store, "acct_a", "prod_1");
+    expect(store.data.size).toBe(0);
+  });
+
+  test("at most 20 products' drafts: the oldest goes", () => {
+    const store = memoryStore();
+    for (let i = 0; i < 22; i++) saveDraft(store, "acct_a", `prod_${i}`, draft);
+    expect(loadDraft(store, "acct_a", "prod_0")).toBeNull();
+    expect(loadDraft(store, "acct_a", "prod_1")).toBeNull();
+    expect(loadDraft(store, "acct_a", "prod_2")).toEqual(draft);
+    expect(loadDraft(store, "acct_a", "prod_21")).toEqual(draft);
+  });
+
+  test("what is not a draft (unreadable, another shape) reads as none; storage that throws loses nothing but the draft", () => {
+    const store = memoryStore();
+    store.setItem("vitrin.studio.videoDrafts.acct_a", "{not json");
+    expect(loadDraft(store, "acct_a", "prod_1")).toBeNull();
+    store.setItem("vitrin.studio.videoDrafts.acct_a", JSON.stringify({ last: "prod_1", drafts: { prod_1: { templateId: 3 } } }));
+    expect(loadDraft(store, "acct_a", "prod_1")).toBeNull();
+    expect(lastDraftProduct(store, "acct_a")).toBeNull();
+    const full: DraftStore = { getItem: () => null, setItem: () => { throw new Error("QuotaExceededError"); }, removeItem: () => undefined };
+    expect(() => saveDraft(full, "acct_a", "prod_1", draft)).not.toThrow();
+  });
+
+  test("fitted to what the form offers now: a template, language, format or track gone falls back", () => {
+    const offered = { templates: [{ id: "clean-card", languages: ["en", "tr"] }, { id: "bold", languages: ["en"] }], music: [{ id: "track-1" }], formats: ["9:16", "4:5", "1:1", "16:9"] };
+    expect(fitDraft(draft, offered)).toEqual(draft);
+    expect(fitDraft({ ...draft, templateId: "bold" }, offered).language).toBe("");
+    expect(fitDraft({ ...draft, templateId: "gone" }, offered)).toMatchObject({ templateId: "", language: "", values: { headline: "Yeni" } });
+    expect(fitDraft({ ...draft, format: "3:2" }, offered)).toMatchObject({ format: "9:16", formatPicked: false });
+    expect(fitDraft({ ...draft, music: "track-9" }, offered).music).toBe("auto");
+    expect(fitDraft({ ...draft, music: "track-1" }, offered).music).toBe("track-1");
+    // The tracks not known yet (a form shown before they loaded): the draft's track is kept.
+    expect(fitDraft({ ...draft, music: "track-9" }, { ...offered, music: [] }).music).toBe("track-9");
+  });
+});
+

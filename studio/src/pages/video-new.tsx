@@ -1,8 +1,9 @@
 // Create video: Product, Template (a gallery), the template's own fields, Language, Format and Music; the cost is
 // estimated as the form changes (POST /v1/videos/estimate, debounced) and 422 problems show at their fields. While
-// that estimate says the balance is short, `Create video` is held back and says how many credits are missing.
+// that estimate says the balance is short, `Create video` is held back and says how many credits are missing. A
+// half-filled form is kept as the product's draft for the tab (video-draft.ts) until its video is created.
 import { useLocation } from "preact-iso";
-import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import { api, asProblem, fieldError, fieldErrors, unplacedErrors, type ApiProblem } from "../api";
 import { Alert, AlertList } from "../components/alert";
 import { Button, LinkButton } from "../components/button";
@@ -13,12 +14,14 @@ import { Loading } from "../components/spinner";
 import { useFocusOnMessage } from "../focus";
 import { useFocusFirstInvalid, useLoad } from "../hooks";
 import { defineMessages, languageName, useLang, useT } from "../i18n";
+import { useSession } from "../session";
 import { loadProducts, productsSeen } from "./products";
 import { TemplateGallery } from "./video-gallery";
 import { buildPrompt, PromptFields, type Schema, type Values } from "./video-fields";
 import { choicesSeen, loadMusic, loadTemplates } from "./videos-data";
 import { CreditsShort, Estimate, PremiumNeeded, useEstimate, useHoldBack, type VideoRequest } from "./video-estimate";
 import { FramePreview } from "./video-preview";
+import { clearDraft, fitDraft, lastDraftProduct, loadDraft, saveDraft, tabStorage, type Draft } from "./video-draft";
 
 /** The formats every template composes; the API's default is the first. */
 const FORMATS = ["9:16", "4:5", "1:1", "16:9"] as const;
@@ -74,8 +77,36 @@ function seenChoices(): Choices | null {
   return products && seen ? { products, ...seen, accountLanguage: null } : null;
 }
 
-/** The form's state and the request it makes. */
-function useVideoForm(choices: Choices | null, initialProduct: string) {
+/** The product a form opened without one starts on: the one last worked on (when it still exists), else the first. */
+function startProduct(products: { id: string }[], account: string | null): string {
+  const store = tabStorage();
+  const last = store && account ? lastDraftProduct(store, account) : null;
+  return products.find((p) => p.id === last)?.id ?? products[0]?.id ?? "";
+}
+
+/**
+ * Keeps the form as the product's draft (per account, in the tab's sessionStorage) once the customer changed
+ * something, and puts a product's draft back when it is shown: on opening the form, or on choosing another product
+ * (one without a draft keeps the fields as they are, now its draft).
+ */
+function useKeptDraft(account: string | null, productId: string, choices: Choices | null, kept: Draft | null, restore: (d: Draft) => void) {
+  const store = tabStorage();
+  // The product whose draft was looked for: saving waits for that, so the fields of the one before never overwrite it.
+  const lookedFor = useRef("");
+  // Before the browser paints or takes a click: a choice made on the form as it appears is never undone by its draft.
+  useLayoutEffect(() => {
+    if (!choices || !productId || lookedFor.current === productId) return;
+    lookedFor.current = productId;
+    const draft = store && account ? loadDraft(store, account, productId) : null;
+    if (draft) restore(fitDraft(draft, { templates: choices.templates, music: choices.music, formats: FORMATS }));
+  }, [choices, productId]);
+  useEffect(() => {
+    if (kept && store && account && productId && lookedFor.current === productId) saveDraft(store, account, productId, kept);
+  }, [JSON.stringify(kept), productId]);
+}
+
+/** The form's state and the request it makes; `account` keeps its draft. */
+function useVideoForm(choices: Choices | null, initialProduct: string, account: string | null) {
   const [productId, setProductId] = useState(initialProduct);
   const [templateId, setTemplateId] = useState("");
   const [language, setLanguage] = useState("");
@@ -84,17 +115,33 @@ function useVideoForm(choices: Choices | null, initialProduct: string) {
   const [formatPicked, setFormatPicked] = useState(false);
   const [music, setMusic] = useState("auto");
   const [values, setValues] = useState<Values>({});
-  useEffect(() => {
+  // Whether the customer changed anything: only then is there a draft to keep.
+  const [touched, setTouched] = useState(false);
+  useLayoutEffect(() => {
     if (!choices) return;
-    if (!productId && choices.products.length > 0) setProductId(choices.products[0]!.id);
+    if (!productId && choices.products.length > 0) setProductId(startProduct(choices.products, account));
     if (!templateId && choices.templates.length > 0) setTemplateId(choices.templates.find((t) => !t.premium)?.id ?? choices.templates[0]!.id);
   }, [choices]);
+  const kept = touched ? { templateId, language, format, formatPicked, music, values } : null;
+  useKeptDraft(account, productId, choices, kept, (draft) => {
+    if (draft.templateId) setTemplateId(draft.templateId);
+    setLanguage(draft.language);
+    setFormat(draft.format as Format);
+    setFormatPicked(draft.formatPicked);
+    setMusic(draft.music);
+    setValues(draft.values);
+  });
   const template = choices?.templates.find((t) => t.id === templateId) ?? null;
   // A template starts in its own format (the one its gallery picture shows), until the customer picks one: that choice
   // stays through every template after (each composes all four).
   useEffect(() => {
     if (!formatPicked && template && (FORMATS as readonly string[]).includes(template.aspect)) setFormat(template.aspect as Format);
   }, [template?.id]);
+  // Every change the customer makes goes through here: it makes the form a draft worth keeping.
+  const touch = <T,>(set: (value: T) => void) => (value: T) => {
+    setTouched(true);
+    set(value);
+  };
   const pickFormat = (f: Format) => {
     setFormatPicked(true);
     setFormat(f);
@@ -109,10 +156,25 @@ function useVideoForm(choices: Choices | null, initialProduct: string) {
   }, [productId, templateId, schema, values, language, format, music]);
   return {
     state: { productId, templateId, language, format, music, values },
-    set: { setProductId, setTemplateId, setLanguage, setFormat: pickFormat, setMusic, setValue: (path: string, v: string) => setValues((old) => ({ ...old, [path]: v })) },
+    set: {
+      setProductId: touch(setProductId),
+      setTemplateId: touch(setTemplateId),
+      setLanguage: touch(setLanguage),
+      setFormat: touch(pickFormat),
+      setMusic: touch(setMusic),
+      setValue: (path: string, v: string) => {
+        setTouched(true);
+        setValues((old) => ({ ...old, [path]: v }));
+      },
+    },
     template,
     schema,
     request,
+    /** The video is created: its draft goes. */
+    forget: () => {
+      const store = tabStorage();
+      if (store && account && productId) clearDraft(store, account, productId);
+    },
   };
 }
 
@@ -135,7 +197,8 @@ export function VideoNewPage() {
   const { lang } = useLang();
   const { query, route } = useLocation();
   const choices = useLoad(loadChoices, [], seenChoices());
-  const form = useVideoForm(choices.data, query.product ?? "");
+  const { session } = useSession();
+  const form = useVideoForm(choices.data, query.product ?? "", session?.account?.id ?? null);
   const estimate = useEstimate(form.request);
   const [problem, setProblem] = useState<ApiProblem | null>(null);
   const [busy, setBusy] = useState(false);
@@ -157,6 +220,7 @@ export function VideoNewPage() {
     try {
       const { data, error } = await api.POST("/v1/videos", { body: form.request });
       if (error || !data) return setProblem(asProblem(error) ?? { error: "Error", code: "unknown", message: t("common.error") });
+      form.forget();
       route(`/videos/${data.id}`);
     } catch {
       setProblem({ error: "Error", code: "network", message: t("common.network") });
