@@ -1,10 +1,13 @@
-// The Studio's browser-free logic behind the shop-owner trial's fixes: download names, the video form's kept draft and
-// the cost estimate that stays while a field is invalid.
+// The Studio's browser-free logic behind the shop-owner trial's fixes: download names, the video form's kept draft,
+// the cost estimate that stays while a field is invalid, and transaction descriptions read as links (the last with a
+// service of its own, to read what the server writes).
 import { describe, expect, test } from "bun:test";
 import { downloadHref, downloadName } from "../studio/src/pages/video-download";
 import { creditsShort, estimateAnswered, NO_ESTIMATE } from "../studio/src/pages/video-estimate-state";
 import { clearDraft, fitDraft, lastDraftProduct, loadDraft, saveDraft, type Draft, type DraftStore } from "../studio/src/pages/video-draft";
 import { asProblem } from "../studio/src/problems";
+import { descriptionParts, videoLabels } from "../studio/src/i18n/transactions";
+import { productPhoto, startService } from "./helpers";
 
 describe("download names", () => {
   const video = { id: "vid_7Qx", productName: "Stoneware coffee cup", templateName: "Clean card", aspect: "9:16", language: "en" };
@@ -127,3 +130,41 @@ describe("the video form's draft", () => {
   });
 });
 
+describe("a video's transactions read as links to it", () => {
+  test("its cost and its refund, as the server writes them, link to the video, named by product and template", async () => {
+    const t = await startService();
+    let written: string[];
+    let id: string;
+    try {
+      const { token } = await t.newAccount({ credits: 5 });
+      const image = `data:image/png;base64,${Buffer.from(await productPhoto("png", 320, 240)).toString("base64")}`;
+      const product = await t.json("POST", "/v1/products", { token, body: { name: "Stoneware mug", image_url: image, dekupe: false } });
+      const video = await t.json("POST", "/v1/videos", { token, body: { product_id: product.body.id, template_id: "clean-card", user_prompt: {} } });
+      expect(video.status).toBe(202);
+      id = video.body.id;
+      // The product gone before its render: the video fails at once (product_missing) and its credit comes back.
+      expect((await t.json("DELETE", `/v1/products/${product.body.id}`, { token })).status).toBe(200);
+      await t.runJobs();
+      written = (await t.json("GET", "/v1/balance/transactions", { token })).body.data.map((x: { description: string }) => x.description);
+    } finally {
+      await t.close();
+    }
+    // The test's clock stands still: rows of one moment come in id order, so each is found by its words.
+    const usage = written.find((d) => d.startsWith("Video of"));
+    const refund = written.find((d) => d.startsWith("Refund"));
+    expect(written).toHaveLength(3);
+    const link = { href: `/videos/${id}`, label: "Stoneware mug (Clean card)" };
+    expect(descriptionParts(usage!, "en", new Map())).toEqual(["Video of ", link]);
+    expect(descriptionParts(usage!, "tr", new Map())).toEqual([link, " videosu"]);
+    const labels = videoLabels(written);
+    expect(descriptionParts(refund!, "en", labels)).toEqual(["Refund for a failed video: ", link]);
+    expect(descriptionParts(refund!, "tr", labels)).toEqual(["Başarısız bir video için iade: ", link]);
+    // Its cost on another page: the refund is one link saying what it is; no id is ever shown.
+    expect(descriptionParts(refund!, "en", new Map())).toEqual([{ href: `/videos/${id}`, label: "Refund for a failed video" }]);
+  }, 60_000);
+
+  test("any other description is its text, in the interface's language", () => {
+    expect(descriptionParts("Top-up of 20.00 USD", "tr", new Map())).toEqual(["20.00 USD kredi yüklemesi"]);
+    expect(descriptionParts("Video of my own making", "en", new Map())).toEqual(["Video of my own making"]);
+  });
+});

@@ -1,20 +1,66 @@
-// A balance transaction's description in the interface's language: the server writes its own in English.
+// A balance transaction's description as a shop owner reads it, in the interface's language: the server writes its
+// own in English, with the video's id; a video's transactions read as a link to its page, named by product and template.
+
 /**
- * The server's own ledger descriptions (src/billing/top-ups.ts, src/accounts/records.ts, src/videos) in Turkish; an
- * operator's own text, or one this list does not know, is shown as written.
+ * The server's own ledger descriptions (src/billing/top-ups.ts, src/accounts/records.ts) in Turkish; an operator's
+ * own text, or one this list does not know, is shown as written.
  */
 const trDescriptions: [RegExp, string][] = [
   [/^Opening credits$/, "Açılış kredisi"],
   [/^Top-up of ([\d.]+) ([A-Z]{3})$/, "$1 $2 kredi yüklemesi"],
-  [/^Video of (.+) \((.+), (vid_\w+)\)$/, "$1 videosu ($2, $3)"],
-  [/^Refund for video (vid_\w+) \((\w+)\)$/, "$1 videosunun iadesi ($2)"],
   [/^Credits granted by an operator$/, "Yöneticinin verdiği kredi"],
   [/^Correction by an operator$/, "Yönetici düzeltmesi"],
 ];
 
-/** A transaction's description in the interface's language. */
+/** A description's text in the interface's language. */
 export function transactionText(description: string, lang: string): string {
   if (lang !== "tr") return description;
   for (const [pattern, text] of trDescriptions) if (pattern.test(description)) return description.replace(pattern, text);
   return description;
+}
+
+/** What src/videos writes: a video's cost ("Video of Mug (Clean card, vid_…)") and its refund when it failed. */
+const USAGE = /^Video of (.+) \((.+), (vid_\w+)\)$/;
+const REFUND = /^Refund for video (vid_\w+) \(\w+\)$/;
+
+const words = {
+  en: { usage: ["Video of ", ""], refund: "Refund for a failed video", refundOf: "Refund for a failed video: " },
+  tr: { usage: ["", " videosu"], refund: "Başarısız bir video için iade", refundOf: "Başarısız bir video için iade: " },
+};
+
+/** A piece of a description as shown: text, or a link to the Studio's page of the video it is about. */
+export type DescriptionPart = string | { href: string; label: string };
+
+/**
+ * What each video of these descriptions is called, by its id: "Mug (Clean card)", from its cost's description (a
+ * refund names only the video's id, and its cost is usually on the same page, just below it).
+ */
+export function videoLabels(descriptions: string[]): Map<string, string> {
+  const labels = new Map<string, string>();
+  for (const description of descriptions) {
+    const usage = USAGE.exec(description);
+    if (usage) labels.set(usage[3]!, `${usage[1]} (${usage[2]})`);
+  }
+  return labels;
+}
+
+/**
+ * A description in parts, in the interface's language: a video's cost and refund link to the video's page, named by
+ * its product and template (a refund whose video is not named on the page is one link saying what it is); anything
+ * else is its text.
+ */
+export function descriptionParts(description: string, lang: string, labels: Map<string, string>): DescriptionPart[] {
+  const w = lang === "tr" ? words.tr : words.en;
+  const usage = USAGE.exec(description);
+  if (usage) {
+    const link = { href: `/videos/${usage[3]}`, label: `${usage[1]} (${usage[2]})` };
+    return [w.usage[0]!, link, w.usage[1]!].filter((part) => part !== "");
+  }
+  const refund = REFUND.exec(description);
+  if (refund) {
+    const href = `/videos/${refund[1]}`;
+    const label = labels.get(refund[1]!);
+    return label ? [w.refundOf, { href, label }] : [{ href, label: w.refund }];
+  }
+  return [transactionText(description, lang)];
 }

@@ -11,7 +11,7 @@ import type { Column } from "../components/table";
 import { useLoad } from "../hooks";
 import { formatDate, formatNumber, useLang } from "../i18n";
 import { useBalanceMessages, type BalanceKey } from "../i18n/balance";
-import { transactionText } from "../i18n/transactions";
+import { descriptionParts, videoLabels } from "../i18n/transactions";
 import { useCursorList, type CursorList } from "../paging";
 import { TopUpForm, TopUpStatus } from "./balance-top-up";
 import { ForKind } from "./for-kind";
@@ -44,9 +44,20 @@ function Summary({ credits, premium }: { credits: number; premium: boolean }) {
   );
 }
 
+/** A transaction's description: its words, and a link to the video it is about (named by product and template). */
+function Description({ text, labels }: { text: string; labels: Map<string, string> }) {
+  const { lang } = useLang();
+  return (
+    <>
+      {descriptionParts(text, lang, labels).map((part, i) => (typeof part === "string" ? part : <a key={i} href={part.href}>{part.label}</a>))}
+    </>
+  );
+}
+
 function Transactions({ list }: { list: CursorList<Transaction> }) {
   const m = useBalanceMessages();
   const { lang } = useLang();
+  const labels = videoLabels(list.rows.map((r) => r.description ?? ""));
   const typeName = (type: string) => {
     const text = m(`type.${type}` as BalanceKey);
     return text === `type.${type}` ? type : text;
@@ -54,7 +65,7 @@ function Transactions({ list }: { list: CursorList<Transaction> }) {
   const columns: Column<Transaction>[] = [
     { key: "date", label: m("date"), render: (r) => <span class="nowrap">{formatDate(r.created_at, lang)}</span> },
     { key: "type", label: m("type"), render: (r) => typeName(r.type) },
-    { key: "description", label: m("description"), render: (r) => transactionText(r.description ?? "", lang) },
+    { key: "description", label: m("description"), render: (r) => <Description text={r.description ?? ""} labels={labels} /> },
     {
       key: "amount",
       label: m("change"),
