@@ -93,6 +93,7 @@ export const en = {
   "videos.status": "Status",
   "videos.created": "Created",
   "videos.progress": "Progress",
+  "videos.openVideo": "Open",
   "videos.open": "Open video {id}",
   "videoNew.title": "Create video",
   "videoNew.product": "Product",

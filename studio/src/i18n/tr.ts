@@ -95,6 +95,7 @@ export const tr: Record<MessageKey, string> = {
   "videos.status": "Durum",
   "videos.created": "Oluşturulma",
   "videos.progress": "İlerleme",
+  "videos.openVideo": "Aç",
   "videos.open": "{id} videosunu aç",
   "videoNew.title": "Video oluştur",
   "videoNew.product": "Ürün",

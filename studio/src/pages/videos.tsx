@@ -1,5 +1,6 @@
 // Videos: the account's videos, newest first, with status and live progress (polled every 2 s while one is queued or
-// rendering, without reloading the page), paged by the API's cursors.
+// rendering, without reloading the page), paged by the API's cursors. Each row opens its video from the first column;
+// the product's name opens the product.
 import { useState } from "preact/hooks";
 import { api, asProblem } from "../api";
 import { Alert } from "../components/alert";
@@ -63,6 +64,10 @@ export function VideosPage() {
   // Going back (ending_before) the API says whether older ones exist beyond the page; forward, has_more does.
   const hasNext = cursor.before ? rows.length > 0 : Boolean(list.data?.hasMore);
   const hasPrevious = page > 1;
+  const names = (v: { product_id: string; template_id: string }) => ({
+    product: list.data?.productName.get(v.product_id) ?? v.product_id,
+    template: list.data?.templateName.get(v.template_id) ?? v.template_id,
+  });
   return (
     <Page
       title={t("videos.title")}
@@ -84,21 +89,27 @@ export function VideosPage() {
           rows={rows}
           rowKey={(v) => v.id}
           columns={[
-            {
-              key: "thumb",
-              label: t("video.thumbnail"),
-              render: (v) => (v.thumbnail_url ? <img class="video-thumb" src={v.thumbnail_url} alt="" loading="lazy" /> : <span class="video-thumb" />),
-            },
+            // The video's own link: its thumbnail and `Open`. The product's name links to the product.
             {
               key: "video",
-              label: t("videos.product"),
+              label: t("video.thumbnail"),
               render: (v) => (
-                <a href={`/videos/${v.id}`}>
-                  {list.data?.productName.get(v.product_id) ?? v.product_id}
+                <a class="video-open" href={`/videos/${v.id}`}>
+                  {v.thumbnail_url ? <img class="video-thumb" src={v.thumbnail_url} alt="" loading="lazy" /> : <span class="video-thumb" />}
+                  <span>
+                    {t("videos.openVideo")}
+                    <span class="visually-hidden">{` ${names(v).product} · ${names(v).template}`}</span>
+                  </span>
                 </a>
               ),
             },
-            { key: "template", label: t("videos.template"), render: (v) => list.data?.templateName.get(v.template_id) ?? v.template_id },
+            {
+              key: "product",
+              label: t("videos.product"),
+              // A product since deleted has no page: its id, as text.
+              render: (v) => (list.data?.productName.has(v.product_id) ? <a href={`/products/${v.product_id}`}>{names(v).product}</a> : v.product_id),
+            },
+            { key: "template", label: t("videos.template"), render: (v) => names(v).template },
             // Two videos of one product and template differ by language and format: the list says both, each in its own
             // column (a format beside a language read as part of the language).
             { key: "language", label: t("videoNew.language"), render: (v) => languageName(v.language, lang) },
