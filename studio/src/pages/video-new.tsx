@@ -105,8 +105,9 @@ function useKeptDraft(account: string | null, productId: string, choices: Choice
   }, [JSON.stringify(kept), productId]);
 }
 
-/** The form's state and the request it makes; `account` keeps its draft. */
-function useVideoForm(choices: Choices | null, initialProduct: string, account: string | null) {
+/** The form's state and the request it makes; the signed-in account keeps its draft. */
+function useVideoForm(choices: Choices | null, initialProduct: string) {
+  const account = useSession().session?.account?.id ?? null;
   const [productId, setProductId] = useState(initialProduct);
   const [templateId, setTemplateId] = useState("");
   const [language, setLanguage] = useState("");
@@ -197,8 +198,7 @@ export function VideoNewPage() {
   const { lang } = useLang();
   const { query, route } = useLocation();
   const choices = useLoad(loadChoices, [], seenChoices());
-  const { session } = useSession();
-  const form = useVideoForm(choices.data, query.product ?? "", session?.account?.id ?? null);
+  const form = useVideoForm(choices.data, query.product ?? "");
   const estimate = useEstimate(form.request);
   const [problem, setProblem] = useState<ApiProblem | null>(null);
   const [busy, setBusy] = useState(false);
