@@ -1,7 +1,7 @@
 // A stored file asked for as a download (`/files/…?download=NAME`, the Studio's `Download` button): Content-Disposition
 // names it as asked, made safe for file systems and kept to the file's own extension; without the question, none.
 import { afterEach, describe, expect, test } from "bun:test";
-import { attachment, downloadFileName } from "../src/http/file-download";
+import { attachment, downloadFileName } from "../src/plugins";
 import { fetchStored, onS3, productPhoto, startService, type TestService } from "./helpers";
 
 let t: TestService;

@@ -1,5 +1,6 @@
-// storage-s3 beyond the shared conformance suite: request signing checked against an independent SigV4 computation,
-// settings refused at init and in config, readiness when the bucket is missing or unreachable, presigned links expiring.
+// storage-s3 beyond the shared conformance suite: request signing (a download name's too) checked against an
+// independent SigV4 computation, settings refused at init and in config, readiness when the bucket is missing or
+// unreachable, presigned links expiring.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash, createHmac } from "node:crypto";
 import { clientEndpoint, createS3Storage, type S3StorageOptions } from "../plugins/storage-s3";
@@ -105,10 +106,25 @@ describe("request signing", () => {
     expect(url.searchParams.get("X-Amz-Signature")).toBe(presignSignature(url, "another-secret-entirely"));
   });
 
-  test("public links are plain URLs under the configured base, without any signature", async () => {
+  test("a download name is signed into the link as response-content-disposition, made safe as the file route makes it", async () => {
+    const storage = createS3Storage(awsOptions());
+    await storage.init!();
+    const url = new URL(storage.url("videos/vid_1/video-abc.mp4", { download: "Kahve fincanı_Clean-card" }));
+    expect(url.searchParams.get("response-content-disposition")).toBe(
+      `attachment; filename="Kahve fincan__Clean-card.mp4"; filename*=UTF-8''Kahve%20fincan%C4%B1_Clean-card.mp4`,
+    );
+    expect(url.searchParams.get("X-Amz-Signature")).toBe(presignSignature(url, SECRET_KEY));
+    // The name is covered by the signature: another one put into the link no longer matches it.
+    url.searchParams.set("response-content-disposition", `attachment; filename="setup.exe"`);
+    expect(url.searchParams.get("X-Amz-Signature")).not.toBe(presignSignature(url, SECRET_KEY));
+  });
+
+  test("public links are plain URLs under the configured base, without any signature (nor a download name)", async () => {
     const storage = createS3Storage(awsOptions({ publicUrl: "https://cdn.example.com/media" }));
     await storage.init!();
     expect(storage.url("products/p1/a.png")).toBe("https://cdn.example.com/media/products/p1/a.png");
+    // S3 overrides response headers for signed requests only: a public link cannot carry the name.
+    expect(storage.url("products/p1/a.png", { download: "Mug" })).toBe("https://cdn.example.com/media/products/p1/a.png");
   });
 
   test("the client endpoint: AWS by region, a custom endpoint as given, the bucket in the host name for virtual-hosted style", () => {

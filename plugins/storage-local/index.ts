@@ -1,7 +1,7 @@
 // Storage on local disk under the data dir, served by vitrin itself under {cdn_url} with range and cache support.
 import { mkdir, rename, rm, stat } from "node:fs/promises";
 import { dirname, resolve, sep } from "node:path";
-import { ConfigError, contentTypeOf, definePlugin, isSafeKey, localFilesDir, partialFileName, type StoragePlugin } from "../../src/plugins";
+import { ConfigError, contentTypeOf, definePlugin, isSafeKey, localFilesDir, partialFileName, servedUrl, type StoragePlugin } from "../../src/plugins";
 
 export function createLocalStorage(root: string, baseUrl: string): StoragePlugin {
   const base = resolve(root);
@@ -58,8 +58,9 @@ export function createLocalStorage(root: string, baseUrl: string): StoragePlugin
       if (!path) return;
       await rm(path, { force: true });
     },
-    url(key) {
-      return `${baseUrl}/${key}`;
+    url(key, options) {
+      // vitrin's file route names the download (serveStored), so the link only has to ask.
+      return servedUrl(baseUrl, key, options?.download);
     },
     async serve(key, request) {
       const path = pathOf(key);

@@ -1,6 +1,6 @@
 // Storage in an S3-compatible bucket (AWS S3, MinIO, Garage, R2…) through Bun's built-in S3 client; clients fetch files from the bucket, never through vitrin.
 import { S3Client } from "bun";
-import { ConfigError, contentTypeOf, definePlugin, isSafeKey, type ReadyReport, type StoragePlugin } from "../../src/plugins";
+import { attachment, ConfigError, contentTypeOf, definePlugin, downloadFileName, isSafeKey, type ReadyReport, type StoragePlugin } from "../../src/plugins";
 import { s3Settings, type S3Settings } from "./settings";
 
 /** The connection settings as declared in settings.ts, and how links are made. */
@@ -108,9 +108,12 @@ export function createS3Storage(options: S3StorageOptions): StoragePlugin {
         if (!isMissing(e)) throw e;
       }
     },
-    url(key) {
+    url(key, asked) {
+      // A public link cannot name its download: S3 takes response-content-disposition only on a signed request.
       if (options.publicUrl) return `${options.publicUrl}/${key}`;
-      return s3().presign(key, { method: "GET", expiresIn: options.urlTtlSeconds });
+      // Bun signs it into the link as response-content-disposition, which the bucket answers as Content-Disposition.
+      const named = asked?.download === undefined ? {} : { contentDisposition: attachment(downloadFileName(asked.download, key)) };
+      return s3().presign(key, { method: "GET", expiresIn: options.urlTtlSeconds, ...named });
     },
   };
 }

@@ -6,8 +6,7 @@ import swaggerBundle from "swagger-ui-dist/swagger-ui-bundle.js" with { type: "f
 import swaggerCss from "swagger-ui-dist/swagger-ui.css" with { type: "file" };
 import favicon from "swagger-ui-dist/favicon-32x32.png" with { type: "file" };
 import { errors } from "../kernel";
-import type { Plugins, ReadyReport } from "../plugins";
-import { attachment, downloadFileName } from "./file-download";
+import { serveStored, type Plugins, type ReadyReport } from "../plugins";
 import type { Metrics } from "./metrics";
 import { ok, operation, sharedComponents, webhookEvents } from "./openapi-docs";
 
@@ -50,12 +49,8 @@ export const apiDocs = {
  * asks for it as a download under that name (made safe, with the file's own extension): the Studio's `Download`.
  */
 async function serveFile(ctx: OperationsDeps, request: Request, path: string | undefined): Promise<Response> {
-  const storage = ctx.plugins.storage;
-  const key = decodeURIComponent(path ?? "");
-  const res = storage.serve ? await storage.serve(key, request) : null;
+  const res = await serveStored(ctx.plugins.storage, decodeURIComponent(path ?? ""), request);
   if (!res) throw errors.notFound("file");
-  const asked = new URL(request.url).searchParams.get("download");
-  if (asked !== null) res.headers.set("content-disposition", attachment(downloadFileName(asked, key)));
   return res;
 }
 

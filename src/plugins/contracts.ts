@@ -39,6 +39,16 @@ export type Lifecycle = {
 
 export type StoredFile = { body: Blob; size: number; contentType: string };
 
+export type UrlOptions = {
+  /**
+   * The name a client should save the file under (the core's choice, not yet made safe): the link's answer carries
+   * `Content-Disposition: attachment` with `attachment(downloadFileName(download, key))`. A link vitrin serves asks
+   * for it with `?download=` (`servedUrl`); S3 signs it into the link. Optional to honour: a storage that cannot name
+   * a download ignores it and gives its usual link.
+   */
+  download?: string;
+};
+
 export type StoragePlugin = Lifecycle & {
   readonly slot: "storage";
   readonly name: string;
@@ -50,8 +60,11 @@ export type StoragePlugin = Lifecycle & {
   get(key: string): Promise<StoredFile | null>;
   /** Removing a missing key is not an error. */
   delete(key: string): Promise<void>;
-  /** A URL a client can GET the key from: under {cdn_url}, or a time-limited presigned link (S3). */
-  url(key: string): string;
+  /**
+   * A URL a client can GET the key from: under {cdn_url}, or a time-limited presigned link (S3). With `download`, a
+   * link whose answer makes it a download under that name, when the storage can name one; else its usual link.
+   */
+  url(key: string, options?: UrlOptions): string;
   /**
    * When present, the service itself serves {cdn_url} through this (local disk): GET and HEAD (HEAD with the real
    * Content-Length and no body), ETag / If-None-Match, and one byte range (206 with Content-Range, 416 past the end).

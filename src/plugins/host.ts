@@ -3,7 +3,23 @@
 // everything from `host` (its `import type` lines are erased and cost nothing).
 import { Value } from "@sinclair/typebox/value";
 import { t } from "../templates";
-import { boolean, ConfigError, contentTypeOf, definePlugin, httpUrl, integer, isSafeKey, NoSubjectError, oneOf, optionalText, optionalUrl, PaymentSignatureError } from "./index";
+import {
+  attachment,
+  boolean,
+  ConfigError,
+  contentTypeOf,
+  definePlugin,
+  downloadFileName,
+  httpUrl,
+  integer,
+  isSafeKey,
+  NoSubjectError,
+  oneOf,
+  optionalText,
+  optionalUrl,
+  PaymentSignatureError,
+  servedUrl,
+} from "./index";
 import pkg from "../../package.json" with { type: "json" };
 
 export const PLUGIN_API_VERSION = 1;
@@ -21,6 +37,13 @@ export const pluginHost = {
   /** Storage keys: whether a key is one the core could have made, and the content type its extension stands for. */
   isSafeKey,
   contentTypeOf,
+  /**
+   * Named downloads (`url(key, { download })`): the link to a file vitrin serves, asking for the name; and, for links
+   * another server answers, the safe name and the Content-Disposition value it must carry.
+   */
+  servedUrl,
+  downloadFileName,
+  attachment,
   /** Elysia's TypeBox builder, the same `t` the core validates requests with (typed as TypeBox's: TypeBuilder). */
   t,
   /** TypeBox's value checker: `host.Value.Check(schema, data)`, `host.Value.Errors(schema, data)`. */

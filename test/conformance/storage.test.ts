@@ -1,5 +1,5 @@
 // The storage kit run against every storage plugin: local disk, S3 (presigned and public links) on a real s3rver,
-// and the example folder plugin storage-memory.
+// the example folder plugin storage-memory, and a plugin that ignores download names (which the contract allows).
 import { afterAll, beforeAll, expect } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,14 +18,24 @@ afterAll(async () => {
   await s3?.close();
 });
 
+/** Local storage on a fresh folder, as the service makes it. */
+async function localStorage() {
+  const storage = createLocalStorage(mkdtempSync(join(tmpdir(), "vitrin-storage-")), "http://cdn.test/files");
+  await storage.init?.();
+  return storage;
+}
+const underCdn = (url: string, key: string) => expect(url).toBe(`http://cdn.test/files/${key}`);
+
+storageConformance("local", localStorage, { expectUrl: underCdn, serves: true, namesDownloads: true });
+
+// Naming downloads is optional: local storage with its url() stripped of the option conforms as well.
 storageConformance(
-  "local",
+  "a storage that ignores download names",
   async () => {
-    const storage = createLocalStorage(mkdtempSync(join(tmpdir(), "vitrin-storage-")), "http://cdn.test/files");
-    await storage.init?.();
-    return storage;
+    const local = await localStorage();
+    return { ...local, url: (key: string) => local.url(key) };
   },
-  { expectUrl: (url, key) => expect(url).toBe(`http://cdn.test/files/${key}`), serves: true },
+  { expectUrl: underCdn, serves: true },
 );
 
 storageConformance(
@@ -43,6 +53,7 @@ storageConformance(
       expect(u.searchParams.get("X-Amz-Expires")).toBe("3600");
     },
     fetchable: true,
+    namesDownloads: true,
   },
 );
 
@@ -61,6 +72,7 @@ storageConformance(
 storageConformance("example folder plugin storage-memory", () => examplePlugin("storage", "memory"), {
   expectUrl: (url, key) => expect(url).toBe(`http://vitrin.test/files/${key}`),
   serves: true,
+  namesDownloads: true,
 });
 
 // As a plugin author runs the kit on a folder of their own (docs/plugins.md, "Conformance kits").

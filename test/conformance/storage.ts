@@ -1,12 +1,13 @@
 // The storage slot's conformance kit: declares the bun:test cases every storage plugin must pass (put/get/delete/url,
-// overwrite, missing keys, key safety, large streamed bodies, and serve() with ranges when the plugin has one).
+// overwrite, missing keys, key safety, large streamed bodies, serve() with ranges when the plugin has one, and named
+// downloads when the plugin names them).
 // A plugin author runs it from a test file: `storageConformance("mine", async () => { … return plugin after init })`.
 import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { StoragePlugin } from "../../src/plugins";
+import { attachment, downloadFileName, serveStored, type StoragePlugin } from "../../src/plugins";
 
 export type StorageConformanceOptions = {
   /** Checks the URL url(key) gave, when its exact form is known (e.g. `{cdn_url}/{key}`); by default any absolute URL. */
@@ -15,6 +16,11 @@ export type StorageConformanceOptions = {
   fetchable?: boolean;
   /** Whether the plugin has serve() (vitrin then serves {cdn_url} through it); its tests run only then. */
   serves?: boolean;
+  /**
+   * Whether url(key, { download }) gives a link whose answer names the download (optional in the contract): checked by
+   * fetching the link when `fetchable`, else by vitrin's file route over serve() (`serves`).
+   */
+  namesDownloads?: boolean;
 };
 
 /** Keys the core never makes; a plugin must refuse to store them and find nothing under them. */
@@ -87,6 +93,7 @@ export function storageConformance(name: string, make: () => Promise<StoragePlug
     });
 
     keyConformance(make);
+    downloadConformance(make, options);
 
     test("ready reports ok", async () => {
       const storage = await make();
@@ -146,6 +153,42 @@ function keyConformance(make: () => Promise<StoragePlugin>): void {
     }
     // "a/../x.png" names x.png once resolved: deleting it must not have removed the real x.png.
     expect(await (await storage.get("x.png"))!.body.text()).toBe("kept");
+  });
+}
+
+/** The answer a client gets for `url`: fetched from the plugin's own server, or from vitrin's file route over serve(). */
+async function answerOf(storage: StoragePlugin, url: string, key: string, options: StorageConformanceOptions): Promise<Response> {
+  if (options.fetchable) return fetch(url);
+  const res = await serveStored(storage, key, new Request(url));
+  if (!res) throw new Error(`nothing answers ${url}: declare the plugin fetchable or serving`);
+  return res;
+}
+
+/** url(key, { download }): always a link to the key's bytes; named in its answer when the plugin says it names them. */
+function downloadConformance(make: () => Promise<StoragePlugin>, options: StorageConformanceOptions): void {
+  const key = "videos/v1/video-abc.mp4";
+  const bytes = bytesOf("the video's bytes");
+  // Unsafe for a file system, outside ASCII and not ending in the file's extension: the answer must make it safe.
+  const asked = 'Kahve fincanı: "9/16"';
+
+  test("url with a download name still gives a link to the key", async () => {
+    const storage = await make();
+    await storage.put(key, bytes, "video/mp4");
+    const url = storage.url(key, { download: asked });
+    expect(new URL(url).pathname.endsWith(`/${key}`)).toBe(true);
+    if (!options.fetchable && !options.serves) return;
+    const res = await answerOf(storage, url, key, options);
+    expect(res.status).toBe(200);
+    expect(new Uint8Array(await res.arrayBuffer())).toEqual(bytes);
+  });
+
+  if (!options.namesDownloads) return;
+  test("a download name is in the link's answer (Content-Disposition: attachment), made safe; a plain link has none", async () => {
+    const storage = await make();
+    await storage.put(key, bytes, "video/mp4");
+    const named = await answerOf(storage, storage.url(key, { download: asked }), key, options);
+    expect(named.headers.get("content-disposition")).toBe(attachment(downloadFileName(asked, key)));
+    expect((await answerOf(storage, storage.url(key), key, options)).headers.get("content-disposition")).toBeNull();
   });
 }
 

@@ -71,8 +71,9 @@ export default function memoryStorage(host: PluginHost) {
           held -= entry.bytes.length;
           files.delete(key);
         },
-        url(key) {
-          return `${ctx.config.cdnUrl}/${key}`;
+        url(key, options) {
+          // vitrin's file route names a download its link asks for (`?download=`), as for any storage it serves.
+          return host.servedUrl(ctx.config.cdnUrl, key, options?.download);
         },
         async serve(key, request) {
           const entry = isSafeKey(key) ? files.get(key) : undefined;

@@ -1,5 +1,5 @@
 import { Value } from "@sinclair/typebox/value";
-import { boolean, ConfigError, contentTypeOf, definePlugin, httpUrl, integer, isSafeKey, NoSubjectError, oneOf, optionalText, optionalUrl, PaymentSignatureError } from "./index";
+import { attachment, boolean, ConfigError, contentTypeOf, definePlugin, downloadFileName, httpUrl, integer, isSafeKey, NoSubjectError, oneOf, optionalText, optionalUrl, PaymentSignatureError, servedUrl } from "./index";
 export declare const PLUGIN_API_VERSION = 1;
 export declare const pluginHost: {
     /** Bumped when anything below changes incompatibly; a plugin may refuse to load on a version it does not know. */
@@ -14,6 +14,13 @@ export declare const pluginHost: {
     /** Storage keys: whether a key is one the core could have made, and the content type its extension stands for. */
     isSafeKey: typeof isSafeKey;
     contentTypeOf: typeof contentTypeOf;
+    /**
+     * Named downloads (`url(key, { download })`): the link to a file vitrin serves, asking for the name; and, for links
+     * another server answers, the safe name and the Content-Disposition value it must carry.
+     */
+    servedUrl: typeof servedUrl;
+    downloadFileName: typeof downloadFileName;
+    attachment: typeof attachment;
     /** Elysia's TypeBox builder, the same `t` the core validates requests with (typed as TypeBox's: TypeBuilder). */
     t: import("./kit-types").TypeBuilder;
     /** TypeBox's value checker: `host.Value.Check(schema, data)`, `host.Value.Errors(schema, data)`. */

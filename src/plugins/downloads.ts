@@ -1,6 +1,8 @@
-// The download name a stored file is served under when its link asks for one (`/files/…?download=NAME`): a link to
-// another origin cannot name its download with the `download` attribute, so the server's Content-Disposition does.
+// The name a stored file downloads under when its link asks for one: a link to another origin cannot name its download
+// with the `download` attribute, so the answer's Content-Disposition does. Shared by vitrin's own file route
+// (`/files/…?download=NAME`) and by storages whose links another server answers (S3 presigns the header into its link).
 import { posix } from "node:path";
+import type { StoragePlugin } from "./contracts";
 
 /**
  * What no file system takes in a name (Windows' <>:"/\|?*), control characters, bidi overrides (which make
@@ -37,4 +39,21 @@ export function attachment(name: string): string {
     .replace(/[^\x20-\x7e]|["\\]/g, "_");
   const exact = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return `attachment; filename="${ascii}"; filename*=UTF-8''${exact}`;
+}
+
+/**
+ * What vitrin answers at {cdn_url}/<key> for a storage that serves its files itself: the plugin's answer, named as a
+ * download when the link asks (`?download=NAME`); null when the plugin has no such file (or no serve()).
+ */
+export async function serveStored(storage: StoragePlugin, key: string, request: Request): Promise<Response | null> {
+  const res = storage.serve ? await storage.serve(key, request) : null;
+  if (!res) return null;
+  const asked = new URL(request.url).searchParams.get("download");
+  if (asked !== null) res.headers.set("content-disposition", attachment(downloadFileName(asked, key)));
+  return res;
+}
+
+/** The link under {cdn_url} (or any base vitrin serves) that asks for `key` as a download named `name`, when asked. */
+export function servedUrl(base: string, key: string, name?: string): string {
+  return name === undefined ? `${base}/${key}` : `${base}/${key}?download=${encodeURIComponent(name)}`;
 }
