@@ -140,6 +140,11 @@ export const video = named("Video", t.Object(
     progress: t.Number(),
     video_url: maybeString,
     thumbnail_url: maybeString,
+    download_url: t.Union([t.String(), t.Null()], {
+      description:
+        "The video as a download named after its product, template, format and language (Content-Disposition: attachment), e.g. Stoneware-coffee-cup_Clean-card_9x16_en.mp4; null like video_url. A storage that cannot name downloads (public S3 links) gives video_url's link.",
+    }),
+    thumbnail_download_url: t.Union([t.String(), t.Null()], { description: "The thumbnail as a download named like download_url (.jpg); null like thumbnail_url." }),
     duration: maybeNumber,
     width: maybeNumber,
     height: maybeNumber,

@@ -48,7 +48,8 @@ export async function failIn(deps: VideoDeps, tx: Orm, videoId: string, code: Vi
     at,
   });
   // To the video's own webhook_url, if it has one, and to the account's endpoints subscribed to the event.
-  const data = videoJson(failed, deps.storage);
+  // A failed video has no files, so no downloads to name.
+  const data = videoJson(failed, deps, null);
   await deps.webhooks.publish(tx, { accountId: row.accountId, event: "video.failed", url: row.webhookUrl, data, videoId: row.id });
   return true;
 }

@@ -1,11 +1,15 @@
 // A video as the API shows it.
 import { iso, parseMetadata } from "../kernel";
-import type { StoragePlugin } from "../plugins";
+import { videoLinks, type LinkDeps } from "./downloads";
 import type { VideoRow } from "./types";
 
-export function videoJson(row: VideoRow, storage: StoragePlugin) {
-  // Deleted files (DELETE or retention) leave the record with null URLs and the time they went.
-  const completed = row.status === "completed" && row.filesDeletedAt === null;
+/**
+ * `productName` names a completed video's downloads (null: its product is gone, its id stands in); a video not
+ * completed has no links to name. Deleted files (DELETE or retention) leave the record with null URLs and the time
+ * they went.
+ */
+export function videoJson(row: VideoRow, deps: LinkDeps, productName: string | null) {
+  const links = videoLinks(row, deps, productName);
   return {
     id: row.id,
     object: "video",
@@ -17,8 +21,10 @@ export function videoJson(row: VideoRow, storage: StoragePlugin) {
     user_prompt: JSON.parse(row.userPrompt) as Record<string, unknown>,
     webhook_url: row.webhookUrl,
     progress: row.progress,
-    video_url: completed && row.videoKey ? storage.url(row.videoKey) : null,
-    thumbnail_url: completed && row.thumbnailKey ? storage.url(row.thumbnailKey) : null,
+    video_url: links.video,
+    thumbnail_url: links.thumbnail,
+    download_url: links.videoDownload,
+    thumbnail_download_url: links.thumbnailDownload,
     duration: row.durationMs === null ? null : row.durationMs / 1000,
     width: row.width,
     height: row.height,

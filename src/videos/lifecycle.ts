@@ -45,7 +45,8 @@ export async function deleteVideoFiles(deps: VideoDeps, accountId: string, id: s
   if (row.status === "queued" || row.status === "processing") {
     throw errors.conflict(`The video is ${row.status}; its files can be deleted once it has completed or failed.`, { video_status: row.status });
   }
-  return videoJson(row.filesDeletedAt === null ? await dropFiles(deps, row) : row, deps.storage);
+  // Its files are gone: no links, so no downloads to name.
+  return videoJson(row.filesDeletedAt === null ? await dropFiles(deps, row) : row, deps, null);
 }
 
 /** One batch of completed videos past the retention age whose files are still there, oldest first. */

@@ -3,6 +3,7 @@
 import { filteredPagers, type CreatedRange, type Db, type PageQuery } from "../db";
 import { errors } from "../kernel";
 import { videoJson } from "./json";
+import { productNames } from "./downloads";
 import type { VideoDeps, VideoRow } from "./types";
 
 export const VIDEO_STATUSES = ["queued", "processing", "completed", "failed"] as const;
@@ -57,6 +58,7 @@ export function videoLister(db: Db) {
   return async (deps: VideoDeps, accountId: string, query: VideoListQuery) => {
     const { status, productId, range } = videoFilters(query);
     const found = await page([accountId], [status, productId], query, range);
-    return { data: found.data.map((r) => videoJson(r, deps.storage)), has_more: found.has_more };
+    const names = await productNames(deps.db, accountId, found.data);
+    return { data: found.data.map((r) => videoJson(r, deps, names.get(r.productId) ?? null)), has_more: found.has_more };
   };
 }

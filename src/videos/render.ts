@@ -88,8 +88,11 @@ async function runRenderer(deps: VideoDeps, run: RenderRun): Promise<RenderResul
 
 type StoredFiles = { videoKey: string; thumbnailKey: string };
 
+/** What a render made: its result and the name of the product it shows (which names the downloads). */
+type Rendered = { result: RenderResult; productName: string };
+
 /** Completes a video still processing and queues its webhook, in one transaction; false when it was settled meanwhile. */
-async function completeIn(deps: VideoDeps, tx: Orm, videoId: string, files: StoredFiles, result: RenderResult): Promise<boolean> {
+async function completeIn(deps: VideoDeps, tx: Orm, videoId: string, files: StoredFiles, { result, productName }: Rendered): Promise<boolean> {
   const { videos } = deps.db.schema;
   const current = await loadVideo(deps, tx, videoId);
   if (!current || current.status !== "processing") return false;
@@ -110,19 +113,20 @@ async function completeIn(deps: VideoDeps, tx: Orm, videoId: string, files: Stor
     .where(eq(videos.id, videoId))
     .returning();
   // To the video's own webhook_url, if it has one, and to the account's endpoints subscribed to the event.
-  const data = videoJson(completed, deps.storage);
+  const data = videoJson(completed, deps, productName);
   await deps.webhooks.publish(tx, { accountId: current.accountId, event: "video.completed", url: current.webhookUrl, data, videoId });
   return true;
 }
 
 /** Stores the rendered files and completes the video; the files go again when the video was settled meanwhile. */
-async function storeResult(deps: VideoDeps, videoId: string, result: RenderResult): Promise<boolean> {
+async function storeResult(deps: VideoDeps, videoId: string, rendered: Rendered): Promise<boolean> {
+  const { result } = rendered;
   const { storage } = deps;
   const suffix = newId("file").slice(5);
   const files = { videoKey: `videos/${videoId}/video-${suffix}.mp4`, thumbnailKey: `videos/${videoId}/thumbnail-${suffix}.jpg` };
   await storage.put(files.videoKey, Bun.file(result.videoPath), "video/mp4");
   await storage.put(files.thumbnailKey, Bun.file(result.thumbnailPath), "image/jpeg");
-  const stored = await deps.db.tx((tx) => completeIn(deps, tx, videoId, files, result));
+  const stored = await deps.db.tx((tx) => completeIn(deps, tx, videoId, files, rendered));
   if (!stored) {
     await storage.delete(files.videoKey);
     await storage.delete(files.thumbnailKey);
@@ -162,7 +166,7 @@ export async function renderJob(deps: VideoDeps, videoId: string, signal: AbortS
     const staged = await stageProduct(deps, workDir, product);
     const result = await runRenderer(deps, { video, product: staged, workDir, signal, onProgress: progress.report });
     await progress.done();
-    if (await storeResult(deps, videoId, result)) observe("completed");
+    if (await storeResult(deps, videoId, { result, productName: product.name })) observe("completed");
   } catch (e) {
     await settleFailedAttempt(deps, videoId, e, signal, () => observe("failed"));
   } finally {

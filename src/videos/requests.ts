@@ -5,6 +5,7 @@ import { errors, newId, type FieldProblem, mergeMetadata } from "../kernel";
 import { ASPECT_SIZES } from "../templates";
 import { loadVideo } from "./failure";
 import { videoJson } from "./json";
+import { productNames } from "./downloads";
 import { templateLanguage } from "./language";
 import { chooseMusic } from "./music";
 import { checkLayout } from "./inputs";
@@ -84,7 +85,7 @@ export async function createVideo(deps: VideoDeps, accountId: string, input: New
     await deps.jobs.enqueue(tx, RENDER_JOB, { videoId: id }, { concurrencyKey: accountId });
     return inserted;
   });
-  return videoJson(row, deps.storage);
+  return videoJson(row, deps, product.name);
 }
 
 export async function estimateVideo(deps: VideoDeps, accountId: string, input: NewVideo) {
@@ -108,5 +109,6 @@ export async function estimateVideo(deps: VideoDeps, accountId: string, input: N
 export async function getVideo(deps: VideoDeps, accountId: string, id: string) {
   const row = await loadVideo(deps, deps.db.read, id);
   if (!row || row.accountId !== accountId) throw errors.notFound("video");
-  return videoJson(row, deps.storage);
+  const names = await productNames(deps.db, accountId, [row]);
+  return videoJson(row, deps, names.get(row.productId) ?? null);
 }

@@ -1443,6 +1443,10 @@ export interface components {
             progress: number;
             video_url: string | null;
             thumbnail_url: string | null;
+            /** @description The video as a download named after its product, template, format and language (Content-Disposition: attachment), e.g. Stoneware-coffee-cup_Clean-card_9x16_en.mp4; null like video_url. A storage that cannot name downloads (public S3 links) gives video_url's link. */
+            download_url: string | null;
+            /** @description The thumbnail as a download named like download_url (.jpg); null like thumbnail_url. */
+            thumbnail_download_url: string | null;
             duration: number | null;
             width: number | null;
             height: number | null;

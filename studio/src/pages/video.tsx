@@ -9,7 +9,6 @@ import { StatusBadge } from "../components/status-badge";
 import { useLoad, usePoll } from "../hooks";
 import { formatDate, languageName, problemText, useLang, useT } from "../i18n";
 import { loadProducts } from "./products";
-import { downloadHref, downloadName } from "./video-download";
 import { loadTemplates, loadVideo, moving, videoStatus, type Video } from "./videos-data";
 
 async function loadAll(id: string) {
@@ -43,22 +42,21 @@ function Details({ video, templateName, productName }: { video: Video; templateN
   );
 }
 
-function Player({ video, title, productName, templateName }: { video: Video; title: string; productName: string; templateName: string }) {
+function Player({ video, title }: { video: Video; title: string }) {
   const t = useT();
   if (!video.video_url) return null;
-  // Named after what the shop sees (product, template, format, language), not the video's id.
-  const of = { id: video.id, productName, templateName, aspect: video.aspect_ratio, language: video.language };
-  const name = downloadName(of, "mp4");
-  const thumbnail = downloadName(of, "jpg");
+  // The API's download links save the files under the product, template, format and language (their answer's
+  // Content-Disposition names them, which a link to another origin such as a presigned S3 link needs; it also wins
+  // over the `download` attribute's own name).
   return (
     <div class="player-box">
       <video class="player" controls preload="metadata" playsInline src={video.video_url} poster={video.thumbnail_url ?? undefined} aria-label={title} />
       <div class="row">
-        <LinkButton href={downloadHref(video.video_url, name)} download={name} variant="primary">
+        <LinkButton href={video.download_url ?? video.video_url} download variant="primary">
           <DownloadIcon />{t("video.download")}
         </LinkButton>
         {video.thumbnail_url && (
-          <LinkButton href={downloadHref(video.thumbnail_url, thumbnail)} download={thumbnail}>
+          <LinkButton href={video.thumbnail_download_url ?? video.thumbnail_url} download>
             {t("video.thumbnail")}
           </LinkButton>
         )}
@@ -113,7 +111,7 @@ export function VideoPage({ id }: { id: string }) {
               <p>{template ? t("video.refunded", { n: template.credits }) : t("video.refundedAny")}</p>
             </Alert>
           )}
-          {video.status === "completed" && <Player video={video} title={title} productName={data.productName} templateName={templateName} />}
+          {video.status === "completed" && <Player video={video} title={title} />}
           {video.files_deleted_at && <Alert tone="info">{t("video.filesDeleted", { date: formatDate(video.files_deleted_at, lang) })}</Alert>}
         </section>
         <Details video={video} templateName={templateName} productName={data.productName} />
