@@ -12,7 +12,7 @@ import { isListenError, jobJson, listenError, refuseListen } from "./http";
 import { backupCommand, restoreCommand } from "./backup";
 import { printHelp, protectNegatives, unmarkNegatives, type CoreCommand, type PluginRegistry } from "./plugins";
 import { listPlugins, pluginsCommand, runPluginCommand } from "./plugins/cli";
-import { usageError, wrongWords } from "./plugins/commands";
+import { isParseArgsError, parseArgsMessage, usageError, wordsFit, wrongWords } from "./plugins/commands";
 import { loadPluginFolders } from "./plugins/load";
 import { builtinPlugins, copiedOutFiles } from "../plugins";
 import packageJson from "../package.json";
@@ -275,7 +275,8 @@ async function jobs({ config, values, command, sub, rest, out, usage }: Invocati
       }
       const rows = (await engine.listJobs({ status: values.status as JobStatus | undefined, kind: values.kind, limit: 500 })).map(jobJson);
       // As the admin API checks its filter: this engine registers no kinds, so it is given the service's list.
-      if (rows.length === 0 && values.kind !== undefined && !(await engine.isKnownKind(values.kind, JOB_KINDS))) {
+      // An empty --kind would filter nothing and list every job: refused as the API refuses `?kind=`.
+      if (values.kind !== undefined && (values.kind === "" || (rows.length === 0 && !(await engine.isKnownKind(values.kind, JOB_KINDS))))) {
         return usageError(`--kind must be one of ${JOB_KINDS.join(", ")}`);
       }
       out.print(
@@ -350,7 +351,11 @@ export async function run(argv: string[], registry: PluginRegistry = builtinPlug
   const config = configFrom(values, env);
   // Every setting is checked before any command runs, the plugins' too, as the service does at start.
   registry.settings(config);
-  if (["accounts", "tokens", "topups", "ledger", "jobs"].includes(command) && !(command === "accounts" && sub === "create")) requireExistingDatabase(config.databaseUrl);
+  if (["accounts", "tokens", "topups", "ledger", "jobs"].includes(command)) {
+    // The words first: `vitrin topups` on a machine without a database is a usage slip, not a missing database.
+    if (!wordsFit(help, command, sub, rest)) return wrongWords(help, command, sub);
+    if (!(command === "accounts" && sub === "create")) requireExistingDatabase(config.databaseUrl);
+  }
   const invocation: Invocation = { config, values, command, sub, rest, out: output(values.json === true), usage: help, registry };
   const core = (coreCommands as Record<string, (invocation: Invocation) => Promise<number>>)[command];
   return core ? core(invocation) : runPluginCommand(registry, positionals, config, invocation.out);
@@ -372,14 +377,14 @@ if (import.meta.main && process.argv[2] === UNPACK_COMMAND) {
     async (e) => {
       if (e instanceof ConfigError) console.error(`configuration error: ${e.message}`);
       else if (isApiError(e)) console.error(`error: ${e.message}`);
-      else if ((e as { code?: string }).code?.startsWith?.("ERR_PARSE_ARGS")) console.error(`error: ${(e as Error).message} (vitrin help lists the options)`);
+      else if (isParseArgsError(e)) console.error(`error: ${parseArgsMessage(e)}`);
       else console.error(e);
-      const usageError = (e as { code?: string }).code?.startsWith?.("ERR_PARSE_ARGS") === true;
+      const usageSlip = isParseArgsError(e);
       // A value the command cannot take (400, 422) is a usage error; any other refusal (a correction below zero, an
       // unknown id) means the command could not be done, as when `jobs redrive` finds no dead job.
       const badInput = isApiError(e) && (e.status === 400 || e.status === 422);
       await settleLogs().catch(() => {});
-      process.exit(e instanceof ConfigError || badInput || usageError ? 2 : 1);
+      process.exit(e instanceof ConfigError || badInput || usageSlip ? 2 : 1);
     },
   );
 }

@@ -52,6 +52,11 @@ test("an unknown kind is a 422 listing the registered kinds, as an unknown statu
   expect((await t.json("GET", "/v1/admin/jobs?kind=webhook.deliver", { token: ADMIN_TOKEN })).status).toBe(200);
 });
 
+test("an empty kind is a 422 (it would filter nothing and list every job)", async () => {
+  const res = await t.json("GET", "/v1/admin/jobs?kind=", { token: ADMIN_TOKEN });
+  expect([res.status, res.body.details?.[0]?.field]).toEqual([422, "kind"]);
+});
+
 test("the kinds `vitrin jobs list --kind` is checked against, without a service, are the ones a started service registers", () => {
   expect([...JOB_KINDS]).toEqual(t.service.jobs.registeredKinds());
 });

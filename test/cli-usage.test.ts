@@ -3,6 +3,7 @@
 // the admin API knows, as its filter is.
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { run } from "../src/main";
+import { parseArgsMessage } from "../src/plugins/commands";
 import { JOB_KINDS } from "../src/service";
 import { loadConfig } from "../src/config";
 import { openDatabase } from "../src/db";
@@ -79,4 +80,36 @@ test("a subcommand missing or unknown names the ones the command has, a plugin's
 test("an unknown command, run or asked help for, is one line naming vitrin help", async () => {
   await refused(["frobnicate"], 'error: unknown command "frobnicate"; vitrin help lists the commands');
   await refused(["help", "frobnicate"], 'error: unknown command "frobnicate"; vitrin help lists the commands');
+});
+
+test("an empty --kind is refused, not taken for no filter (which listed every job)", async () => {
+  const db = openDatabase(loadConfig({ VITRIN_DATA_DIR: dir }).databaseUrl);
+  try {
+    const engine = new JobEngine({ db, clock: systemClock, logger: createLogger("silent") });
+    await db.tx((tx) => engine.enqueue(tx, "webhook.deliver", {}, { runAt: Date.parse("2100-01-01") }));
+  } finally {
+    db.close();
+  }
+  await refused(["jobs", "list", "--kind", ""], `error: --kind must be one of ${JOB_KINDS.join(", ")}`);
+});
+
+test("words a command cannot take are said as such before any database is looked for", async () => {
+  const empty = tempDir();
+  const bare = (...args: string[]) => run(args, builtinPlugins(), { VITRIN_DATA_DIR: empty, VITRIN_LOG_LEVEL: "silent" });
+  said = [];
+  expect(await bare("topups")).toBe(2);
+  expect(await bare("accounts", "grant", "acct_x")).toBe(2);
+  expect(said).toEqual([
+    "error: vitrin topups needs one of: complete (vitrin help topups shows their usage)",
+    "error: usage: vitrin accounts grant ID AMOUNT [--description TEXT] [--json]",
+  ]);
+  // Well-formed words still meet the missing database.
+  await expect(bare("ledger", "check")).rejects.toThrow(/no database at/);
+});
+
+test("an unknown option is said in one short line naming it, without parseArgs's advice about --", async () => {
+  const thrown = await vitrin("jobs", "list", "--frob").catch((e) => e);
+  expect(parseArgsMessage(thrown)).toBe("unknown option --frob; vitrin help lists the options");
+  const missing = await vitrin("tokens", "create", "acct_x", "--name").catch((e) => e);
+  expect(parseArgsMessage(missing)).toBe("Option '--name <value>' argument missing; vitrin help lists the options");
 });

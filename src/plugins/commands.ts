@@ -91,6 +91,32 @@ export function wrongWords(help: string, command: string, sub: string | undefine
   return usageError(`${what}: ${subs.join(", ")} (vitrin help ${command} shows their usage)`);
 }
 
+/**
+ * Whether the words typed fit one of the usage's lines for `command sub`: the subcommand exists and every required
+ * argument (an upper-case word outside brackets, `ID AMOUNT`) is there. Checked before a command opens anything, so
+ * a typing slip is said as such rather than as a missing database.
+ */
+export function wordsFit(help: string, command: string, sub: string | undefined, rest: string[]): boolean {
+  if (sub === undefined) return false;
+  return usageLines(help, `${command} ${sub}`).some((line) => {
+    const words = line.trim().split(/\s{2,}/)[0]!.split(/\s+/).slice(3);
+    return words.filter((w) => /^[A-Z][A-Z_]*$/.test(w)).length <= rest.length;
+  });
+}
+
+/** A refusal of node:util's parseArgs (an unknown option, a value missing): a usage error. */
+export const isParseArgsError = (e: unknown): e is Error & { code: string } => (e as { code?: unknown } | null)?.code?.toString().startsWith("ERR_PARSE_ARGS") === true;
+
+/**
+ * parseArgs's refusal in our words: its text for an unknown option goes on about `--` and positionals (and its quotes
+ * do not pair once cut), so that one is said plainly; its others (a value missing) are short and kept.
+ */
+export function parseArgsMessage(e: Error & { code: string }): string {
+  const option = e.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" ? /'([^']+)'/.exec(e.message)?.[1] : undefined;
+  const said = option ? `unknown option ${option}` : e.message.replace(/\.$/, "");
+  return `${said}; vitrin help lists the options`;
+}
+
 /** The message for a first word that is no command (a usage error: the help that lists them is named, not printed). */
 export function unknownCommand(word: string): string {
   return `unknown command "${word}"; vitrin help lists the commands`;

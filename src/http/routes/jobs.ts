@@ -74,7 +74,7 @@ export function jobRoutes(admin: AdminGuardDeps, jobs: JobEngine) {
         query: t.Object(
           {
             status: t.Optional(t.Union(JOB_STATUSES.map((s) => t.Literal(s)))),
-            kind: t.Optional(t.String({ maxLength: 100 })),
+            kind: t.Optional(t.String({ minLength: 1, maxLength: 100 })),
             limit: t.Optional(
               t.String({
                 maxLength: 10,

@@ -40,6 +40,23 @@ export declare function usageError(message: string): number;
  * has no subcommands (`backup PATH`), else the subcommands it has. `help` is the usage main.ts prints for --help.
  */
 export declare function wrongWords(help: string, command: string, sub: string | undefined): number;
+/**
+ * Whether the words typed fit one of the usage's lines for `command sub`: the subcommand exists and every required
+ * argument (an upper-case word outside brackets, `ID AMOUNT`) is there. Checked before a command opens anything, so
+ * a typing slip is said as such rather than as a missing database.
+ */
+export declare function wordsFit(help: string, command: string, sub: string | undefined, rest: string[]): boolean;
+/** A refusal of node:util's parseArgs (an unknown option, a value missing): a usage error. */
+export declare const isParseArgsError: (e: unknown) => e is Error & {
+    code: string;
+};
+/**
+ * parseArgs's refusal in our words: its text for an unknown option goes on about `--` and positionals (and its quotes
+ * do not pair once cut), so that one is said plainly; its others (a value missing) are short and kept.
+ */
+export declare function parseArgsMessage(e: Error & {
+    code: string;
+}): string;
 /** The message for a first word that is no command (a usage error: the help that lists them is named, not printed). */
 export declare function unknownCommand(word: string): string;
 /** --help, help, help COMMAND, COMMAND --help: exit 0 with the usage asked for; 2 for a command that does not exist. */
