@@ -25,7 +25,7 @@ async function storedPhotoUrl(): Promise<string> {
     const res = await fetchStored(t, `${url}?download=${encodeURIComponent("Kahve fincanı_Clean-card_9x16_tr")}`);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-disposition")).toBe(
-      `attachment; filename="Kahve fincan__Clean-card_9x16_tr.png"; filename*=UTF-8''Kahve%20fincan%C4%B1_Clean-card_9x16_tr.png`,
+      `attachment; filename="Kahve fincani_Clean-card_9x16_tr.png"; filename*=UTF-8''Kahve%20fincan%C4%B1_Clean-card_9x16_tr.png`,
     );
     expect(res.headers.get("content-type")).toBe("image/png");
   });
@@ -57,6 +57,9 @@ describe("download names", () => {
     expect(downloadFileName("gpj\u202eexe", "videos/v/video.mp4")).toBe("gpj-exe.mp4");
     expect(downloadFileName("line\r\nbreak; x=1", "videos/v/video.mp4")).toBe("line-break- x=1.mp4");
     expect(downloadFileName("CON", "videos/v/video.mp4")).toBe("CON_.mp4");
+    expect(downloadFileName("nul.tar", "videos/v/video.mp4")).toBe("nul.tar_.mp4");
+    expect(downloadFileName("console", "videos/v/video.mp4")).toBe("console.mp4");
+    expect(downloadFileName("mu\u200bg\ufeff", "videos/v/video.mp4")).toBe("mug.mp4");
     expect(downloadFileName("///", "videos/v/video-7.mp4")).toBe("video-7.mp4");
   });
 
@@ -65,7 +68,15 @@ describe("download names", () => {
     expect(name).toBe(`${"ç".repeat(120)}.mp4`);
   });
 
+  test("a name of wide characters is cut to 240 bytes of UTF-8, whole characters only, so file systems take it", () => {
+    const name = downloadFileName("茶".repeat(120), "videos/v/video.mp4");
+    expect(name).toBe(`${"茶".repeat(80)}.mp4`);
+    expect(Buffer.byteLength(name)).toBeLessThanOrEqual(255);
+  });
+
   test("the header's ASCII name drops accents and quotes; the UTF-8 one escapes what RFC 8187 asks", () => {
     expect(attachment("Çay'(1).mp4")).toBe(`attachment; filename="Cay'(1).mp4"; filename*=UTF-8''%C3%87ay%27%281%29.mp4`);
+    // Letters with no accent to drop are spelled out: Turkish dotless ı is an i, not an underscore.
+    expect(attachment("Kahve fincanı ßæ.mp4")).toStartWith(`attachment; filename="Kahve fincani ssae.mp4"`);
   });
 });

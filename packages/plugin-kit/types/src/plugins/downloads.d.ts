@@ -2,7 +2,7 @@ import type { StoragePlugin } from "./contracts";
 /**
  * The file name a download of `key` takes from `asked`: its unsafe characters replaced, at most 120 characters, and
  * always the stored file's own extension (a link cannot turn a video into "setup.exe"); the key's own name when
- * nothing usable is left.
+ * nothing usable is left. Also at most 240 bytes of UTF-8 before the extension.
  */
 export declare function downloadFileName(asked: string, key: string): string;
 /** `attachment` with the name twice: plain ASCII for old clients, and exact as UTF-8 (RFC 6266, RFC 8187). */
