@@ -9,6 +9,7 @@ import { Type, type TSchema } from "@sinclair/typebox";
 import * as schemas from "../src/http/openapi-schemas";
 import { WEBHOOK_EVENTS } from "../src/webhooks";
 import { ADMIN_TOKEN, productPhoto, startService, tempDir, type TestService } from "./helpers";
+import { answerOf } from "./support/openapi";
 
 const ROOT = join(import.meta.dir, "..");
 let t: TestService;
@@ -237,7 +238,7 @@ test("every operation documents a success answer, its errors in the shared schem
       expect(statuses.some((s) => s.startsWith("2")), `${method} ${path}`).toBe(true);
       const isPublic = path === "/healthz" || path === "/readyz" || path === "/metrics" || path.startsWith("/v1/payments/");
       if (isPublic || RESPONSE_VALIDATED.some((prefix) => path.startsWith(prefix))) continue;
-      expect(op.responses["401"]?.content["application/json"].schema.$ref, `${method} ${path}`).toBe("#/components/schemas/Error");
+      expect(answerOf(doc, op, 401)?.content["application/json"].schema.$ref, `${method} ${path}`).toBe("#/components/schemas/Error");
       if (path.startsWith("/v1/admin")) expect(op.security, `${method} ${path}`).toEqual([{ adminBearer: [] }]);
     }
   }
@@ -249,7 +250,7 @@ test("every operation documents a success answer, its errors in the shared schem
   for (const [path, item] of idempotent) {
     expect(item.post.parameters?.map((p: { name: string }) => p.name) ?? [], `POST ${path}`).toContain("idempotency-key");
   }
-  expect(Object.keys(doc.paths["/v1/videos"].post.responses["402"].content["application/json"].examples)).toEqual(["insufficient_credits"]);
+  expect(Object.keys(answerOf(doc, doc.paths["/v1/videos"].post, 402).content["application/json"].examples)).toEqual(["insufficient_credits"]);
 });
 
 test("every operation lists 413 (a body over the cap is refused before routing); every write behind a token lists the CSRF 403", async () => {
@@ -258,9 +259,9 @@ test("every operation lists 413 (a body over the cap is refused before routing);
     if (RESPONSE_VALIDATED.some((prefix) => path.startsWith(prefix))) continue;
     for (const [method, op] of Object.entries<any>(item)) {
       if (!op.responses["422"]) continue; // Elysia's own documentation routes (/docs, /openapi.json)
-      expect(op.responses["413"]?.content["application/json"].schema.$ref, `${method} ${path}`).toBe("#/components/schemas/Error");
+      expect(answerOf(doc, op, 413)?.content["application/json"].schema.$ref, `${method} ${path}`).toBe("#/components/schemas/Error");
       if (!["post", "put", "patch", "delete"].includes(method) || !op.responses["401"]) continue;
-      expect(Object.keys(op.responses["403"]?.content["application/json"].examples ?? {}), `${method} ${path}`).toContain("csrf_failed");
+      expect(Object.keys(answerOf(doc, op, 403)?.content["application/json"].examples ?? {}), `${method} ${path}`).toContain("csrf_failed");
     }
   }
   // Reads never check the CSRF header: a GET lists 403 only where it has a reason of its own.

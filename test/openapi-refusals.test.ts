@@ -3,10 +3,11 @@
 // whose body is not JSON is the 400 it lists; and the 413 example gives this instance's own body limit.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { ADMIN_TOKEN, startService, type TestService } from "./helpers";
+import { answerOf } from "./support/openapi";
 
 let t: TestService;
 let token: string;
-let doc: { paths: Record<string, Record<string, any>> };
+let doc: { paths: Record<string, Record<string, any>>; components: any };
 beforeAll(async () => {
   t = await startService({ VITRIN_MAX_BODY_BYTES: "2000000" });
   token = (await t.newAccount({ credits: 5 })).token;
@@ -35,7 +36,7 @@ test("every body the document marks optional may really be left out", async () =
 test("every POST that takes an Idempotency-Key lists 409, and a key reused with another body answers it", async () => {
   const keyed = operations().filter(({ op }) => op.parameters?.some((p: { in: string; name: string }) => p.in === "header" && p.name === "idempotency-key"));
   expect(keyed.length).toBeGreaterThan(10);
-  for (const { method, path, op } of keyed) expect(op.responses["409"]?.content["application/json"].schema.$ref, `${method} ${path}`).toBe("#/components/schemas/Error");
+  for (const { method, path, op } of keyed) expect(answerOf(doc, op, 409)?.content["application/json"].schema.$ref, `${method} ${path}`).toBe("#/components/schemas/Error");
   const send = (name: string) => t.json("POST", "/v1/tokens", { token, body: { name }, headers: { "idempotency-key": "reused-key-1" } });
   expect((await send("one")).status).toBe(201);
   const again = await send("two");
@@ -52,7 +53,18 @@ test("every write lists 400, and a body that is not JSON answers it", async () =
 });
 
 test("the 413 example gives this instance's VITRIN_MAX_BODY_BYTES", () => {
-  const example = doc.paths["/v1/products"].post.responses["413"].content["application/json"].examples.body_too_large;
+  const example = answerOf(doc, doc.paths["/v1/products"].post, 413).content["application/json"].examples.body_too_large;
   expect(example.value).toMatchObject({ code: "body_too_large", max_size: 2000000 });
   expect(example.summary).toContain("2000000");
+});
+
+test("answers many operations share are written once under components and referenced, so the document stays small", () => {
+  const refs = operations().flatMap(({ op }) => Object.values<any>(op.responses).map((a) => a.$ref).filter(Boolean));
+  expect(refs.length).toBeGreaterThan(300);
+  // Every reference names an answer that is there, each with the shared error schema and the rate-limit headers by reference.
+  for (const ref of new Set(refs)) expect(doc.components.responses[ref.slice("#/components/responses/".length)], ref).toBeDefined();
+  expect(doc.components.responses.Unauthorized.headers["RateLimit-Limit"]).toEqual({ $ref: "#/components/headers/RateLimit-Limit" });
+  expect(doc.components.headers["RateLimit-Limit"].schema).toEqual({ type: "integer" });
+  expect(doc.components.responses.Forbidden.description).toBe("Forbidden");
+  expect(JSON.stringify(doc).length).toBeLessThan(250_000);
 });

@@ -1,6 +1,7 @@
 // What /openapi.json says beyond the routes' own schemas: each operation's answers (its success body and the
 // catalogue errors it can give, with the rate-limit and Retry-After headers), who may
 // call it, and the webhook events vitrin sends. Documentation only: nothing here validates a live answer.
+import { STATUS_CODES } from "node:http";
 import { Type } from "@sinclair/typebox";
 import { t, type DocumentDecoration, type TSchema } from "elysia";
 import { errors, type ApiError } from "../kernel";
@@ -79,8 +80,10 @@ export function errorResponse(status: number, rated: boolean) {
     samples.filter((e) => e.status === status).map((e) => [e.code, { summary: e.message, value: e.toJSON() }]),
   );
   const headers = { ...(rated ? rateHeaders : {}), ...(samples.some((e) => e.status === status && e.headers["retry-after"]) ? retryAfter : {}) };
+  // One title says it; several (403 is a product limit, a template's tier or a CSRF header) go by the status's name.
+  const titles = [...new Set(samples.filter((e) => e.status === status).map((e) => e.error))];
   return {
-    description: samples.find((e) => e.status === status)?.error ?? "Error",
+    description: titles.length === 1 ? titles[0]! : (STATUS_CODES[status] ?? "Error"),
     headers,
     content: { "application/json": { schema: { $ref: "#/components/schemas/Error" }, examples } },
   };

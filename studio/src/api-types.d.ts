@@ -1760,10 +1760,304 @@ export interface components {
             created_at: string;
         };
     };
-    responses: never;
+    responses: {
+        /** @description File too large */
+        FileTooLargeWithoutRateLimit: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Validation failed */
+        ValidationFailedWithoutRateLimit: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Not ready, or shutting down */
+        NotReadyOrShuttingDownWithoutRateLimit: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    status: "ready" | "not_ready" | "shutting_down";
+                    checks: {
+                        [key: string]: {
+                            ok: boolean;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        /** @description Unauthorized */
+        Unauthorized: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description File too large */
+        FileTooLarge: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Validation failed */
+        ValidationFailed: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Too many requests */
+        TooManyRequests: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Internal error */
+        InternalError: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Unavailable */
+        Unavailable: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Bad request */
+        BadRequest: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Forbidden */
+        Forbidden: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Conflict */
+        Conflict: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Unsupported image format */
+        UnsupportedImageFormat: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Insufficient storage */
+        InsufficientStorage: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Not found */
+        NotFound: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Insufficient credits */
+        InsufficientCredits: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Bad request */
+        BadRequestWithoutRateLimit: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Not found */
+        NotFoundWithoutRateLimit: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Internal error */
+        InternalErrorWithoutRateLimit: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Unavailable */
+        UnavailableWithoutRateLimit: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Unauthorized */
+        UnauthorizedWithoutRateLimit: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Forbidden */
+        ForbiddenWithoutRateLimit: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Conflict */
+        ConflictWithoutRateLimit: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Too many requests */
+        TooManyRequestsWithoutRateLimit: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description Requests the bucket holds. */
+        "RateLimit-Limit": number;
+        /** @description Requests left now. */
+        "RateLimit-Remaining": number;
+        /** @description Seconds until the bucket is full again. */
+        "RateLimit-Reset": number;
+        /** @description The limit as `<burst>;w=<seconds>`. */
+        "RateLimit-Policy": string;
+        /** @description Seconds to wait before trying again. */
+        "Retry-After": number;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -1789,24 +2083,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description File too large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            413: components["responses"]["FileTooLargeWithoutRateLimit"];
+            422: components["responses"]["ValidationFailedWithoutRateLimit"];
         };
     };
     getReadyz: {
@@ -1836,42 +2114,9 @@ export interface operations {
                     };
                 };
             };
-            /** @description File too large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not ready, or shutting down */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        status: "ready" | "not_ready" | "shutting_down";
-                        checks: {
-                            [key: string]: {
-                                ok: boolean;
-                            } & {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
-                };
-            };
+            413: components["responses"]["FileTooLargeWithoutRateLimit"];
+            422: components["responses"]["ValidationFailedWithoutRateLimit"];
+            503: components["responses"]["NotReadyOrShuttingDownWithoutRateLimit"];
         };
     };
     getMetrics: {
@@ -1892,24 +2137,8 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description File too large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            413: components["responses"]["FileTooLargeWithoutRateLimit"];
+            422: components["responses"]["ValidationFailedWithoutRateLimit"];
         };
     };
     getV1Products: {
@@ -1928,14 +2157,10 @@ export interface operations {
             /** @description Products, newest first */
             200: {
                 headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1945,112 +2170,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["FileTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     postV1Products: {
@@ -2136,213 +2261,27 @@ export interface operations {
             /** @description The product (its cut-out is made in the background) */
             201: {
                 headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Product"];
                 };
             };
-            /** @description Bad request */
-            400: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Product limit reached */
-            403: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unsupported image format */
-            415: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Insufficient storage */
-            507: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["FileTooLarge"];
+            415: components["responses"]["UnsupportedImageFormat"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getV1ProductsById: {
@@ -2359,143 +2298,23 @@ export interface operations {
             /** @description The product */
             200: {
                 headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Product"];
                 };
             };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["FileTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteV1ProductsById: {
@@ -2512,177 +2331,25 @@ export interface operations {
             /** @description Deleted */
             200: {
                 headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DeletedProduct"];
                 };
             };
-            /** @description Bad request */
-            400: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Product limit reached */
-            403: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["FileTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     patchV1ProductsById: {
@@ -2731,213 +2398,27 @@ export interface operations {
             /** @description The product as changed */
             200: {
                 headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Product"];
                 };
             };
-            /** @description Bad request */
-            400: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Product limit reached */
-            403: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unsupported image format */
-            415: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Insufficient storage */
-            507: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["FileTooLarge"];
+            415: components["responses"]["UnsupportedImageFormat"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getV1ProductsByIdDekupe: {
@@ -2954,143 +2435,23 @@ export interface operations {
             /** @description The background removal and both images */
             200: {
                 headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Dekupe"];
                 };
             };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["FileTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     postV1ProductsByIdDekupeRetry: {
@@ -3142,194 +2503,26 @@ export interface operations {
             /** @description Queued again */
             202: {
                 headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Dekupe"];
                 };
             };
-            /** @description Bad request */
-            400: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Product limit reached */
-            403: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["FileTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getV1ProductsByIdDekupeAttempts: {
@@ -3346,14 +2539,10 @@ export interface operations {
             /** @description The attempts, oldest first */
             200: {
                 headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3363,129 +2552,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["FileTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     postV1ProductsByIdDekupeAccept: {
@@ -3511,194 +2584,26 @@ export interface operations {
             /** @description The product, showing the accepted cut-out */
             200: {
                 headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Product"];
                 };
             };
-            /** @description Bad request */
-            400: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Product limit reached */
-            403: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["FileTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     postV1ProductsByIdDekupeRevert: {
@@ -3722,194 +2627,26 @@ export interface operations {
             /** @description The product, back on its original image */
             200: {
                 headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Product"];
                 };
             };
-            /** @description Bad request */
-            400: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Product limit reached */
-            403: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["FileTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getV1Brand: {
@@ -3924,126 +2661,22 @@ export interface operations {
             /** @description The brand kit */
             200: {
                 headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Brand"];
                 };
             };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["FileTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     putV1Brand: {
@@ -4078,196 +2711,26 @@ export interface operations {
             /** @description The brand kit as set */
             200: {
                 headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Brand"];
                 };
             };
-            /** @description Bad request */
-            400: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Product limit reached */
-            403: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unsupported image format */
-            415: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Insufficient storage */
-            507: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["FileTooLarge"];
+            415: components["responses"]["UnsupportedImageFormat"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getV1Music: {
@@ -4282,14 +2745,10 @@ export interface operations {
             /** @description Every track */
             200: {
                 headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4299,112 +2758,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["FileTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getV1WebhooksSecret: {
@@ -4419,126 +2778,22 @@ export interface operations {
             /** @description The secret */
             200: {
                 headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookSecret"];
                 };
             };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["FileTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     postV1WebhooksSecretRotate: {
@@ -4560,177 +2815,25 @@ export interface operations {
             /** @description The new secret and when the old one stops signing */
             200: {
                 headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["RotatedSecret"];
                 };
             };
-            /** @description Bad request */
-            400: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Product limit reached */
-            403: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["FileTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getV1WebhooksEndpoint: {
@@ -4745,126 +2848,22 @@ export interface operations {
             /** @description The endpoint */
             200: {
                 headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookUrl"];
                 };
             };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["FileTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     putV1WebhooksEndpoint: {
@@ -4885,160 +2884,24 @@ export interface operations {
             /** @description The endpoint as set */
             200: {
                 headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookUrl"];
                 };
             };
-            /** @description Bad request */
-            400: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Product limit reached */
-            403: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["FileTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getV1WebhooksDeliveries: {
@@ -5058,14 +2921,10 @@ export interface operations {
             /** @description Messages, newest first */
             200: {
                 headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5075,112 +2934,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["FileTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getV1WebhooksDeliveriesById: {
@@ -5197,143 +2956,23 @@ export interface operations {
             /** @description The message */
             200: {
                 headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookMessage"];
                 };
             };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["FileTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     postV1WebhooksDeliveriesByIdRedeliver: {
@@ -5357,194 +2996,26 @@ export interface operations {
             /** @description Queued again */
             202: {
                 headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookMessage"];
                 };
             };
-            /** @description Bad request */
-            400: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Product limit reached */
-            403: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["FileTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     postV1WebhooksTest: {
@@ -5567,177 +3038,25 @@ export interface operations {
             /** @description The ping message, queued */
             202: {
                 headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookMessage"];
                 };
             };
-            /** @description Bad request */
-            400: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Product limit reached */
-            403: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["FileTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getV1WebhookEndpoints: {
@@ -5752,14 +3071,10 @@ export interface operations {
             /** @description The endpoints */
             200: {
                 headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5788,112 +3103,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["FileTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     postV1WebhookEndpoints: {
@@ -5923,14 +3138,10 @@ export interface operations {
             /** @description The endpoint, with its secret */
             201: {
                 headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5956,163 +3167,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request */
-            400: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Product limit reached */
-            403: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["FileTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getV1WebhookEndpointsById: {
@@ -6129,14 +3192,10 @@ export interface operations {
             /** @description The endpoint */
             200: {
                 headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6162,129 +3221,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["FileTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteV1WebhookEndpointsById: {
@@ -6301,14 +3244,10 @@ export interface operations {
             /** @description Deleted */
             200: {
                 headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6321,163 +3260,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request */
-            400: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Product limit reached */
-            403: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["FileTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     patchV1WebhookEndpointsById: {
@@ -6507,14 +3298,10 @@ export interface operations {
             /** @description The endpoint as changed */
             200: {
                 headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6540,163 +3327,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request */
-            400: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Product limit reached */
-            403: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["FileTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     postV1WebhookEndpointsByIdRotateSecret: {
@@ -6720,14 +3359,10 @@ export interface operations {
             /** @description The endpoint with its new secret */
             200: {
                 headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6753,180 +3388,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request */
-            400: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Product limit reached */
-            403: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["FileTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getV1Balance: {
@@ -6941,126 +3412,22 @@ export interface operations {
             /** @description The balance */
             200: {
                 headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Balance"];
                 };
             };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["FileTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getV1BalanceTopUpOptions: {
@@ -7075,126 +3442,22 @@ export interface operations {
             /** @description The top-up options */
             200: {
                 headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TopUpOptions"];
                 };
             };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["FileTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     postV1BalanceTopUp: {
@@ -7220,177 +3483,25 @@ export interface operations {
             /** @description The top-up with its payment_url */
             201: {
                 headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TopUp"];
                 };
             };
-            /** @description Bad request */
-            400: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Product limit reached */
-            403: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["FileTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getV1BalanceTopUps: {
@@ -7410,14 +3521,10 @@ export interface operations {
             /** @description Top-ups, newest first */
             200: {
                 headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7427,112 +3534,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["FileTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getV1BalanceTopUpsById: {
@@ -7549,143 +3556,23 @@ export interface operations {
             /** @description The top-up */
             200: {
                 headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TopUp"];
                 };
             };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["FileTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getV1BalanceTransactions: {
@@ -7704,14 +3591,10 @@ export interface operations {
             /** @description Transactions, newest first */
             200: {
                 headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7721,112 +3604,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["FileTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getV1Videos: {
@@ -7849,14 +3632,10 @@ export interface operations {
             /** @description Videos, newest first */
             200: {
                 headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7866,112 +3645,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["FileTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     postV1Videos: {
@@ -8013,230 +3692,28 @@ export interface operations {
             /** @description The video, queued */
             202: {
                 headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Video"];
                 };
             };
-            /** @description Bad request */
-            400: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Insufficient credits */
-            402: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Product limit reached */
-            403: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Insufficient storage */
-            507: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["InsufficientCredits"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["FileTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     postV1VideosEstimate: {
@@ -8278,194 +3755,26 @@ export interface operations {
             /** @description The cost and whether the balance covers it */
             200: {
                 headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["VideoEstimate"];
                 };
             };
-            /** @description Bad request */
-            400: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Product limit reached */
-            403: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["FileTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     postV1VideosPreview: {
@@ -8513,180 +3822,16 @@ export interface operations {
                     "image/png": string;
                 };
             };
-            /** @description Bad request */
-            400: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Product limit reached */
-            403: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["FileTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getV1VideosById: {
@@ -8703,143 +3848,23 @@ export interface operations {
             /** @description The video */
             200: {
                 headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Video"];
                 };
             };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["FileTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteV1VideosById: {
@@ -8856,194 +3881,26 @@ export interface operations {
             /** @description The video, files_deleted_at set */
             200: {
                 headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Video"];
                 };
             };
-            /** @description Bad request */
-            400: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Product limit reached */
-            403: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["FileTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getV1Templates: {
@@ -9058,14 +3915,10 @@ export interface operations {
             /** @description Every template */
             200: {
                 headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9075,112 +3928,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["FileTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getV1TemplatesById: {
@@ -9197,143 +3950,23 @@ export interface operations {
             /** @description The template */
             200: {
                 headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Template"];
                 };
             };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["FileTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getV1TemplatesByIdPreview: {
@@ -9358,129 +3991,13 @@ export interface operations {
                     "image/png": string;
                 };
             };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["FileTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     postV1PaymentsByProviderWebhook: {
@@ -9506,62 +4023,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequestWithoutRateLimit"];
+            404: components["responses"]["NotFoundWithoutRateLimit"];
+            413: components["responses"]["FileTooLargeWithoutRateLimit"];
+            422: components["responses"]["ValidationFailedWithoutRateLimit"];
+            500: components["responses"]["InternalErrorWithoutRateLimit"];
+            503: components["responses"]["UnavailableWithoutRateLimit"];
         };
     };
     postV1AdminTopUpsByIdComplete: {
@@ -9589,100 +4056,16 @@ export interface operations {
                     "application/json": components["schemas"]["CompletedTopUp"];
                 };
             };
-            /** @description Bad request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Product limit reached */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequestWithoutRateLimit"];
+            401: components["responses"]["UnauthorizedWithoutRateLimit"];
+            403: components["responses"]["ForbiddenWithoutRateLimit"];
+            404: components["responses"]["NotFoundWithoutRateLimit"];
+            409: components["responses"]["ConflictWithoutRateLimit"];
+            413: components["responses"]["FileTooLargeWithoutRateLimit"];
+            422: components["responses"]["ValidationFailedWithoutRateLimit"];
+            429: components["responses"]["TooManyRequestsWithoutRateLimit"];
+            500: components["responses"]["InternalErrorWithoutRateLimit"];
+            503: components["responses"]["UnavailableWithoutRateLimit"];
         };
     };
     getV1AdminAccounts: {
@@ -9711,73 +4094,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["UnauthorizedWithoutRateLimit"];
+            404: components["responses"]["NotFoundWithoutRateLimit"];
+            413: components["responses"]["FileTooLargeWithoutRateLimit"];
+            422: components["responses"]["ValidationFailedWithoutRateLimit"];
+            429: components["responses"]["TooManyRequestsWithoutRateLimit"];
+            500: components["responses"]["InternalErrorWithoutRateLimit"];
+            503: components["responses"]["UnavailableWithoutRateLimit"];
         };
     };
     postV1AdminAccounts: {
@@ -9809,100 +4132,16 @@ export interface operations {
                     "application/json": components["schemas"]["AccountCreated"];
                 };
             };
-            /** @description Bad request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Product limit reached */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequestWithoutRateLimit"];
+            401: components["responses"]["UnauthorizedWithoutRateLimit"];
+            403: components["responses"]["ForbiddenWithoutRateLimit"];
+            404: components["responses"]["NotFoundWithoutRateLimit"];
+            409: components["responses"]["ConflictWithoutRateLimit"];
+            413: components["responses"]["FileTooLargeWithoutRateLimit"];
+            422: components["responses"]["ValidationFailedWithoutRateLimit"];
+            429: components["responses"]["TooManyRequestsWithoutRateLimit"];
+            500: components["responses"]["InternalErrorWithoutRateLimit"];
+            503: components["responses"]["UnavailableWithoutRateLimit"];
         };
     };
     getV1AdminAccountsById: {
@@ -9925,73 +4164,13 @@ export interface operations {
                     "application/json": components["schemas"]["Account"];
                 };
             };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["UnauthorizedWithoutRateLimit"];
+            404: components["responses"]["NotFoundWithoutRateLimit"];
+            413: components["responses"]["FileTooLargeWithoutRateLimit"];
+            422: components["responses"]["ValidationFailedWithoutRateLimit"];
+            429: components["responses"]["TooManyRequestsWithoutRateLimit"];
+            500: components["responses"]["InternalErrorWithoutRateLimit"];
+            503: components["responses"]["UnavailableWithoutRateLimit"];
         };
     };
     patchV1AdminAccountsById: {
@@ -10024,91 +4203,15 @@ export interface operations {
                     "application/json": components["schemas"]["Account"];
                 };
             };
-            /** @description Bad request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Product limit reached */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequestWithoutRateLimit"];
+            401: components["responses"]["UnauthorizedWithoutRateLimit"];
+            403: components["responses"]["ForbiddenWithoutRateLimit"];
+            404: components["responses"]["NotFoundWithoutRateLimit"];
+            413: components["responses"]["FileTooLargeWithoutRateLimit"];
+            422: components["responses"]["ValidationFailedWithoutRateLimit"];
+            429: components["responses"]["TooManyRequestsWithoutRateLimit"];
+            500: components["responses"]["InternalErrorWithoutRateLimit"];
+            503: components["responses"]["UnavailableWithoutRateLimit"];
         };
     };
     getV1AdminAccountsByIdTokens: {
@@ -10145,73 +4248,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["UnauthorizedWithoutRateLimit"];
+            404: components["responses"]["NotFoundWithoutRateLimit"];
+            413: components["responses"]["FileTooLargeWithoutRateLimit"];
+            422: components["responses"]["ValidationFailedWithoutRateLimit"];
+            429: components["responses"]["TooManyRequestsWithoutRateLimit"];
+            500: components["responses"]["InternalErrorWithoutRateLimit"];
+            503: components["responses"]["UnavailableWithoutRateLimit"];
         };
     };
     postV1AdminAccountsByIdTokens: {
@@ -10242,100 +4285,16 @@ export interface operations {
                     "application/json": components["schemas"]["NewToken"];
                 };
             };
-            /** @description Bad request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Product limit reached */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequestWithoutRateLimit"];
+            401: components["responses"]["UnauthorizedWithoutRateLimit"];
+            403: components["responses"]["ForbiddenWithoutRateLimit"];
+            404: components["responses"]["NotFoundWithoutRateLimit"];
+            409: components["responses"]["ConflictWithoutRateLimit"];
+            413: components["responses"]["FileTooLargeWithoutRateLimit"];
+            422: components["responses"]["ValidationFailedWithoutRateLimit"];
+            429: components["responses"]["TooManyRequestsWithoutRateLimit"];
+            500: components["responses"]["InternalErrorWithoutRateLimit"];
+            503: components["responses"]["UnavailableWithoutRateLimit"];
         };
     };
     deleteV1AdminTokensById: {
@@ -10358,91 +4317,15 @@ export interface operations {
                     "application/json": components["schemas"]["DeletedToken"];
                 };
             };
-            /** @description Bad request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Product limit reached */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequestWithoutRateLimit"];
+            401: components["responses"]["UnauthorizedWithoutRateLimit"];
+            403: components["responses"]["ForbiddenWithoutRateLimit"];
+            404: components["responses"]["NotFoundWithoutRateLimit"];
+            413: components["responses"]["FileTooLargeWithoutRateLimit"];
+            422: components["responses"]["ValidationFailedWithoutRateLimit"];
+            429: components["responses"]["TooManyRequestsWithoutRateLimit"];
+            500: components["responses"]["InternalErrorWithoutRateLimit"];
+            503: components["responses"]["UnavailableWithoutRateLimit"];
         };
     };
     postV1AdminAccountsByIdCredits: {
@@ -10475,100 +4358,16 @@ export interface operations {
                     "application/json": components["schemas"]["Transaction"];
                 };
             };
-            /** @description Bad request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Product limit reached */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequestWithoutRateLimit"];
+            401: components["responses"]["UnauthorizedWithoutRateLimit"];
+            403: components["responses"]["ForbiddenWithoutRateLimit"];
+            404: components["responses"]["NotFoundWithoutRateLimit"];
+            409: components["responses"]["ConflictWithoutRateLimit"];
+            413: components["responses"]["FileTooLargeWithoutRateLimit"];
+            422: components["responses"]["ValidationFailedWithoutRateLimit"];
+            429: components["responses"]["TooManyRequestsWithoutRateLimit"];
+            500: components["responses"]["InternalErrorWithoutRateLimit"];
+            503: components["responses"]["UnavailableWithoutRateLimit"];
         };
     };
     postV1AdminAccountsByIdLoginLinks: {
@@ -10604,100 +4403,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Product limit reached */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequestWithoutRateLimit"];
+            401: components["responses"]["UnauthorizedWithoutRateLimit"];
+            403: components["responses"]["ForbiddenWithoutRateLimit"];
+            404: components["responses"]["NotFoundWithoutRateLimit"];
+            409: components["responses"]["ConflictWithoutRateLimit"];
+            413: components["responses"]["FileTooLargeWithoutRateLimit"];
+            422: components["responses"]["ValidationFailedWithoutRateLimit"];
+            429: components["responses"]["TooManyRequestsWithoutRateLimit"];
+            500: components["responses"]["InternalErrorWithoutRateLimit"];
+            503: components["responses"]["UnavailableWithoutRateLimit"];
         };
     };
     getV1AdminJobs: {
@@ -10727,73 +4442,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["UnauthorizedWithoutRateLimit"];
+            404: components["responses"]["NotFoundWithoutRateLimit"];
+            413: components["responses"]["FileTooLargeWithoutRateLimit"];
+            422: components["responses"]["ValidationFailedWithoutRateLimit"];
+            429: components["responses"]["TooManyRequestsWithoutRateLimit"];
+            500: components["responses"]["InternalErrorWithoutRateLimit"];
+            503: components["responses"]["UnavailableWithoutRateLimit"];
         };
     };
     getV1AdminJobsById: {
@@ -10816,73 +4471,13 @@ export interface operations {
                     "application/json": components["schemas"]["Job"];
                 };
             };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["UnauthorizedWithoutRateLimit"];
+            404: components["responses"]["NotFoundWithoutRateLimit"];
+            413: components["responses"]["FileTooLargeWithoutRateLimit"];
+            422: components["responses"]["ValidationFailedWithoutRateLimit"];
+            429: components["responses"]["TooManyRequestsWithoutRateLimit"];
+            500: components["responses"]["InternalErrorWithoutRateLimit"];
+            503: components["responses"]["UnavailableWithoutRateLimit"];
         };
     };
     postV1AdminJobsByIdRedrive: {
@@ -10910,100 +4505,16 @@ export interface operations {
                     "application/json": components["schemas"]["Job"];
                 };
             };
-            /** @description Bad request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Product limit reached */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequestWithoutRateLimit"];
+            401: components["responses"]["UnauthorizedWithoutRateLimit"];
+            403: components["responses"]["ForbiddenWithoutRateLimit"];
+            404: components["responses"]["NotFoundWithoutRateLimit"];
+            409: components["responses"]["ConflictWithoutRateLimit"];
+            413: components["responses"]["FileTooLargeWithoutRateLimit"];
+            422: components["responses"]["ValidationFailedWithoutRateLimit"];
+            429: components["responses"]["TooManyRequestsWithoutRateLimit"];
+            500: components["responses"]["InternalErrorWithoutRateLimit"];
+            503: components["responses"]["UnavailableWithoutRateLimit"];
         };
     };
     getV1Tokens: {
@@ -11018,14 +4529,10 @@ export interface operations {
             /** @description The tokens */
             200: {
                 headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11046,112 +4553,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["FileTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     postV1Tokens: {
@@ -11174,14 +4581,10 @@ export interface operations {
             /** @description The new token */
             201: {
                 headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11195,163 +4598,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request */
-            400: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Product limit reached */
-            403: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["FileTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteV1TokensById: {
@@ -11368,177 +4623,25 @@ export interface operations {
             /** @description Revoked */
             200: {
                 headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DeletedToken"];
                 };
             };
-            /** @description Bad request */
-            400: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Product limit reached */
-            403: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable */
-            503: {
-                headers: {
-                    /** @description Requests the bucket holds. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left now. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the bucket is full again. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The limit as `<burst>;w=<seconds>`. */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["FileTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getStudioSession: {
@@ -11577,33 +4680,9 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["UnauthorizedWithoutRateLimit"];
+            413: components["responses"]["FileTooLargeWithoutRateLimit"];
+            422: components["responses"]["ValidationFailedWithoutRateLimit"];
         };
     };
     postStudioSession: {
@@ -11649,62 +4728,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Product limit reached */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too many requests */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequestWithoutRateLimit"];
+            401: components["responses"]["UnauthorizedWithoutRateLimit"];
+            403: components["responses"]["ForbiddenWithoutRateLimit"];
+            413: components["responses"]["FileTooLargeWithoutRateLimit"];
+            422: components["responses"]["ValidationFailedWithoutRateLimit"];
+            429: components["responses"]["TooManyRequestsWithoutRateLimit"];
         };
     };
     deleteStudioSession: {
@@ -11723,51 +4752,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Product limit reached */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description File too large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["BadRequestWithoutRateLimit"];
+            401: components["responses"]["UnauthorizedWithoutRateLimit"];
+            403: components["responses"]["ForbiddenWithoutRateLimit"];
+            413: components["responses"]["FileTooLargeWithoutRateLimit"];
+            422: components["responses"]["ValidationFailedWithoutRateLimit"];
         };
     };
 }
