@@ -34,6 +34,17 @@ afterEach(() => {
 
 const vitrin = (...args: string[]) => run(args, builtinPlugins(), { VITRIN_DATA_DIR: dir, VITRIN_LOG_LEVEL: "silent" });
 
+/** A job of `kind` in the data dir's table, due long after the test (so it stays queued). */
+async function enqueueLater(kind: string) {
+  const db = openDatabase(loadConfig({ VITRIN_DATA_DIR: dir }).databaseUrl);
+  try {
+    const engine = new JobEngine({ db, clock: systemClock, logger: createLogger("silent") });
+    await db.tx((tx) => engine.enqueue(tx, kind, {}, { runAt: Date.parse("2100-01-01") }));
+  } finally {
+    db.close();
+  }
+}
+
 /** The command exited 2 with exactly this one line on stderr. */
 async function refused(args: string[], line: string) {
   said = [];
@@ -49,13 +60,7 @@ test("jobs list --kind that names no kind is one line listing the service's kind
 });
 
 test("jobs list --kind of a kind no longer registered but still in the table lists its jobs, as the API does", async () => {
-  const db = openDatabase(loadConfig({ VITRIN_DATA_DIR: dir }).databaseUrl);
-  try {
-    const engine = new JobEngine({ db, clock: systemClock, logger: createLogger("silent") });
-    await db.tx((tx) => engine.enqueue(tx, "old.kind", {}, { runAt: Date.parse("2100-01-01") }));
-  } finally {
-    db.close();
-  }
+  await enqueueLater("old.kind");
   expect(await vitrin("jobs", "list", "--kind", "old.kind")).toBe(0);
   expect(printed.join("\n")).toContain("\told.kind\tqueued\t");
 });
@@ -83,13 +88,7 @@ test("an unknown command, run or asked help for, is one line naming vitrin help"
 });
 
 test("an empty --kind is refused, not taken for no filter (which listed every job)", async () => {
-  const db = openDatabase(loadConfig({ VITRIN_DATA_DIR: dir }).databaseUrl);
-  try {
-    const engine = new JobEngine({ db, clock: systemClock, logger: createLogger("silent") });
-    await db.tx((tx) => engine.enqueue(tx, "webhook.deliver", {}, { runAt: Date.parse("2100-01-01") }));
-  } finally {
-    db.close();
-  }
+  await enqueueLater("webhook.deliver");
   await refused(["jobs", "list", "--kind", ""], `error: --kind must be one of ${JOB_KINDS.join(", ")}`);
 });
 
