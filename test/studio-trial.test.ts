@@ -5,7 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { onPostgres, storageKeyOf } from "./helpers";
-import { axeViolations, cspViolations, describeBrowser, foreignRequests, signedInSuite, type NetworkLog, type StudioServer } from "./support/browser";
+import { axeViolations, cspViolations, describeBrowser, foreignRequests, openPage, signedInSuite, type NetworkLog, type StudioServer } from "./support/browser";
 import { renderVideo, uploadProduct, waitFor } from "./support/studio-demo";
 
 // Not on the PostgreSQL passes: browser behaviour, which the database does not change.
@@ -23,11 +23,7 @@ let video: any;
 const api = (path: string) => server.api("GET", path, { token: account.token });
 
 /** Opens `path` and waits for its one <h1> and a quiet network. */
-async function visit(path: string, heading: RegExp) {
-  await page.goto(path);
-  await page.getByRole("heading", { level: 1, name: heading }).waitFor();
-  await page.waitForLoadState("networkidle");
-}
+const visit = (path: string, heading: RegExp) => openPage(page, path, heading);
 
 const headline = () => page.locator('input[name="headline"]');
 const format = () => page.getByRole("combobox", { name: /^Format\b/ });
@@ -61,6 +57,9 @@ suite("Studio: the shop-owner trial's gaps in chromium", () => {
     await visit("/videos/new", /^Create video$/);
     expect(await page.getByRole("combobox", { name: /^Product\b/ }).inputValue()).toBe(cup.id);
     expect(await headline().inputValue()).toBe("Autumn sale");
+    // The draft's format too, not the default template's (Clean card's 1:1) set over it after the restore.
+    expect(await checkedTemplate()).toBe("feature-split");
+    expect(await format().inputValue()).toBe("4:5");
 
     await page.getByRole("button", { name: "Create video", exact: true }).click();
     await page.waitForURL((url) => /^\/videos\/vid_/.test(url.pathname));

@@ -118,10 +118,19 @@ function useVideoForm(choices: Choices | null, initialProduct: string) {
   const [values, setValues] = useState<Values>({});
   // Whether the customer changed anything: only then is there a draft to keep.
   const [touched, setTouched] = useState(false);
+  // A template starts in its own format (the one its gallery picture shows), until the customer picks one: that choice
+  // stays through every template after (each composes all four). Applied where the template is chosen (the default
+  // here, the customer's choice below), never by an effect on the template: one would run after a draft's restore
+  // with the render before it, and put the default template's format over the draft's.
+  const chooseTemplate = (id: string, picked: boolean) => {
+    setTemplateId(id);
+    const aspect = choices?.templates.find((t) => t.id === id)?.aspect;
+    if (!picked && aspect && (FORMATS as readonly string[]).includes(aspect)) setFormat(aspect as Format);
+  };
   useLayoutEffect(() => {
     if (!choices) return;
     if (!productId && choices.products.length > 0) setProductId(startProduct(choices.products, account));
-    if (!templateId && choices.templates.length > 0) setTemplateId(choices.templates.find((t) => !t.premium)?.id ?? choices.templates[0]!.id);
+    if (!templateId && choices.templates.length > 0) chooseTemplate(choices.templates.find((t) => !t.premium)?.id ?? choices.templates[0]!.id, formatPicked);
   }, [choices]);
   const kept = touched ? { templateId, language, format, formatPicked, music, values } : null;
   useKeptDraft(account, productId, choices, kept, (draft) => {
@@ -133,11 +142,6 @@ function useVideoForm(choices: Choices | null, initialProduct: string) {
     setValues(draft.values);
   });
   const template = choices?.templates.find((t) => t.id === templateId) ?? null;
-  // A template starts in its own format (the one its gallery picture shows), until the customer picks one: that choice
-  // stays through every template after (each composes all four).
-  useEffect(() => {
-    if (!formatPicked && template && (FORMATS as readonly string[]).includes(template.aspect)) setFormat(template.aspect as Format);
-  }, [template?.id]);
   // Every change the customer makes goes through here: it makes the form a draft worth keeping.
   const touch = <T,>(set: (value: T) => void) => (value: T) => {
     setTouched(true);
@@ -159,7 +163,7 @@ function useVideoForm(choices: Choices | null, initialProduct: string) {
     state: { productId, templateId, language, format, music, values },
     set: {
       setProductId: touch(setProductId),
-      setTemplateId: touch(setTemplateId),
+      setTemplateId: touch((id: string) => chooseTemplate(id, formatPicked)),
       setLanguage: touch(setLanguage),
       setFormat: touch(pickFormat),
       setMusic: touch(setMusic),
