@@ -2,7 +2,7 @@
 // that stays while a field is invalid, and transaction descriptions read as links (the last with a service of its own,
 // to read what the server writes). Download names are the server's now: test/video-downloads.test.ts.
 import { describe, expect, test } from "bun:test";
-import { creditsShort, estimateAnswered, NO_ESTIMATE } from "../studio/src/pages/video-estimate-state";
+import { creditsShort, estimateAnswered, estimateStarted, NO_ESTIMATE } from "../studio/src/pages/video-estimate-state";
 import { clearDraft, fitDraft, lastDraftProduct, loadDraft, saveDraft, type Draft, type DraftStore } from "../studio/src/pages/video-draft";
 import { asProblem } from "../studio/src/problems";
 import { descriptionParts, videoLabels } from "../studio/src/i18n/transactions";
@@ -30,6 +30,15 @@ describe("the cost estimate while a field is invalid", () => {
   test("the next good answer replaces it", () => {
     const refused = estimateAnswered(estimateAnswered(NO_ESTIMATE, cost, null), null, invalid);
     expect(estimateAnswered(refused, { credits: 1, available: 2, sufficient: true }, null)).toMatchObject({ credits: 1, last: null });
+  });
+
+  test("another template drops the last cost, as soon as its estimate starts and in its refusal", () => {
+    const refused = estimateAnswered(estimateAnswered(NO_ESTIMATE, cost, null, "clean-card"), null, invalid, "clean-card");
+    expect(refused.last).toBe(3);
+    expect(estimateStarted(refused, "clean-card")).toMatchObject({ loading: true, last: 3 });
+    expect(estimateStarted(refused, "feature-split")).toMatchObject({ loading: true, last: null });
+    // Refused in another template straight from a cost of Clean card: that cost is not on show as the last valid one.
+    expect(estimateAnswered(estimateAnswered(NO_ESTIMATE, cost, null, "clean-card"), null, invalid, "feature-split").last).toBeNull();
   });
 
   test("a refusal of no field (a premium template) drops the last cost: it is not what this form would pay", () => {
@@ -135,6 +144,10 @@ describe("a video's transactions read as links to it", () => {
     expect(descriptionParts(refund!, "tr", labels)).toEqual(["Başarısız bir video için iade: ", link]);
     // Its cost on another page: the refund is one link saying what it is; no id is ever shown.
     expect(descriptionParts(refund!, "en", new Map())).toEqual([{ href: `/videos/${id}`, label: "Refund for a failed video" }]);
+    // Two such refunds read the same: a screen reader hears the transaction's date after the link's words.
+    expect(descriptionParts(refund!, "en", new Map(), "Nov 26, 2026, 9:14 PM")).toEqual([
+      { href: `/videos/${id}`, label: "Refund for a failed video", hidden: " (Nov 26, 2026, 9:14 PM)" },
+    ]);
   }, 60_000);
 
   test("any other description is its text, in the interface's language", () => {

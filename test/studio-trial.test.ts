@@ -131,6 +131,10 @@ suite("Studio: the shop-owner trial's gaps in chromium", () => {
     const open = row.getByRole("link", { name: /^Open\b/ });
     expect(await open.getAttribute("href")).toBe(`/videos/${video.id}`);
     expect(await open.textContent()).toContain("Stoneware coffee cup");
+    // Named by all that tells it from another video of the cup in Clean card, under a header that says what it is.
+    const name = `Open Stoneware coffee cup · Clean card · English · ${video.aspect_ratio}`;
+    expect(await row.getByRole("link", { name, exact: true }).getAttribute("href")).toBe(`/videos/${video.id}`);
+    expect(await page.getByRole("columnheader", { name: "Preview", exact: true }).count()).toBe(1);
     const product = row.getByRole("link", { name: "Stoneware coffee cup", exact: true });
     expect(await product.getAttribute("href")).toBe(`/products/${cup.id}`);
     await product.click();

@@ -94,6 +94,7 @@ export const en = {
   "videos.created": "Created",
   "videos.progress": "Progress",
   "videos.openVideo": "Open",
+  "videos.preview": "Preview",
   "videos.open": "Open video {id}",
   "videoNew.title": "Create video",
   "videoNew.product": "Product",

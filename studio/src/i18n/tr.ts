@@ -96,6 +96,7 @@ export const tr: Record<MessageKey, string> = {
   "videos.created": "Oluşturulma",
   "videos.progress": "İlerleme",
   "videos.openVideo": "Aç",
+  "videos.preview": "Önizleme",
   "videos.open": "{id} videosunu aç",
   "videoNew.title": "Video oluştur",
   "videoNew.product": "Ürün",

@@ -28,8 +28,11 @@ const words = {
   tr: { usage: ["", " videosu"], refund: "Başarısız bir video için iade", refundOf: "Başarısız bir video için iade: " },
 };
 
-/** A piece of a description as shown: text, or a link to the Studio's page of the video it is about. */
-export type DescriptionPart = string | { href: string; label: string };
+/**
+ * A piece of a description as shown: text, or a link to the Studio's page of the video it is about. `hidden` is said
+ * to a screen reader after the label only: what tells this link from others that read the same.
+ */
+export type DescriptionPart = string | { href: string; label: string; hidden?: string };
 
 /**
  * What each video of these descriptions is called, by its id: "Mug (Clean card)", from its cost's description (a
@@ -46,10 +49,11 @@ export function videoLabels(descriptions: string[]): Map<string, string> {
 
 /**
  * A description in parts, in the interface's language: a video's cost and refund link to the video's page, named by
- * its product and template (a refund whose video is not named on the page is one link saying what it is); anything
- * else is its text.
+ * its product and template (a refund whose video is not named on the page is one link saying what it is, with the
+ * transaction's `date` for a screen reader, so two such refunds in a list of links are told apart); anything else is
+ * its text.
  */
-export function descriptionParts(description: string, lang: string, labels: Map<string, string>): DescriptionPart[] {
+export function descriptionParts(description: string, lang: string, labels: Map<string, string>, date = ""): DescriptionPart[] {
   const w = lang === "tr" ? words.tr : words.en;
   const usage = USAGE.exec(description);
   if (usage) {
@@ -60,7 +64,8 @@ export function descriptionParts(description: string, lang: string, labels: Map<
   if (refund) {
     const href = `/videos/${refund[1]}`;
     const label = labels.get(refund[1]!);
-    return label ? [w.refundOf, { href, label }] : [{ href, label: w.refund }];
+    if (label) return [w.refundOf, { href, label }];
+    return [date ? { href, label: w.refund, hidden: ` (${date})` } : { href, label: w.refund }];
   }
   return [transactionText(description, lang)];
 }

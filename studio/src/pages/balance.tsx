@@ -45,11 +45,20 @@ function Summary({ credits, premium }: { credits: number; premium: boolean }) {
 }
 
 /** A transaction's description: its words, and a link to the video it is about (named by product and template). */
-function Description({ text, labels }: { text: string; labels: Map<string, string> }) {
+function Description({ text, labels, date }: { text: string; labels: Map<string, string>; date: string }) {
   const { lang } = useLang();
   return (
     <>
-      {descriptionParts(text, lang, labels).map((part, i) => (typeof part === "string" ? part : <a key={i} href={part.href}>{part.label}</a>))}
+      {descriptionParts(text, lang, labels, date).map((part, i) =>
+        typeof part === "string" ? (
+          part
+        ) : (
+          <a key={i} href={part.href}>
+            {part.label}
+            {part.hidden && <span class="visually-hidden">{part.hidden}</span>}
+          </a>
+        ),
+      )}
     </>
   );
 }
@@ -65,7 +74,7 @@ function Transactions({ list }: { list: CursorList<Transaction> }) {
   const columns: Column<Transaction>[] = [
     { key: "date", label: m("date"), render: (r) => <span class="nowrap">{formatDate(r.created_at, lang)}</span> },
     { key: "type", label: m("type"), render: (r) => typeName(r.type) },
-    { key: "description", label: m("description"), render: (r) => <Description text={r.description ?? ""} labels={labels} /> },
+    { key: "description", label: m("description"), render: (r) => <Description text={r.description ?? ""} labels={labels} date={formatDate(r.created_at, lang)} /> },
     {
       key: "amount",
       label: m("change"),

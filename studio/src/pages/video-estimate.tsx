@@ -10,7 +10,7 @@ import { Alert } from "../components/alert";
 import { Spinner } from "../components/spinner";
 import { useLoad } from "../hooks";
 import { useT } from "../i18n";
-import { creditsShort, estimateAnswered, NO_ESTIMATE, type EstimateState } from "./video-estimate-state";
+import { creditsShort, estimateAnswered, estimateStarted, NO_ESTIMATE, type EstimateState } from "./video-estimate-state";
 
 export { creditsShort, type EstimateState } from "./video-estimate-state";
 
@@ -53,13 +53,13 @@ export function useEstimate(request: VideoRequest | null): EstimateState {
   useEffect(() => {
     if (!request) return;
     const ticket = ++latest.current;
-    setState((s) => ({ ...s, loading: true }));
+    setState((s) => estimateStarted(s, request.template_id));
     const timer = setTimeout(async () => {
       try {
         const { data, error } = await api.POST("/v1/videos/estimate", { body: request });
         // A slower answer to an older form must not overwrite the newer one.
         if (ticket !== latest.current) return;
-        setState((previous) => estimateAnswered(previous, error || !data ? null : data, asProblem(error)));
+        setState((previous) => estimateAnswered(previous, error || !data ? null : data, asProblem(error), request.template_id));
       } catch {
         // No answer for this form: an older cost must not stand for it (nor hold the button back); the server decides.
         if (ticket === latest.current) setState(NO_ESTIMATE);

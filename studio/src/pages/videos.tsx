@@ -89,16 +89,18 @@ export function VideosPage() {
           rows={rows}
           rowKey={(v) => v.id}
           columns={[
-            // The video's own link: its thumbnail and `Open`. The product's name links to the product.
+            // The video's own link: its thumbnail and `Open`, named for a screen reader by all that tells two videos
+            // of one product and template apart (a list of links reads each on its own). The product's name links to
+            // the product.
             {
               key: "video",
-              label: t("video.thumbnail"),
+              label: t("videos.preview"),
               render: (v) => (
                 <a class="video-open" href={`/videos/${v.id}`}>
                   {v.thumbnail_url ? <img class="video-thumb" src={v.thumbnail_url} alt="" loading="lazy" /> : <span class="video-thumb" />}
                   <span>
                     {t("videos.openVideo")}
-                    <span class="visually-hidden">{` ${names(v).product} · ${names(v).template}`}</span>
+                    <span class="visually-hidden">{` ${[names(v).product, names(v).template, languageName(v.language, lang), v.aspect_ratio].join(" · ")}`}</span>
                   </span>
                 </a>
               ),
@@ -106,7 +108,8 @@ export function VideosPage() {
             {
               key: "product",
               label: t("videos.product"),
-              // A product since deleted has no page: its id, as text.
+              // An account holds at most five products (MAX_PRODUCTS), so loadProducts' one page has them all: a
+              // product missing from it was deleted, and has no page to link to. Its id, as text.
               render: (v) => (list.data?.productName.has(v.product_id) ? <a href={`/products/${v.product_id}`}>{names(v).product}</a> : v.product_id),
             },
             { key: "template", label: t("videos.template"), render: (v) => names(v).template },
