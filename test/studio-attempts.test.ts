@@ -1,7 +1,8 @@
 // A product's cut-out attempts in chromium, as the shop-owner trial asked: each attempt says what it was asked with
 // (its frame and marks, English and Turkish), opens large in a dialog by keyboard (Escape closes it, the focus comes
-// back), sits beside another attempt to compare, and can be accepted from there; marks placed but not yet sent survive
-// leaving the page, until a Retry uses them or they are cleared, and never move to a new photo of the product.
+// back), sits beside another attempt to compare (above it on a phone), and can be accepted from there; marks placed
+// but not yet sent survive leaving the page, until a Retry uses them or they are cleared, and never move to a new
+// photo of the product.
 import { describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { onPostgres } from "./helpers";
@@ -60,15 +61,15 @@ suite("Studio: a product's attempts in chromium (asked with, enlarged, compared)
     await page.getByRole("columnheader", { name: "Asked with" }).waitFor();
     expect(await askedWith()).toEqual([
       ["Around the product", "No marks"],
-      ["Around the product", "1 mark, 1 exclusion"],
-      ["The whole photo", "A box round the product, 2 exclusions"],
+      ["Around the product", "1 on the product, 1 to leave out"],
+      ["The whole photo", "A box round the product, 2 to leave out"],
     ]);
     await switchLanguage(page, "Türkçe");
-    await page.getByRole("columnheader", { name: "İstenen" }).waitFor();
+    await page.getByRole("columnheader", { name: "Nasıl istendi" }).waitFor();
     expect(await askedWith()).toEqual([
       ["Ürünün çevresi", "İşaret yok"],
-      ["Ürünün çevresi", "1 işaret, 1 hariç tutma"],
-      ["Fotoğrafın tamamı", "Ürünün çevresinde bir kutu, 2 hariç tutma"],
+      ["Ürünün çevresi", "1 ürünün üzerinde, 1 dışarıda kalacak"],
+      ["Fotoğrafın tamamı", "Ürünün çevresinde bir kutu, 2 dışarıda kalacak"],
     ]);
     await switchLanguage(page, "English");
   }, SLOW);
@@ -85,7 +86,7 @@ suite("Studio: a product's attempts in chromium (asked with, enlarged, compared)
     expect(await picture.getAttribute("class")).toContain("checkerboard");
     // Large: several times the thumbnail in the list (4rem).
     expect((await picture.boundingBox())!.width).toBeGreaterThan(300);
-    await dialog.getByText("1 mark, 1 exclusion").waitFor();
+    await dialog.getByText("1 on the product, 1 to leave out").waitFor();
     expect(await page.evaluate(() => !!(globalThis as any).document.activeElement?.closest("dialog"))).toBe(true);
     expect(await axeViolations(page)).toEqual([]);
     await page.keyboard.press("Escape");
@@ -107,13 +108,29 @@ suite("Studio: a product's attempts in chromium (asked with, enlarged, compared)
     // Side by side: the second to the right of the first, not under it.
     expect(b.x).toBeGreaterThanOrEqual(a.x + a.width);
     expect(b.y).toBeLessThan(a.y + a.height);
-    await dialog.locator("figcaption", { hasText: "Attempt 3 (in use)" }).getByText("A box round the product, 2 exclusions").waitFor();
+    await dialog.locator("figcaption", { hasText: "Attempt 3 (in use)" }).getByText("A box round the product, 2 to leave out").waitFor();
     expect(await axeViolations(page)).toEqual([]);
     await beside.selectOption({ label: "Nothing: this attempt alone" });
     expect(await dialog.locator("figure").count()).toBe(1);
     await dialog.getByRole("button", { name: "Close" }).click();
     await dialog.waitFor({ state: "hidden" });
     expect(await page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute("aria-label"))).toBe("Enlarge: Attempt 1");
+  }, SLOW);
+
+  test("on a phone (375 px) the two attempts compared stand one above the other, each near the dialog's width", async () => {
+    await openPage(page, `/products/${teapot.id}`, /Glazed teapot/, 375);
+    await page.getByRole("button", { name: "Enlarge: Attempt 1" }).click();
+    const dialog = page.getByRole("dialog", { name: "Attempt 1" });
+    await dialog.getByRole("combobox", { name: /^Compare with/ }).selectOption({ label: "Attempt 3 (in use)" });
+    const first = dialog.getByRole("img", { name: "Cut-out of Attempt 1" });
+    const second = dialog.getByRole("img", { name: "Cut-out of Attempt 3" });
+    await page.waitForFunction((img: any) => img.complete && img.naturalWidth > 0, await second.elementHandle(), { timeout: 30_000 });
+    const [a, b] = [(await first.boundingBox())!, (await second.boundingBox())!];
+    // Side by side each would be about 160 px wide: a thumbnail again, nothing to compare by.
+    expect(b.y).toBeGreaterThanOrEqual(a.y + a.height);
+    expect(Math.min(a.width, b.width)).toBeGreaterThan(250);
+    await dialog.getByRole("button", { name: "Close" }).click();
+    await dialog.waitFor({ state: "hidden" });
   }, SLOW);
 
   test("an attempt opened large can be accepted from the dialog", async () => {

@@ -171,10 +171,12 @@ describe("studio cut-out hint", () => {
 describe("studio attempts in words, and the photo kept marks belong to", () => {
   test("a hint reads as its parts, singular or plural, in both languages; no hint (or an empty one) is no marks", () => {
     expect([hintWords(null, "en"), hintWords({}, "en"), hintWords({ exclude: [] }, "tr")]).toEqual(["No marks", "No marks", "İşaret yok"]);
-    expect(hintWords({ point: { x: 1, y: 2 } }, "en")).toBe("1 mark");
-    expect(hintWords({ exclude: [{}, {}, {}] }, "en")).toBe("3 exclusions");
-    expect(hintWords({ box: {}, point: {}, exclude: [{}] }, "en")).toBe("A box round the product, 1 mark, 1 exclusion");
+    expect(hintWords({ point: { x: 1, y: 2 } }, "en")).toBe("1 on the product");
+    expect(hintWords({ exclude: [{}, {}, {}] }, "en")).toBe("3 to leave out");
+    expect(hintWords({ box: {}, point: {}, exclude: [{}] }, "en")).toBe("A box round the product, 1 on the product, 1 to leave out");
     expect(hintWords({ box: {} }, "tr")).toBe("Ürünün çevresinde bir kutu");
+    // The mark picker's own Turkish terms.
+    expect(hintWords({ point: {}, exclude: [{}, {}] }, "tr")).toBe("1 ürünün üzerinde, 2 dışarıda kalacak");
     expect([cropWords("subject", "en"), cropWords("none", "tr")]).toEqual(["Around the product", "Fotoğrafın tamamı"]);
   });
 

@@ -12,16 +12,16 @@ const WORDS = {
     none: "The whole photo",
     noMarks: "No marks",
     box: "A box round the product",
-    marks: "{n} {n|mark|marks}",
-    exclusions: "{n} {n|exclusion|exclusions}",
+    onProduct: "{n} on the product",
+    leaveOut: "{n} to leave out",
   },
   tr: {
     subject: "Ürünün çevresi",
     none: "Fotoğrafın tamamı",
     noMarks: "İşaret yok",
     box: "Ürünün çevresinde bir kutu",
-    marks: "{n} işaret",
-    exclusions: "{n} hariç tutma",
+    onProduct: "{n} ürünün üzerinde",
+    leaveOut: "{n} dışarıda kalacak",
   },
 } satisfies Record<Lang, Record<string, string>>;
 
@@ -31,15 +31,16 @@ export function cropWords(crop: Crop, lang: Lang): string {
 }
 
 /**
- * The hint's marks in words: "No marks", "1 mark", "1 mark, 2 exclusions", "A box round the product, 1 exclusion"…
- * The API takes one point, so a hint has at most one mark on the product (Studio's keep mark), and a box from the API.
+ * The hint's marks in words, in the mark picker's own terms (product-hint.tsx): "No marks", "1 on the product",
+ * "1 on the product, 2 to leave out", "A box round the product, 1 to leave out"… The API takes one point, so a hint
+ * has at most one mark on the product (Studio's keep mark), and a box from the API.
  */
 export function hintWords(hint: AskedHint, lang: Lang): string {
   const words = WORDS[lang];
   const parts: string[] = [];
   if (hint?.box) parts.push(words.box);
-  if (hint?.point) parts.push(format(words.marks, { n: 1 }, lang));
+  if (hint?.point) parts.push(format(words.onProduct, { n: 1 }, lang));
   const excluded = hint?.exclude?.length ?? 0;
-  if (excluded > 0) parts.push(format(words.exclusions, { n: excluded }, lang));
+  if (excluded > 0) parts.push(format(words.leaveOut, { n: excluded }, lang));
   return parts.length > 0 ? parts.join(", ") : words.noMarks;
 }

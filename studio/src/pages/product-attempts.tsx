@@ -19,7 +19,7 @@ const useMessages = defineMessages({
   },
   tr: {
     intro: "Bir denemeyi tek başına ya da bir başkasının yanında görmek için büyütün.",
-    asked: "İstenen",
+    asked: "Nasıl istendi",
     enlarge: "Büyüt",
   },
 });
