@@ -1,6 +1,7 @@
 // Studio's doors in a real browser (issue #22 points 2, 8 and 9): signing in with a token and with a one-time login
-// link, by keyboard alone, signing out for good; the Turkish UI from the browser's language and the switch that
-// overrides it; dark mode; and every request the pages made stayed on the service, with nothing the CSP refused.
+// link, by keyboard alone, signing out for good (the tab's drafts and marks forgotten too); the Turkish UI from the
+// browser's language and the switch that overrides it; dark mode; and every request the pages made stayed on the
+// service, with nothing the CSP refused.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Browser } from "playwright-core";
 import {
@@ -131,6 +132,28 @@ suite("Studio: signing in and out in chromium", () => {
     await page.waitForURL("**/sign-in");
     expect((await server.api("GET", "/v1/balance", { cookie })).status).toBe(401);
     expect((await server.api("GET", "/studio/session", { cookie })).status).toBe(401);
+    await context.close();
+  });
+
+  browserTest("`Sign out` clears the tab's Studio drafts, unsent marks and top-up from sessionStorage, not the language", async () => {
+    const { context, page } = await fresh();
+    await signInWithToken(page, account.token);
+    await page.evaluate(() => {
+      const w = globalThis as any;
+      w.sessionStorage.setItem(`vitrin.studio.videoDrafts.acct_x`, `{"last":null,"drafts":{}}`);
+      w.sessionStorage.setItem("vitrin.studio.marks.prod_x", `{"photo":"p","marks":[]}`);
+      w.sessionStorage.setItem("vitrin.studio.topUp", "top_x");
+      w.sessionStorage.setItem("another.tool", "kept");
+      w.localStorage.setItem("vitrin.studio.language", "en");
+    });
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.waitForURL("**/sign-in");
+    const left = await page.evaluate(() => {
+      const w = globalThis as any;
+      const keys = Array.from({ length: w.sessionStorage.length }, (_, i) => w.sessionStorage.key(i));
+      return { keys, language: w.localStorage.getItem("vitrin.studio.language") };
+    });
+    expect(left).toEqual({ keys: ["another.tool"], language: "en" });
     await context.close();
   });
 

@@ -3,6 +3,7 @@
 import { createContext } from "preact";
 import { useContext } from "preact/hooks";
 import { problemOf, send, setCsrfToken, type ApiProblem } from "./api";
+import { forgetThisTabsWork } from "./tab-work";
 
 export type Session = {
   object: "studio_session";
@@ -43,10 +44,17 @@ export async function signIn(token: string): Promise<SignInResult> {
   return { ok: true, session: remember((await res.json()) as Session) };
 }
 
-/** Ends the session on the server (the cookie is cleared by its answer). */
+/**
+ * Ends the session on the server (the cookie is cleared by its answer) and forgets the tab's unfinished work (drafts,
+ * unsent marks), even when the server could not be reached: the person leaving a shared computer has left.
+ */
 export async function signOut(): Promise<void> {
-  await send("/studio/session", { method: "DELETE" }, { on401: false });
-  setCsrfToken(null);
+  try {
+    await send("/studio/session", { method: "DELETE" }, { on401: false });
+  } finally {
+    forgetThisTabsWork();
+    setCsrfToken(null);
+  }
 }
 
 /** The signed-in session for pages (null on the sign-in page); `set` replaces it. */
