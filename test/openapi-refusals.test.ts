@@ -68,3 +68,27 @@ test("answers many operations share are written once under components and refere
   expect(doc.components.responses.Forbidden.description).toBe("Forbidden");
   expect(JSON.stringify(doc).length).toBeLessThan(250_000);
 });
+
+test("the shared answers have fixed names (a client's type names): a rename is a change to make on purpose", () => {
+  const rated = ["BadRequest", "Conflict", "FileTooLarge", "Forbidden", "InternalError", "NotFound", "TooManyRequests", "Unauthorized", "Unavailable", "ValidationFailed"];
+  expect(Object.keys(doc.components.responses).sort()).toEqual(
+    [...rated, ...rated.map((n) => `${n}WithoutRateLimitHeaders`), "InsufficientCredits", "InsufficientStorage", "NotReadyOrShuttingDownWithoutRateLimitHeaders", "UnsupportedImageFormat"].sort(),
+  );
+});
+
+test("no schema carries Elysia's `error` message option, which linters refuse (a property named error stays)", () => {
+  const found: string[] = [];
+  const walk = (node: unknown, at: string, names: boolean) => {
+    if (Array.isArray(node)) return node.forEach((n, i) => walk(n, `${at}/${i}`, false));
+    if (!node || typeof node !== "object") return;
+    for (const [key, value] of Object.entries(node)) {
+      if (!names && key === "error" && typeof value === "string") found.push(at);
+      if (key !== "examples" && key !== "example") walk(value, `${at}/${key}`, key === "properties" || key === "patternProperties");
+    }
+  };
+  walk(doc, "", false);
+  expect(found).toEqual([]);
+  expect(doc.components.schemas.Error.properties.error.type).toBe("string");
+  // The option is still there for the server's own refusals: the brand's logo field says what it takes.
+  expect(doc.paths["/v1/brand"].put.requestBody.content["application/json"].schema.properties.logo).toBeDefined();
+});

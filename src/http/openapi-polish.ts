@@ -20,7 +20,7 @@ type Operation = {
 type Document = {
   servers?: { url: string }[];
   paths?: Record<string, Record<string, Operation>>;
-  components?: { responses?: Record<string, unknown>; headers?: Record<string, unknown> };
+  components?: { schemas?: Record<string, unknown>; responses?: Record<string, unknown>; headers?: Record<string, unknown> };
 };
 type Answer = { description?: string; headers?: Record<string, object> };
 
@@ -61,14 +61,35 @@ function bodyFor(contentType: string, schema: Schema): Schema {
   return out;
 }
 
+/** Where a schema holds schemas: by name (properties), in a list (anyOf…), or as one (items…). */
+const SCHEMA_MAPS = ["properties", "patternProperties", "$defs"];
+const SCHEMA_LISTS = ["anyOf", "oneOf", "allOf", "prefixItems"];
+const SCHEMA_ONES = ["items", "additionalProperties", "not", "contains", "if", "then", "else"];
+
+/**
+ * A schema without the `error` messages Elysia's options carry for its own refusals (a string is no JSON Schema
+ * keyword there: linters such as redocly refuse the document for it). Only keywords go: a property named `error`
+ * (the Error object's) stays, and examples are not schemas, so they are left as they are.
+ */
+export function withoutMessages(schema: unknown): void {
+  if (!schema || typeof schema !== "object" || Array.isArray(schema)) return;
+  const node = schema as Schema;
+  if (typeof node.error === "string") delete node.error;
+  for (const key of SCHEMA_MAPS) for (const sub of Object.values((node[key] as Record<string, unknown> | undefined) ?? {})) withoutMessages(sub);
+  for (const key of SCHEMA_LISTS) for (const sub of (node[key] as unknown[] | undefined) ?? []) withoutMessages(sub);
+  for (const key of SCHEMA_ONES) withoutMessages(node[key]);
+}
+
 function polishOperation(op: Operation): void {
   if (op.operationId) op.operationId = identifier(op.operationId);
   for (const param of op.parameters ?? []) {
     const documented = param.schema?.[DOCUMENTED_AS] as Schema | undefined;
     if (documented) param.schema = { ...documented, ...(param.schema?.description ? { description: param.schema.description } : {}) };
   }
+  for (const param of op.parameters ?? []) withoutMessages(param.schema);
   const body = op.requestBody;
   if (!body) return;
+  for (const media of Object.values(body.content ?? {})) withoutMessages(media.schema);
   if (Object.values(body.content ?? {}).every((c) => mayBeLeftOut(c.schema))) body.required = false;
   for (const [type, media] of Object.entries(body.content ?? {})) if (media.schema) media.schema = bodyFor(type, media.schema);
 }
@@ -110,7 +131,7 @@ function bodyLimitExample(op: Operation, maxBodyBytes: number): void {
 /** `Too Many Requests` → `TooManyRequests`; an answer for account tokens keeps the plain name, others say they lack the limit. */
 function answerName(answer: Answer): string {
   const base = (answer.description ?? "Error").replace(/[^a-zA-Z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? "").toUpperCase());
-  return answer.headers?.["RateLimit-Limit"] ? base : `${base}WithoutRateLimit`;
+  return answer.headers?.["RateLimit-Limit"] ? base : `${base}WithoutRateLimitHeaders`;
 }
 
 /** An answer's headers as references to `components.headers`, each header written there once (the first of its name). */
@@ -154,6 +175,7 @@ function shareAnswers(doc: Document): void {
 /** Polishes the document in place, once (the plugin hands out the same object until a route is added). */
 export function polishDocument(doc: Document, publicUrl: string, maxBodyBytes: number): Document {
   doc.servers = [{ url: publicUrl }];
+  for (const schema of Object.values(doc.components?.schemas ?? {})) withoutMessages(schema);
   for (const ops of Object.values(doc.paths ?? {})) {
     for (const [method, op] of Object.entries(ops)) {
       polishOperation(op);

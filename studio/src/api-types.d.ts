@@ -1762,7 +1762,7 @@ export interface components {
     };
     responses: {
         /** @description File too large */
-        FileTooLargeWithoutRateLimit: {
+        FileTooLargeWithoutRateLimitHeaders: {
             headers: {
                 [name: string]: unknown;
             };
@@ -1771,7 +1771,7 @@ export interface components {
             };
         };
         /** @description Validation failed */
-        ValidationFailedWithoutRateLimit: {
+        ValidationFailedWithoutRateLimitHeaders: {
             headers: {
                 [name: string]: unknown;
             };
@@ -1780,7 +1780,7 @@ export interface components {
             };
         };
         /** @description Not ready, or shutting down */
-        NotReadyOrShuttingDownWithoutRateLimit: {
+        NotReadyOrShuttingDownWithoutRateLimitHeaders: {
             headers: {
                 [name: string]: unknown;
             };
@@ -1970,7 +1970,7 @@ export interface components {
             };
         };
         /** @description Bad request */
-        BadRequestWithoutRateLimit: {
+        BadRequestWithoutRateLimitHeaders: {
             headers: {
                 [name: string]: unknown;
             };
@@ -1979,7 +1979,7 @@ export interface components {
             };
         };
         /** @description Not found */
-        NotFoundWithoutRateLimit: {
+        NotFoundWithoutRateLimitHeaders: {
             headers: {
                 [name: string]: unknown;
             };
@@ -1988,7 +1988,7 @@ export interface components {
             };
         };
         /** @description Internal error */
-        InternalErrorWithoutRateLimit: {
+        InternalErrorWithoutRateLimitHeaders: {
             headers: {
                 [name: string]: unknown;
             };
@@ -1997,7 +1997,7 @@ export interface components {
             };
         };
         /** @description Unavailable */
-        UnavailableWithoutRateLimit: {
+        UnavailableWithoutRateLimitHeaders: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
@@ -2007,7 +2007,7 @@ export interface components {
             };
         };
         /** @description Unauthorized */
-        UnauthorizedWithoutRateLimit: {
+        UnauthorizedWithoutRateLimitHeaders: {
             headers: {
                 [name: string]: unknown;
             };
@@ -2016,7 +2016,7 @@ export interface components {
             };
         };
         /** @description Forbidden */
-        ForbiddenWithoutRateLimit: {
+        ForbiddenWithoutRateLimitHeaders: {
             headers: {
                 [name: string]: unknown;
             };
@@ -2025,7 +2025,7 @@ export interface components {
             };
         };
         /** @description Conflict */
-        ConflictWithoutRateLimit: {
+        ConflictWithoutRateLimitHeaders: {
             headers: {
                 [name: string]: unknown;
             };
@@ -2034,7 +2034,7 @@ export interface components {
             };
         };
         /** @description Too many requests */
-        TooManyRequestsWithoutRateLimit: {
+        TooManyRequestsWithoutRateLimitHeaders: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
@@ -2083,8 +2083,8 @@ export interface operations {
                     };
                 };
             };
-            413: components["responses"]["FileTooLargeWithoutRateLimit"];
-            422: components["responses"]["ValidationFailedWithoutRateLimit"];
+            413: components["responses"]["FileTooLargeWithoutRateLimitHeaders"];
+            422: components["responses"]["ValidationFailedWithoutRateLimitHeaders"];
         };
     };
     getReadyz: {
@@ -2114,9 +2114,9 @@ export interface operations {
                     };
                 };
             };
-            413: components["responses"]["FileTooLargeWithoutRateLimit"];
-            422: components["responses"]["ValidationFailedWithoutRateLimit"];
-            503: components["responses"]["NotReadyOrShuttingDownWithoutRateLimit"];
+            413: components["responses"]["FileTooLargeWithoutRateLimitHeaders"];
+            422: components["responses"]["ValidationFailedWithoutRateLimitHeaders"];
+            503: components["responses"]["NotReadyOrShuttingDownWithoutRateLimitHeaders"];
         };
     };
     getMetrics: {
@@ -2137,8 +2137,8 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            413: components["responses"]["FileTooLargeWithoutRateLimit"];
-            422: components["responses"]["ValidationFailedWithoutRateLimit"];
+            413: components["responses"]["FileTooLargeWithoutRateLimitHeaders"];
+            422: components["responses"]["ValidationFailedWithoutRateLimitHeaders"];
         };
     };
     getV1Products: {
@@ -4023,12 +4023,12 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequestWithoutRateLimit"];
-            404: components["responses"]["NotFoundWithoutRateLimit"];
-            413: components["responses"]["FileTooLargeWithoutRateLimit"];
-            422: components["responses"]["ValidationFailedWithoutRateLimit"];
-            500: components["responses"]["InternalErrorWithoutRateLimit"];
-            503: components["responses"]["UnavailableWithoutRateLimit"];
+            400: components["responses"]["BadRequestWithoutRateLimitHeaders"];
+            404: components["responses"]["NotFoundWithoutRateLimitHeaders"];
+            413: components["responses"]["FileTooLargeWithoutRateLimitHeaders"];
+            422: components["responses"]["ValidationFailedWithoutRateLimitHeaders"];
+            500: components["responses"]["InternalErrorWithoutRateLimitHeaders"];
+            503: components["responses"]["UnavailableWithoutRateLimitHeaders"];
         };
     };
     postV1AdminTopUpsByIdComplete: {
@@ -4056,16 +4056,16 @@ export interface operations {
                     "application/json": components["schemas"]["CompletedTopUp"];
                 };
             };
-            400: components["responses"]["BadRequestWithoutRateLimit"];
-            401: components["responses"]["UnauthorizedWithoutRateLimit"];
-            403: components["responses"]["ForbiddenWithoutRateLimit"];
-            404: components["responses"]["NotFoundWithoutRateLimit"];
-            409: components["responses"]["ConflictWithoutRateLimit"];
-            413: components["responses"]["FileTooLargeWithoutRateLimit"];
-            422: components["responses"]["ValidationFailedWithoutRateLimit"];
-            429: components["responses"]["TooManyRequestsWithoutRateLimit"];
-            500: components["responses"]["InternalErrorWithoutRateLimit"];
-            503: components["responses"]["UnavailableWithoutRateLimit"];
+            400: components["responses"]["BadRequestWithoutRateLimitHeaders"];
+            401: components["responses"]["UnauthorizedWithoutRateLimitHeaders"];
+            403: components["responses"]["ForbiddenWithoutRateLimitHeaders"];
+            404: components["responses"]["NotFoundWithoutRateLimitHeaders"];
+            409: components["responses"]["ConflictWithoutRateLimitHeaders"];
+            413: components["responses"]["FileTooLargeWithoutRateLimitHeaders"];
+            422: components["responses"]["ValidationFailedWithoutRateLimitHeaders"];
+            429: components["responses"]["TooManyRequestsWithoutRateLimitHeaders"];
+            500: components["responses"]["InternalErrorWithoutRateLimitHeaders"];
+            503: components["responses"]["UnavailableWithoutRateLimitHeaders"];
         };
     };
     getV1AdminAccounts: {
@@ -4094,13 +4094,13 @@ export interface operations {
                     };
                 };
             };
-            401: components["responses"]["UnauthorizedWithoutRateLimit"];
-            404: components["responses"]["NotFoundWithoutRateLimit"];
-            413: components["responses"]["FileTooLargeWithoutRateLimit"];
-            422: components["responses"]["ValidationFailedWithoutRateLimit"];
-            429: components["responses"]["TooManyRequestsWithoutRateLimit"];
-            500: components["responses"]["InternalErrorWithoutRateLimit"];
-            503: components["responses"]["UnavailableWithoutRateLimit"];
+            401: components["responses"]["UnauthorizedWithoutRateLimitHeaders"];
+            404: components["responses"]["NotFoundWithoutRateLimitHeaders"];
+            413: components["responses"]["FileTooLargeWithoutRateLimitHeaders"];
+            422: components["responses"]["ValidationFailedWithoutRateLimitHeaders"];
+            429: components["responses"]["TooManyRequestsWithoutRateLimitHeaders"];
+            500: components["responses"]["InternalErrorWithoutRateLimitHeaders"];
+            503: components["responses"]["UnavailableWithoutRateLimitHeaders"];
         };
     };
     postV1AdminAccounts: {
@@ -4132,16 +4132,16 @@ export interface operations {
                     "application/json": components["schemas"]["AccountCreated"];
                 };
             };
-            400: components["responses"]["BadRequestWithoutRateLimit"];
-            401: components["responses"]["UnauthorizedWithoutRateLimit"];
-            403: components["responses"]["ForbiddenWithoutRateLimit"];
-            404: components["responses"]["NotFoundWithoutRateLimit"];
-            409: components["responses"]["ConflictWithoutRateLimit"];
-            413: components["responses"]["FileTooLargeWithoutRateLimit"];
-            422: components["responses"]["ValidationFailedWithoutRateLimit"];
-            429: components["responses"]["TooManyRequestsWithoutRateLimit"];
-            500: components["responses"]["InternalErrorWithoutRateLimit"];
-            503: components["responses"]["UnavailableWithoutRateLimit"];
+            400: components["responses"]["BadRequestWithoutRateLimitHeaders"];
+            401: components["responses"]["UnauthorizedWithoutRateLimitHeaders"];
+            403: components["responses"]["ForbiddenWithoutRateLimitHeaders"];
+            404: components["responses"]["NotFoundWithoutRateLimitHeaders"];
+            409: components["responses"]["ConflictWithoutRateLimitHeaders"];
+            413: components["responses"]["FileTooLargeWithoutRateLimitHeaders"];
+            422: components["responses"]["ValidationFailedWithoutRateLimitHeaders"];
+            429: components["responses"]["TooManyRequestsWithoutRateLimitHeaders"];
+            500: components["responses"]["InternalErrorWithoutRateLimitHeaders"];
+            503: components["responses"]["UnavailableWithoutRateLimitHeaders"];
         };
     };
     getV1AdminAccountsById: {
@@ -4164,13 +4164,13 @@ export interface operations {
                     "application/json": components["schemas"]["Account"];
                 };
             };
-            401: components["responses"]["UnauthorizedWithoutRateLimit"];
-            404: components["responses"]["NotFoundWithoutRateLimit"];
-            413: components["responses"]["FileTooLargeWithoutRateLimit"];
-            422: components["responses"]["ValidationFailedWithoutRateLimit"];
-            429: components["responses"]["TooManyRequestsWithoutRateLimit"];
-            500: components["responses"]["InternalErrorWithoutRateLimit"];
-            503: components["responses"]["UnavailableWithoutRateLimit"];
+            401: components["responses"]["UnauthorizedWithoutRateLimitHeaders"];
+            404: components["responses"]["NotFoundWithoutRateLimitHeaders"];
+            413: components["responses"]["FileTooLargeWithoutRateLimitHeaders"];
+            422: components["responses"]["ValidationFailedWithoutRateLimitHeaders"];
+            429: components["responses"]["TooManyRequestsWithoutRateLimitHeaders"];
+            500: components["responses"]["InternalErrorWithoutRateLimitHeaders"];
+            503: components["responses"]["UnavailableWithoutRateLimitHeaders"];
         };
     };
     patchV1AdminAccountsById: {
@@ -4203,15 +4203,15 @@ export interface operations {
                     "application/json": components["schemas"]["Account"];
                 };
             };
-            400: components["responses"]["BadRequestWithoutRateLimit"];
-            401: components["responses"]["UnauthorizedWithoutRateLimit"];
-            403: components["responses"]["ForbiddenWithoutRateLimit"];
-            404: components["responses"]["NotFoundWithoutRateLimit"];
-            413: components["responses"]["FileTooLargeWithoutRateLimit"];
-            422: components["responses"]["ValidationFailedWithoutRateLimit"];
-            429: components["responses"]["TooManyRequestsWithoutRateLimit"];
-            500: components["responses"]["InternalErrorWithoutRateLimit"];
-            503: components["responses"]["UnavailableWithoutRateLimit"];
+            400: components["responses"]["BadRequestWithoutRateLimitHeaders"];
+            401: components["responses"]["UnauthorizedWithoutRateLimitHeaders"];
+            403: components["responses"]["ForbiddenWithoutRateLimitHeaders"];
+            404: components["responses"]["NotFoundWithoutRateLimitHeaders"];
+            413: components["responses"]["FileTooLargeWithoutRateLimitHeaders"];
+            422: components["responses"]["ValidationFailedWithoutRateLimitHeaders"];
+            429: components["responses"]["TooManyRequestsWithoutRateLimitHeaders"];
+            500: components["responses"]["InternalErrorWithoutRateLimitHeaders"];
+            503: components["responses"]["UnavailableWithoutRateLimitHeaders"];
         };
     };
     getV1AdminAccountsByIdTokens: {
@@ -4248,13 +4248,13 @@ export interface operations {
                     };
                 };
             };
-            401: components["responses"]["UnauthorizedWithoutRateLimit"];
-            404: components["responses"]["NotFoundWithoutRateLimit"];
-            413: components["responses"]["FileTooLargeWithoutRateLimit"];
-            422: components["responses"]["ValidationFailedWithoutRateLimit"];
-            429: components["responses"]["TooManyRequestsWithoutRateLimit"];
-            500: components["responses"]["InternalErrorWithoutRateLimit"];
-            503: components["responses"]["UnavailableWithoutRateLimit"];
+            401: components["responses"]["UnauthorizedWithoutRateLimitHeaders"];
+            404: components["responses"]["NotFoundWithoutRateLimitHeaders"];
+            413: components["responses"]["FileTooLargeWithoutRateLimitHeaders"];
+            422: components["responses"]["ValidationFailedWithoutRateLimitHeaders"];
+            429: components["responses"]["TooManyRequestsWithoutRateLimitHeaders"];
+            500: components["responses"]["InternalErrorWithoutRateLimitHeaders"];
+            503: components["responses"]["UnavailableWithoutRateLimitHeaders"];
         };
     };
     postV1AdminAccountsByIdTokens: {
@@ -4285,16 +4285,16 @@ export interface operations {
                     "application/json": components["schemas"]["NewToken"];
                 };
             };
-            400: components["responses"]["BadRequestWithoutRateLimit"];
-            401: components["responses"]["UnauthorizedWithoutRateLimit"];
-            403: components["responses"]["ForbiddenWithoutRateLimit"];
-            404: components["responses"]["NotFoundWithoutRateLimit"];
-            409: components["responses"]["ConflictWithoutRateLimit"];
-            413: components["responses"]["FileTooLargeWithoutRateLimit"];
-            422: components["responses"]["ValidationFailedWithoutRateLimit"];
-            429: components["responses"]["TooManyRequestsWithoutRateLimit"];
-            500: components["responses"]["InternalErrorWithoutRateLimit"];
-            503: components["responses"]["UnavailableWithoutRateLimit"];
+            400: components["responses"]["BadRequestWithoutRateLimitHeaders"];
+            401: components["responses"]["UnauthorizedWithoutRateLimitHeaders"];
+            403: components["responses"]["ForbiddenWithoutRateLimitHeaders"];
+            404: components["responses"]["NotFoundWithoutRateLimitHeaders"];
+            409: components["responses"]["ConflictWithoutRateLimitHeaders"];
+            413: components["responses"]["FileTooLargeWithoutRateLimitHeaders"];
+            422: components["responses"]["ValidationFailedWithoutRateLimitHeaders"];
+            429: components["responses"]["TooManyRequestsWithoutRateLimitHeaders"];
+            500: components["responses"]["InternalErrorWithoutRateLimitHeaders"];
+            503: components["responses"]["UnavailableWithoutRateLimitHeaders"];
         };
     };
     deleteV1AdminTokensById: {
@@ -4317,15 +4317,15 @@ export interface operations {
                     "application/json": components["schemas"]["DeletedToken"];
                 };
             };
-            400: components["responses"]["BadRequestWithoutRateLimit"];
-            401: components["responses"]["UnauthorizedWithoutRateLimit"];
-            403: components["responses"]["ForbiddenWithoutRateLimit"];
-            404: components["responses"]["NotFoundWithoutRateLimit"];
-            413: components["responses"]["FileTooLargeWithoutRateLimit"];
-            422: components["responses"]["ValidationFailedWithoutRateLimit"];
-            429: components["responses"]["TooManyRequestsWithoutRateLimit"];
-            500: components["responses"]["InternalErrorWithoutRateLimit"];
-            503: components["responses"]["UnavailableWithoutRateLimit"];
+            400: components["responses"]["BadRequestWithoutRateLimitHeaders"];
+            401: components["responses"]["UnauthorizedWithoutRateLimitHeaders"];
+            403: components["responses"]["ForbiddenWithoutRateLimitHeaders"];
+            404: components["responses"]["NotFoundWithoutRateLimitHeaders"];
+            413: components["responses"]["FileTooLargeWithoutRateLimitHeaders"];
+            422: components["responses"]["ValidationFailedWithoutRateLimitHeaders"];
+            429: components["responses"]["TooManyRequestsWithoutRateLimitHeaders"];
+            500: components["responses"]["InternalErrorWithoutRateLimitHeaders"];
+            503: components["responses"]["UnavailableWithoutRateLimitHeaders"];
         };
     };
     postV1AdminAccountsByIdCredits: {
@@ -4358,16 +4358,16 @@ export interface operations {
                     "application/json": components["schemas"]["Transaction"];
                 };
             };
-            400: components["responses"]["BadRequestWithoutRateLimit"];
-            401: components["responses"]["UnauthorizedWithoutRateLimit"];
-            403: components["responses"]["ForbiddenWithoutRateLimit"];
-            404: components["responses"]["NotFoundWithoutRateLimit"];
-            409: components["responses"]["ConflictWithoutRateLimit"];
-            413: components["responses"]["FileTooLargeWithoutRateLimit"];
-            422: components["responses"]["ValidationFailedWithoutRateLimit"];
-            429: components["responses"]["TooManyRequestsWithoutRateLimit"];
-            500: components["responses"]["InternalErrorWithoutRateLimit"];
-            503: components["responses"]["UnavailableWithoutRateLimit"];
+            400: components["responses"]["BadRequestWithoutRateLimitHeaders"];
+            401: components["responses"]["UnauthorizedWithoutRateLimitHeaders"];
+            403: components["responses"]["ForbiddenWithoutRateLimitHeaders"];
+            404: components["responses"]["NotFoundWithoutRateLimitHeaders"];
+            409: components["responses"]["ConflictWithoutRateLimitHeaders"];
+            413: components["responses"]["FileTooLargeWithoutRateLimitHeaders"];
+            422: components["responses"]["ValidationFailedWithoutRateLimitHeaders"];
+            429: components["responses"]["TooManyRequestsWithoutRateLimitHeaders"];
+            500: components["responses"]["InternalErrorWithoutRateLimitHeaders"];
+            503: components["responses"]["UnavailableWithoutRateLimitHeaders"];
         };
     };
     postV1AdminAccountsByIdLoginLinks: {
@@ -4403,16 +4403,16 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequestWithoutRateLimit"];
-            401: components["responses"]["UnauthorizedWithoutRateLimit"];
-            403: components["responses"]["ForbiddenWithoutRateLimit"];
-            404: components["responses"]["NotFoundWithoutRateLimit"];
-            409: components["responses"]["ConflictWithoutRateLimit"];
-            413: components["responses"]["FileTooLargeWithoutRateLimit"];
-            422: components["responses"]["ValidationFailedWithoutRateLimit"];
-            429: components["responses"]["TooManyRequestsWithoutRateLimit"];
-            500: components["responses"]["InternalErrorWithoutRateLimit"];
-            503: components["responses"]["UnavailableWithoutRateLimit"];
+            400: components["responses"]["BadRequestWithoutRateLimitHeaders"];
+            401: components["responses"]["UnauthorizedWithoutRateLimitHeaders"];
+            403: components["responses"]["ForbiddenWithoutRateLimitHeaders"];
+            404: components["responses"]["NotFoundWithoutRateLimitHeaders"];
+            409: components["responses"]["ConflictWithoutRateLimitHeaders"];
+            413: components["responses"]["FileTooLargeWithoutRateLimitHeaders"];
+            422: components["responses"]["ValidationFailedWithoutRateLimitHeaders"];
+            429: components["responses"]["TooManyRequestsWithoutRateLimitHeaders"];
+            500: components["responses"]["InternalErrorWithoutRateLimitHeaders"];
+            503: components["responses"]["UnavailableWithoutRateLimitHeaders"];
         };
     };
     getV1AdminJobs: {
@@ -4442,13 +4442,13 @@ export interface operations {
                     };
                 };
             };
-            401: components["responses"]["UnauthorizedWithoutRateLimit"];
-            404: components["responses"]["NotFoundWithoutRateLimit"];
-            413: components["responses"]["FileTooLargeWithoutRateLimit"];
-            422: components["responses"]["ValidationFailedWithoutRateLimit"];
-            429: components["responses"]["TooManyRequestsWithoutRateLimit"];
-            500: components["responses"]["InternalErrorWithoutRateLimit"];
-            503: components["responses"]["UnavailableWithoutRateLimit"];
+            401: components["responses"]["UnauthorizedWithoutRateLimitHeaders"];
+            404: components["responses"]["NotFoundWithoutRateLimitHeaders"];
+            413: components["responses"]["FileTooLargeWithoutRateLimitHeaders"];
+            422: components["responses"]["ValidationFailedWithoutRateLimitHeaders"];
+            429: components["responses"]["TooManyRequestsWithoutRateLimitHeaders"];
+            500: components["responses"]["InternalErrorWithoutRateLimitHeaders"];
+            503: components["responses"]["UnavailableWithoutRateLimitHeaders"];
         };
     };
     getV1AdminJobsById: {
@@ -4471,13 +4471,13 @@ export interface operations {
                     "application/json": components["schemas"]["Job"];
                 };
             };
-            401: components["responses"]["UnauthorizedWithoutRateLimit"];
-            404: components["responses"]["NotFoundWithoutRateLimit"];
-            413: components["responses"]["FileTooLargeWithoutRateLimit"];
-            422: components["responses"]["ValidationFailedWithoutRateLimit"];
-            429: components["responses"]["TooManyRequestsWithoutRateLimit"];
-            500: components["responses"]["InternalErrorWithoutRateLimit"];
-            503: components["responses"]["UnavailableWithoutRateLimit"];
+            401: components["responses"]["UnauthorizedWithoutRateLimitHeaders"];
+            404: components["responses"]["NotFoundWithoutRateLimitHeaders"];
+            413: components["responses"]["FileTooLargeWithoutRateLimitHeaders"];
+            422: components["responses"]["ValidationFailedWithoutRateLimitHeaders"];
+            429: components["responses"]["TooManyRequestsWithoutRateLimitHeaders"];
+            500: components["responses"]["InternalErrorWithoutRateLimitHeaders"];
+            503: components["responses"]["UnavailableWithoutRateLimitHeaders"];
         };
     };
     postV1AdminJobsByIdRedrive: {
@@ -4505,16 +4505,16 @@ export interface operations {
                     "application/json": components["schemas"]["Job"];
                 };
             };
-            400: components["responses"]["BadRequestWithoutRateLimit"];
-            401: components["responses"]["UnauthorizedWithoutRateLimit"];
-            403: components["responses"]["ForbiddenWithoutRateLimit"];
-            404: components["responses"]["NotFoundWithoutRateLimit"];
-            409: components["responses"]["ConflictWithoutRateLimit"];
-            413: components["responses"]["FileTooLargeWithoutRateLimit"];
-            422: components["responses"]["ValidationFailedWithoutRateLimit"];
-            429: components["responses"]["TooManyRequestsWithoutRateLimit"];
-            500: components["responses"]["InternalErrorWithoutRateLimit"];
-            503: components["responses"]["UnavailableWithoutRateLimit"];
+            400: components["responses"]["BadRequestWithoutRateLimitHeaders"];
+            401: components["responses"]["UnauthorizedWithoutRateLimitHeaders"];
+            403: components["responses"]["ForbiddenWithoutRateLimitHeaders"];
+            404: components["responses"]["NotFoundWithoutRateLimitHeaders"];
+            409: components["responses"]["ConflictWithoutRateLimitHeaders"];
+            413: components["responses"]["FileTooLargeWithoutRateLimitHeaders"];
+            422: components["responses"]["ValidationFailedWithoutRateLimitHeaders"];
+            429: components["responses"]["TooManyRequestsWithoutRateLimitHeaders"];
+            500: components["responses"]["InternalErrorWithoutRateLimitHeaders"];
+            503: components["responses"]["UnavailableWithoutRateLimitHeaders"];
         };
     };
     getV1Tokens: {
@@ -4680,9 +4680,9 @@ export interface operations {
                     };
                 };
             };
-            401: components["responses"]["UnauthorizedWithoutRateLimit"];
-            413: components["responses"]["FileTooLargeWithoutRateLimit"];
-            422: components["responses"]["ValidationFailedWithoutRateLimit"];
+            401: components["responses"]["UnauthorizedWithoutRateLimitHeaders"];
+            413: components["responses"]["FileTooLargeWithoutRateLimitHeaders"];
+            422: components["responses"]["ValidationFailedWithoutRateLimitHeaders"];
         };
     };
     postStudioSession: {
@@ -4728,12 +4728,12 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequestWithoutRateLimit"];
-            401: components["responses"]["UnauthorizedWithoutRateLimit"];
-            403: components["responses"]["ForbiddenWithoutRateLimit"];
-            413: components["responses"]["FileTooLargeWithoutRateLimit"];
-            422: components["responses"]["ValidationFailedWithoutRateLimit"];
-            429: components["responses"]["TooManyRequestsWithoutRateLimit"];
+            400: components["responses"]["BadRequestWithoutRateLimitHeaders"];
+            401: components["responses"]["UnauthorizedWithoutRateLimitHeaders"];
+            403: components["responses"]["ForbiddenWithoutRateLimitHeaders"];
+            413: components["responses"]["FileTooLargeWithoutRateLimitHeaders"];
+            422: components["responses"]["ValidationFailedWithoutRateLimitHeaders"];
+            429: components["responses"]["TooManyRequestsWithoutRateLimitHeaders"];
         };
     };
     deleteStudioSession: {
@@ -4752,11 +4752,11 @@ export interface operations {
                 };
                 content?: never;
             };
-            400: components["responses"]["BadRequestWithoutRateLimit"];
-            401: components["responses"]["UnauthorizedWithoutRateLimit"];
-            403: components["responses"]["ForbiddenWithoutRateLimit"];
-            413: components["responses"]["FileTooLargeWithoutRateLimit"];
-            422: components["responses"]["ValidationFailedWithoutRateLimit"];
+            400: components["responses"]["BadRequestWithoutRateLimitHeaders"];
+            401: components["responses"]["UnauthorizedWithoutRateLimitHeaders"];
+            403: components["responses"]["ForbiddenWithoutRateLimitHeaders"];
+            413: components["responses"]["FileTooLargeWithoutRateLimitHeaders"];
+            422: components["responses"]["ValidationFailedWithoutRateLimitHeaders"];
         };
     };
 }
