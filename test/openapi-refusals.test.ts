@@ -92,3 +92,11 @@ test("no schema carries Elysia's `error` message option, which linters refuse (a
   // The option is still there for the server's own refusals: the brand's logo field says what it takes.
   expect(doc.paths["/v1/brand"].put.requestBody.content["application/json"].schema.properties.logo).toBeDefined();
 });
+
+test("every webhook event is an operation with an identifier of its own", () => {
+  const ids = Object.values<any>((doc as any).webhooks).map((item) => item.post.operationId);
+  expect(ids).toContain("webhookVideoCompleted");
+  expect(ids).toContain("webhookProductDekupeFailed");
+  expect(ids.every((id: string) => /^webhook[A-Z][A-Za-z]*$/.test(id))).toBe(true);
+  expect(new Set(ids).size).toBe(ids.length);
+});

@@ -169,6 +169,8 @@ function event(name: string, description: string, data: TSchema) {
   });
   return {
     post: {
+      // `webhookVideoCompleted`: generators and linters want every operation named, the events' too.
+      operationId: `webhook${name.split(/[._]/).map((w) => w[0]!.toUpperCase() + w.slice(1)).join("")}`,
       summary: description,
       description:
         "Signed as Standard Webhooks: headers webhook-id, webhook-timestamp and webhook-signature (v1,<base64 HMAC-SHA256 of " +

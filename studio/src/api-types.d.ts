@@ -864,47 +864,7 @@ export interface webhooks {
          * A video finished rendering; data is the video with its URLs.
          * @description Signed as Standard Webhooks: headers webhook-id, webhook-timestamp and webhook-signature (v1,<base64 HMAC-SHA256 of `<id>.<timestamp>.<body>` keyed with the secret: a webhook endpoint's own whsec_ secret for messages to that endpoint, the account's (GET /v1/webhooks/secret) for the account URL and a video's webhook_url; during a rotation two signatures, one per secret). Answer 2xx; 410 Gone stops every retry of the message; anything else (or no answer in time) is retried with backoff, with the same webhook-id.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description The message id: the same on every retry, for de-duplication. */
-                    "webhook-id": string;
-                    /** @description Unix seconds when this attempt was signed. */
-                    "webhook-timestamp": number;
-                    /** @description Space-separated `v1,<base64>` signatures. */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description The message id, also in the webhook-id header. */
-                        id: string;
-                        /** @constant */
-                        type: "video.completed";
-                        /** @constant */
-                        event: "video.completed";
-                        /** Format: date-time */
-                        timestamp: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        data: components["schemas"]["Video"];
-                    };
-                };
-            };
-            responses: {
-                /** @description Received (any 2xx). */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["webhookVideoCompleted"];
         delete?: never;
         options?: never;
         head?: never;
@@ -924,47 +884,7 @@ export interface webhooks {
          * A video failed; data is the video with its error, the credits refunded.
          * @description Signed as Standard Webhooks: headers webhook-id, webhook-timestamp and webhook-signature (v1,<base64 HMAC-SHA256 of `<id>.<timestamp>.<body>` keyed with the secret: a webhook endpoint's own whsec_ secret for messages to that endpoint, the account's (GET /v1/webhooks/secret) for the account URL and a video's webhook_url; during a rotation two signatures, one per secret). Answer 2xx; 410 Gone stops every retry of the message; anything else (or no answer in time) is retried with backoff, with the same webhook-id.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description The message id: the same on every retry, for de-duplication. */
-                    "webhook-id": string;
-                    /** @description Unix seconds when this attempt was signed. */
-                    "webhook-timestamp": number;
-                    /** @description Space-separated `v1,<base64>` signatures. */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description The message id, also in the webhook-id header. */
-                        id: string;
-                        /** @constant */
-                        type: "video.failed";
-                        /** @constant */
-                        event: "video.failed";
-                        /** Format: date-time */
-                        timestamp: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        data: components["schemas"]["Video"];
-                    };
-                };
-            };
-            responses: {
-                /** @description Received (any 2xx). */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["webhookVideoFailed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -984,47 +904,7 @@ export interface webhooks {
          * A background-removal attempt ended with a cut-out; data is the product as it now is.
          * @description Signed as Standard Webhooks: headers webhook-id, webhook-timestamp and webhook-signature (v1,<base64 HMAC-SHA256 of `<id>.<timestamp>.<body>` keyed with the secret: a webhook endpoint's own whsec_ secret for messages to that endpoint, the account's (GET /v1/webhooks/secret) for the account URL and a video's webhook_url; during a rotation two signatures, one per secret). Answer 2xx; 410 Gone stops every retry of the message; anything else (or no answer in time) is retried with backoff, with the same webhook-id.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description The message id: the same on every retry, for de-duplication. */
-                    "webhook-id": string;
-                    /** @description Unix seconds when this attempt was signed. */
-                    "webhook-timestamp": number;
-                    /** @description Space-separated `v1,<base64>` signatures. */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description The message id, also in the webhook-id header. */
-                        id: string;
-                        /** @constant */
-                        type: "product.dekupe.completed";
-                        /** @constant */
-                        event: "product.dekupe.completed";
-                        /** Format: date-time */
-                        timestamp: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        data: components["schemas"]["Product"];
-                    };
-                };
-            };
-            responses: {
-                /** @description Received (any 2xx). */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["webhookProductDekupeCompleted"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1044,47 +924,7 @@ export interface webhooks {
          * A background-removal attempt failed; data is the product (dekupe.error says why, dekupe.error_code for programs).
          * @description Signed as Standard Webhooks: headers webhook-id, webhook-timestamp and webhook-signature (v1,<base64 HMAC-SHA256 of `<id>.<timestamp>.<body>` keyed with the secret: a webhook endpoint's own whsec_ secret for messages to that endpoint, the account's (GET /v1/webhooks/secret) for the account URL and a video's webhook_url; during a rotation two signatures, one per secret). Answer 2xx; 410 Gone stops every retry of the message; anything else (or no answer in time) is retried with backoff, with the same webhook-id.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description The message id: the same on every retry, for de-duplication. */
-                    "webhook-id": string;
-                    /** @description Unix seconds when this attempt was signed. */
-                    "webhook-timestamp": number;
-                    /** @description Space-separated `v1,<base64>` signatures. */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description The message id, also in the webhook-id header. */
-                        id: string;
-                        /** @constant */
-                        type: "product.dekupe.failed";
-                        /** @constant */
-                        event: "product.dekupe.failed";
-                        /** Format: date-time */
-                        timestamp: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        data: components["schemas"]["Product"];
-                    };
-                };
-            };
-            responses: {
-                /** @description Received (any 2xx). */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["webhookProductDekupeFailed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1104,52 +944,7 @@ export interface webhooks {
          * A debit took the balance below the low-balance threshold.
          * @description Signed as Standard Webhooks: headers webhook-id, webhook-timestamp and webhook-signature (v1,<base64 HMAC-SHA256 of `<id>.<timestamp>.<body>` keyed with the secret: a webhook endpoint's own whsec_ secret for messages to that endpoint, the account's (GET /v1/webhooks/secret) for the account URL and a video's webhook_url; during a rotation two signatures, one per secret). Answer 2xx; 410 Gone stops every retry of the message; anything else (or no answer in time) is retried with backoff, with the same webhook-id.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description The message id: the same on every retry, for de-duplication. */
-                    "webhook-id": string;
-                    /** @description Unix seconds when this attempt was signed. */
-                    "webhook-timestamp": number;
-                    /** @description Space-separated `v1,<base64>` signatures. */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description The message id, also in the webhook-id header. */
-                        id: string;
-                        /** @constant */
-                        type: "balance.low";
-                        /** @constant */
-                        event: "balance.low";
-                        /** Format: date-time */
-                        timestamp: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        data: {
-                            /** @constant */
-                            object: "balance";
-                            credits: number;
-                            threshold: number;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Received (any 2xx). */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["webhookBalanceLow"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1169,55 +964,7 @@ export interface webhooks {
          * A top-up was paid and its credits booked.
          * @description Signed as Standard Webhooks: headers webhook-id, webhook-timestamp and webhook-signature (v1,<base64 HMAC-SHA256 of `<id>.<timestamp>.<body>` keyed with the secret: a webhook endpoint's own whsec_ secret for messages to that endpoint, the account's (GET /v1/webhooks/secret) for the account URL and a video's webhook_url; during a rotation two signatures, one per secret). Answer 2xx; 410 Gone stops every retry of the message; anything else (or no answer in time) is retried with backoff, with the same webhook-id.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description The message id: the same on every retry, for de-duplication. */
-                    "webhook-id": string;
-                    /** @description Unix seconds when this attempt was signed. */
-                    "webhook-timestamp": number;
-                    /** @description Space-separated `v1,<base64>` signatures. */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description The message id, also in the webhook-id header. */
-                        id: string;
-                        /** @constant */
-                        type: "balance.topped_up";
-                        /** @constant */
-                        event: "balance.topped_up";
-                        /** Format: date-time */
-                        timestamp: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        data: {
-                            /** @constant */
-                            object: "top_up";
-                            id: string;
-                            amount: number;
-                            currency: string;
-                            credits: number;
-                            balance: number;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Received (any 2xx). */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["webhookBalanceToppedUp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1237,49 +984,7 @@ export interface webhooks {
          * A test event (POST /v1/webhooks/test).
          * @description Signed as Standard Webhooks: headers webhook-id, webhook-timestamp and webhook-signature (v1,<base64 HMAC-SHA256 of `<id>.<timestamp>.<body>` keyed with the secret: a webhook endpoint's own whsec_ secret for messages to that endpoint, the account's (GET /v1/webhooks/secret) for the account URL and a video's webhook_url; during a rotation two signatures, one per secret). Answer 2xx; 410 Gone stops every retry of the message; anything else (or no answer in time) is retried with backoff, with the same webhook-id.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description The message id: the same on every retry, for de-duplication. */
-                    "webhook-id": string;
-                    /** @description Unix seconds when this attempt was signed. */
-                    "webhook-timestamp": number;
-                    /** @description Space-separated `v1,<base64>` signatures. */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description The message id, also in the webhook-id header. */
-                        id: string;
-                        /** @constant */
-                        type: "ping";
-                        /** @constant */
-                        event: "ping";
-                        /** Format: date-time */
-                        timestamp: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        data: {
-                            message: string;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Received (any 2xx). */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["webhookPing"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4757,6 +4462,308 @@ export interface operations {
             403: components["responses"]["ForbiddenWithoutRateLimitHeaders"];
             413: components["responses"]["FileTooLargeWithoutRateLimitHeaders"];
             422: components["responses"]["ValidationFailedWithoutRateLimitHeaders"];
+        };
+    };
+    webhookVideoCompleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the same on every retry, for de-duplication. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": number;
+                /** @description Space-separated `v1,<base64>` signatures. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The message id, also in the webhook-id header. */
+                    id: string;
+                    /** @constant */
+                    type: "video.completed";
+                    /** @constant */
+                    event: "video.completed";
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    data: components["schemas"]["Video"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookVideoFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the same on every retry, for de-duplication. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": number;
+                /** @description Space-separated `v1,<base64>` signatures. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The message id, also in the webhook-id header. */
+                    id: string;
+                    /** @constant */
+                    type: "video.failed";
+                    /** @constant */
+                    event: "video.failed";
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    data: components["schemas"]["Video"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookProductDekupeCompleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the same on every retry, for de-duplication. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": number;
+                /** @description Space-separated `v1,<base64>` signatures. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The message id, also in the webhook-id header. */
+                    id: string;
+                    /** @constant */
+                    type: "product.dekupe.completed";
+                    /** @constant */
+                    event: "product.dekupe.completed";
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    data: components["schemas"]["Product"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookProductDekupeFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the same on every retry, for de-duplication. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": number;
+                /** @description Space-separated `v1,<base64>` signatures. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The message id, also in the webhook-id header. */
+                    id: string;
+                    /** @constant */
+                    type: "product.dekupe.failed";
+                    /** @constant */
+                    event: "product.dekupe.failed";
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    data: components["schemas"]["Product"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookBalanceLow: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the same on every retry, for de-duplication. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": number;
+                /** @description Space-separated `v1,<base64>` signatures. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The message id, also in the webhook-id header. */
+                    id: string;
+                    /** @constant */
+                    type: "balance.low";
+                    /** @constant */
+                    event: "balance.low";
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    data: {
+                        /** @constant */
+                        object: "balance";
+                        credits: number;
+                        threshold: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookBalanceToppedUp: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the same on every retry, for de-duplication. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": number;
+                /** @description Space-separated `v1,<base64>` signatures. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The message id, also in the webhook-id header. */
+                    id: string;
+                    /** @constant */
+                    type: "balance.topped_up";
+                    /** @constant */
+                    event: "balance.topped_up";
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    data: {
+                        /** @constant */
+                        object: "top_up";
+                        id: string;
+                        amount: number;
+                        currency: string;
+                        credits: number;
+                        balance: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookPing: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the same on every retry, for de-duplication. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": number;
+                /** @description Space-separated `v1,<base64>` signatures. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The message id, also in the webhook-id header. */
+                    id: string;
+                    /** @constant */
+                    type: "ping";
+                    /** @constant */
+                    event: "ping";
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    data: {
+                        message: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }
