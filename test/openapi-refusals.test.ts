@@ -100,3 +100,10 @@ test("every webhook event is an operation with an identifier of its own", () => 
   expect(ids.every((id: string) => /^webhook[A-Z][A-Za-z]*$/.test(id))).toBe(true);
   expect(new Set(ids).size).toBe(ids.length);
 });
+
+test("metadata in a body is typed as the string values it takes (the server checks it as any, to name a bad key)", () => {
+  const metadata = doc.paths["/v1/products/{id}"].patch.requestBody.content["application/json"].schema.properties.metadata;
+  expect(metadata.type).toEqual(["object", "null"]);
+  expect(metadata.additionalProperties).toEqual({ anyOf: [{ type: "string", maxLength: 500 }, { type: "null" }] });
+  expect(metadata["x-documented-as"]).toBeUndefined();
+});

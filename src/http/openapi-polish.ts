@@ -67,29 +67,32 @@ const SCHEMA_LISTS = ["anyOf", "oneOf", "allOf", "prefixItems"];
 const SCHEMA_ONES = ["items", "additionalProperties", "not", "contains", "if", "then", "else"];
 
 /**
- * A schema without the `error` messages Elysia's options carry for its own refusals (a string is no JSON Schema
- * keyword there: linters such as redocly refuse the document for it). Only keywords go: a property named `error`
- * (the Error object's) stays, and examples are not schemas, so they are left as they are.
+ * A schema as clients are to read it, at any depth: one marked DOCUMENTED_AS replaced by what it documents (keeping
+ * its description), and without the `error` messages Elysia's options carry for its own refusals (a string is no
+ * JSON Schema keyword there: linters such as redocly refuse the document for it). Only keywords go: a property named
+ * `error` (the Error object's) stays, and examples are not schemas, so they are left as they are.
  */
-export function withoutMessages(schema: unknown): void {
-  if (!schema || typeof schema !== "object" || Array.isArray(schema)) return;
+export function asDocumented(schema: unknown): unknown {
+  if (!schema || typeof schema !== "object" || Array.isArray(schema)) return schema;
   const node = schema as Schema;
+  const documented = node[DOCUMENTED_AS] as Schema | undefined;
+  if (documented) return { ...documented, ...(node.description ? { description: node.description } : {}) };
   if (typeof node.error === "string") delete node.error;
-  for (const key of SCHEMA_MAPS) for (const sub of Object.values((node[key] as Record<string, unknown> | undefined) ?? {})) withoutMessages(sub);
-  for (const key of SCHEMA_LISTS) for (const sub of (node[key] as unknown[] | undefined) ?? []) withoutMessages(sub);
-  for (const key of SCHEMA_ONES) withoutMessages(node[key]);
+  for (const key of SCHEMA_MAPS) {
+    const map = node[key] as Record<string, unknown> | undefined;
+    for (const name of Object.keys(map ?? {})) map![name] = asDocumented(map![name]);
+  }
+  for (const key of SCHEMA_LISTS) if (Array.isArray(node[key])) node[key] = (node[key] as unknown[]).map(asDocumented);
+  for (const key of SCHEMA_ONES) if (key in node) node[key] = asDocumented(node[key]);
+  return node;
 }
 
 function polishOperation(op: Operation): void {
   if (op.operationId) op.operationId = identifier(op.operationId);
-  for (const param of op.parameters ?? []) {
-    const documented = param.schema?.[DOCUMENTED_AS] as Schema | undefined;
-    if (documented) param.schema = { ...documented, ...(param.schema?.description ? { description: param.schema.description } : {}) };
-  }
-  for (const param of op.parameters ?? []) withoutMessages(param.schema);
+  for (const param of op.parameters ?? []) if (param.schema) param.schema = asDocumented(param.schema) as Schema;
   const body = op.requestBody;
   if (!body) return;
-  for (const media of Object.values(body.content ?? {})) withoutMessages(media.schema);
+  for (const media of Object.values(body.content ?? {})) if (media.schema) media.schema = asDocumented(media.schema) as Schema;
   if (Object.values(body.content ?? {}).every((c) => mayBeLeftOut(c.schema))) body.required = false;
   for (const [type, media] of Object.entries(body.content ?? {})) if (media.schema) media.schema = bodyFor(type, media.schema);
 }
@@ -175,7 +178,8 @@ function shareAnswers(doc: Document): void {
 /** Polishes the document in place, once (the plugin hands out the same object until a route is added). */
 export function polishDocument(doc: Document, publicUrl: string, maxBodyBytes: number): Document {
   doc.servers = [{ url: publicUrl }];
-  for (const schema of Object.values(doc.components?.schemas ?? {})) withoutMessages(schema);
+  const schemas = doc.components?.schemas ?? {};
+  for (const name of Object.keys(schemas)) schemas[name] = asDocumented(schemas[name]);
   for (const ops of Object.values(doc.paths ?? {})) {
     for (const [method, op] of Object.entries(ops)) {
       polishOperation(op);

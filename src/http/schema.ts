@@ -58,6 +58,9 @@ export const metadataBody = t.Union([
   t.Record(t.String(), t.Unknown(), {
     description:
       'Your own key-value strings: at most 50 keys, keys up to 40 characters, values strings up to 500. On update keys merge; "" or null removes a key.',
+    // Checked as any values (the domain names a bad one), typed for clients as what is taken. The document writes the
+    // union as this one schema (type object or null), so the null is said here too.
+    [DOCUMENTED_AS]: { type: ["object", "null"], additionalProperties: { anyOf: [{ type: "string", maxLength: 500 }, { type: "null" }] } },
   }),
   t.Null({ description: "On update: removes every key." }),
 ], { error: 'must be an object of keys and string values ("" or null removes a key), or null to remove every key' });

@@ -1910,7 +1910,7 @@ export interface operations {
                     dekupe_crop?: "subject" | "none";
                     /** @description Your own key-value strings: at most 50 keys, keys up to 40 characters, values strings up to 500. On update keys merge; "" or null removes a key. */
                     metadata?: {
-                        [key: string]: unknown;
+                        [key: string]: string | null;
                     } | null;
                 };
                 "multipart/form-data": {
@@ -1934,7 +1934,7 @@ export interface operations {
                     dekupe_crop?: "subject" | "none";
                     /** @description Your own key-value strings: at most 50 keys, keys up to 40 characters, values strings up to 500. On update keys merge; "" or null removes a key. */
                     metadata?: {
-                        [key: string]: unknown;
+                        [key: string]: string | null;
                     } | null;
                 } | {
                     /** @description Product name. */
@@ -1957,7 +1957,7 @@ export interface operations {
                     dekupe_crop?: "subject" | "none";
                     /** @description Your own key-value strings: at most 50 keys, keys up to 40 characters, values strings up to 500. On update keys merge; "" or null removes a key. */
                     metadata?: {
-                        [key: string]: unknown;
+                        [key: string]: string | null;
                     } | null;
                 };
             };
@@ -2077,7 +2077,7 @@ export interface operations {
                     image_url?: string;
                     /** @description Your own key-value strings: at most 50 keys, keys up to 40 characters, values strings up to 500. On update keys merge; "" or null removes a key. */
                     metadata?: {
-                        [key: string]: unknown;
+                        [key: string]: string | null;
                     } | null;
                 };
                 "multipart/form-data": {
@@ -2094,7 +2094,7 @@ export interface operations {
                     image?: string;
                     /** @description Your own key-value strings: at most 50 keys, keys up to 40 characters, values strings up to 500. On update keys merge; "" or null removes a key. */
                     metadata?: {
-                        [key: string]: unknown;
+                        [key: string]: string | null;
                     } | null;
                 };
             };
@@ -3388,7 +3388,7 @@ export interface operations {
                     aspect_ratio?: "9:16" | "4:5" | "1:1" | "16:9";
                     /** @description Your own key-value strings: at most 50 keys, keys up to 40 characters, values strings up to 500. On update keys merge; "" or null removes a key. */
                     metadata?: {
-                        [key: string]: unknown;
+                        [key: string]: string | null;
                     } | null;
                 };
             };
@@ -3451,7 +3451,7 @@ export interface operations {
                     aspect_ratio?: "9:16" | "4:5" | "1:1" | "16:9";
                     /** @description Your own key-value strings: at most 50 keys, keys up to 40 characters, values strings up to 500. On update keys merge; "" or null removes a key. */
                     metadata?: {
-                        [key: string]: unknown;
+                        [key: string]: string | null;
                     } | null;
                 };
             };
@@ -3512,7 +3512,7 @@ export interface operations {
                     aspect_ratio?: "9:16" | "4:5" | "1:1" | "16:9";
                     /** @description Your own key-value strings: at most 50 keys, keys up to 40 characters, values strings up to 500. On update keys merge; "" or null removes a key. */
                     metadata?: {
-                        [key: string]: unknown;
+                        [key: string]: string | null;
                     } | null;
                 };
             };
