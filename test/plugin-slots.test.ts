@@ -61,3 +61,9 @@ test.each(Object.entries({ storage: "VITRIN_STORAGE", "background-removal": "VIT
     await expect(refusal).rejects.toThrow(new ConfigError(`${variable}: unknown ${slot} plugin "zz"; available: a, b`));
   },
 );
+
+test("plugins list refuses a slot whose named plugin is not there, as start() does, instead of listing none in use", async () => {
+  const cfg = config("a", { VITRIN_STORAGE: "shelf" });
+  const listing = listPlugins(registry([]), cfg, { json: false, print: () => {} });
+  await expect(listing).rejects.toThrow(new ConfigError('VITRIN_STORAGE: unknown storage plugin "shelf"; available: a, b'));
+});

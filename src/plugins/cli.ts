@@ -23,6 +23,9 @@ async function withFolders(registry: PluginRegistry, config: Config): Promise<vo
 /** `vitrin plugins list [--json]`: the configuration table's plugin rows, folder plugins included. */
 export async function listPlugins(registry: PluginRegistry, config: Config, out: Out): Promise<number> {
   await withFolders(registry, config);
+  // A slot whose named plugin is not there (a folder not loaded, a typo) is said as `serve` would say it, not listed
+  // silently with nothing in use.
+  for (const slot of Object.keys(SLOT_SETTINGS) as (keyof typeof SLOT_SETTINGS)[]) registry.configured(slot, config);
   const data = registry.all().map((def) => ({
     id: `${def.slot}-${def.name}`,
     slot: def.slot,

@@ -133,21 +133,27 @@ export class PluginRegistry {
     return this.commands().find(({ command }) => command.words.every((w, i) => positionals[i] === w)) ?? null;
   }
 
+  /**
+   * The plugin the settings name for `slot`; a name nobody registered (a folder plugin not loaded, a typo) is a
+   * configuration error naming the setting, one line at start (and in `plugins list`).
+   */
+  configured<S extends Slot>(slot: S, config: Config): PluginDefinition<S> {
+    const key = SLOT_SETTINGS[slot];
+    try {
+      return this.find(slot, config[key]);
+    } catch (e) {
+      throw new ConfigError(`${variableOf(key)}: ${(e as Error).message}`);
+    }
+  }
+
   /** Creates and initialises the configured plugin of each slot; on a failure, closes what already started. */
   async start(ctx: StartContext): Promise<Plugins> {
     const settings = this.settings(ctx.config);
     const started: Started[] = [];
     const close = () => closeAll(started, ctx.logger);
     const boot = async (slot: Slot): Promise<unknown> => {
-      const key = SLOT_SETTINGS[slot];
-      // Only here are folder plugins loaded too (the command line's other commands never load them), so only here
-      // can a name nobody registered be told from a folder plugin's: a configuration error, one line at start.
-      let def: PluginDefinition;
-      try {
-        def = this.find(slot, ctx.config[key]);
-      } catch (e) {
-        throw new ConfigError(`${variableOf(key)}: ${(e as Error).message}`);
-      }
+      // Folder plugins are loaded by now (serve, worker, plugins list), so a name nobody registered is no plugin at all.
+      const def: PluginDefinition = this.configured(slot, ctx.config);
       const own = settings.get(idOf(def)) as Record<string, unknown>;
       return startOne(def, { ...ctx, settings: own, logger: ctx.logger.child({ plugin: idOf(def) }) }, started);
     };

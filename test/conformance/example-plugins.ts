@@ -1,6 +1,7 @@
 // Folder plugins made ready for the conformance kits the way vitrin does at start: loaded by src/plugins/load.ts into
 // a registry, then created with a plugin context and initialised. Our runs use it for examples/plugins/; a plugin
 // author's test uses folderPlugin() for their own folder. Not part of the kits themselves.
+import { afterAll } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -51,9 +52,21 @@ export async function bundledExamplePlugin<S extends Slot>(slot: S, name: string
   return createPlugin(r, slot, name, env);
 }
 
+/**
+ * The data dirs made for plugins (a 6 MB case's file among them), removed once the test file that first loaded this
+ * module is done: bun test runs no exit handler, and a hook registered here belongs to that file alone, which for a
+ * plugin author's one test file is all of them.
+ */
+const dataDirs: string[] = [];
+afterAll(() => {
+  for (const dir of dataDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
 async function createPlugin<S extends Slot>(registry: PluginRegistry, slot: S, name: string, env: Record<string, string>): Promise<SlotMap[S]> {
   const def = registry.find(slot, name);
-  const config = loadConfig({ VITRIN_DATA_DIR: mkdtempSync(join(tmpdir(), `vitrin-example-${name}-`)), VITRIN_PUBLIC_URL: "http://vitrin.test", ...env });
+  const dataDir = mkdtempSync(join(tmpdir(), `vitrin-plugin-${name}-`));
+  dataDirs.push(dataDir);
+  const config = loadConfig({ VITRIN_DATA_DIR: dataDir, VITRIN_PUBLIC_URL: "http://vitrin.test", ...env });
   const settings = readPluginSettings(def.settings, config);
   const plugin = await def.create({ config, settings, env, logger: memoryLogger(), templates: await (templates ??= loadTemplates({ builtin: BUILTIN_TEMPLATES })) });
   await plugin.init?.();

@@ -64,6 +64,11 @@ export declare class PluginRegistry {
         plugin: PluginDefinition;
         command: PluginCommand;
     } | null;
+    /**
+     * The plugin the settings name for `slot`; a name nobody registered (a folder plugin not loaded, a typo) is a
+     * configuration error naming the setting, one line at start (and in `plugins list`).
+     */
+    configured<S extends Slot>(slot: S, config: Config): PluginDefinition<S>;
     /** Creates and initialises the configured plugin of each slot; on a failure, closes what already started. */
     start(ctx: StartContext): Promise<Plugins>;
 }
