@@ -9,6 +9,9 @@ import { folderSettingPrefix, readPluginSettings, type PluginSetting } from "./s
 
 type Started = { slot: Slot; name: string; instance: Lifecycle };
 
+/** The key of Plugins whose type is slot S's plugin: a slot mapped to another slot's key does not compile. */
+type PluginsKeyOf<S extends Slot> = { [K in keyof Plugins]: Plugins[K] extends SlotMap[S] ? K : never }[keyof Plugins];
+
 /**
  * The core setting that names each slot's plugin (its key in Config, which is also the slot's key in Plugins), in the
  * order start() boots the slots: `vitrin plugins list` reads from it which plugin each slot uses.
@@ -18,7 +21,7 @@ export const SLOT_SETTINGS = {
   "background-removal": "backgroundRemoval",
   renderer: "renderer",
   payment: "payment",
-} as const satisfies { readonly [S in Slot]: keyof Config & keyof Plugins };
+} as const satisfies { readonly [S in Slot]: keyof Config & PluginsKeyOf<S> };
 
 type SlotKey = (typeof SLOT_SETTINGS)[Slot];
 
