@@ -137,9 +137,9 @@ suite("Studio: a product's attempts in chromium (asked with, enlarged, compared)
     await visit(`/products/${teapot.id}`, /Glazed teapot/);
     await page.getByRole("button", { name: "Enlarge: Attempt 1" }).click();
     const dialog = page.getByRole("dialog", { name: "Attempt 1" });
-    await dialog.getByRole("button", { name: "Accept: Attempt 1" }).click();
+    await dialog.getByRole("button", { name: "Accept this attempt" }).click();
     await dialog.waitFor({ state: "hidden" });
-    await page.getByText("That attempt is now the cut-out.").waitFor();
+    await page.getByText("Attempt 1 is now the cut-out.").waitFor();
     const attempts = await server.api("GET", `/v1/products/${teapot.id}/dekupe/attempts`, { token: account.token });
     expect(attempts.body.data.map((a: any) => a.in_use)).toEqual([true, false, false]);
   }, SLOW);

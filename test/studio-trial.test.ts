@@ -120,6 +120,19 @@ suite("Studio: the shop-owner trial's gaps in chromium", () => {
     const cost = descriptions.filter({ hasText: /^Video of Tea tin \(Clean card\)$/ });
     expect(await cost.getByRole("link").getAttribute("href")).toBe(`/videos/${ordered.body.id}`);
     const refund = descriptions.filter({ hasText: /^Refund for a failed video: Tea tin \(Clean card\)$/ });
+    // On a phone the table stacks into label and value: "Video of" and its link stay one value, on one line.
+    await page.setViewportSize({ width: 375, height: 800 });
+    const [wordsTop, linkTop] = (await cost.evaluate((td: any) => {
+      const doc = (globalThis as any).document;
+      const walker = doc.createTreeWalker(td, 4); // text nodes
+      let words: any = walker.nextNode();
+      while (words && !words.textContent.includes("Video of")) words = walker.nextNode();
+      const range = doc.createRange();
+      range.selectNodeContents(words);
+      return [range.getBoundingClientRect().top, td.querySelector("a").getBoundingClientRect().top];
+    })) as number[];
+    expect(Math.abs(wordsTop! - linkTop!)).toBeLessThan(4);
+    await page.setViewportSize({ width: 1280, height: 800 });
     await refund.getByRole("link", { name: "Tea tin (Clean card)" }).click();
     await page.waitForURL(`**/videos/${ordered.body.id}`);
     await page.getByRole("heading", { level: 1, name: /Tea tin/ }).waitFor();

@@ -48,7 +48,8 @@ function Summary({ credits, premium }: { credits: number; premium: boolean }) {
 function Description({ text, labels, date }: { text: string; labels: Map<string, string>; date: string }) {
   const { lang } = useLang();
   return (
-    <>
+    // One element: on a phone each cell is a grid of its label and its content, where loose parts would each take a row.
+    <span>
       {descriptionParts(text, lang, labels, date).map((part, i) =>
         typeof part === "string" ? (
           part
@@ -59,7 +60,7 @@ function Description({ text, labels, date }: { text: string; labels: Map<string,
           </a>
         ),
       )}
-    </>
+    </span>
   );
 }
 

@@ -13,12 +13,15 @@ export type Attempt = Schemas["DekupeAttempt"];
 const useMessages = defineMessages({
   en: {
     beside: "Compare with",
+    // The dialog's own attempt (its title), not the one beside it.
+    acceptThis: "Accept this attempt",
     alone: "Nothing: this attempt alone",
     inUse: "{name} (in use)",
     picture: "Cut-out of {name}",
   },
   tr: {
     beside: "Şununla karşılaştır",
+    acceptThis: "Bu denemeyi kabul et",
     alone: "Hiçbiri: yalnız bu deneme",
     inUse: "{name} (kullanımda)",
     picture: "{name} dekupesi",
@@ -43,7 +46,7 @@ function AttemptFigure({ attempt }: { attempt: Attempt }) {
   );
 }
 
-type Props = { attempts: Attempt[]; shown: Attempt | null; busy: boolean; onClose(): void; onAccept(attemptId: string): void };
+type Props = { attempts: Attempt[]; shown: Attempt | null; busy: boolean; onClose(): void; onAccept(attemptId: string, number: number): void };
 
 export function AttemptViewer({ attempts, shown, busy, onClose, onAccept }: Props) {
   const t = useT();
@@ -56,8 +59,8 @@ export function AttemptViewer({ attempts, shown, busy, onClose, onAccept }: Prop
   const name = shown ? t("product.attempt", { n: shown.number }) : "";
   const accept =
     shown && shown.status === "ready" && !shown.in_use ? (
-      <Button variant="primary" disabled={busy} onClick={() => (onClose(), onAccept(shown.id))} aria-label={`${t("product.accept")}: ${name}`}>
-        {t("product.accept")}
+      <Button variant="primary" disabled={busy} onClick={() => (onClose(), onAccept(shown.id, shown.number))}>
+        {m("acceptThis")}
       </Button>
     ) : null;
   return (

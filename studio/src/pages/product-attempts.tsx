@@ -24,7 +24,7 @@ const useMessages = defineMessages({
   },
 });
 
-type Props = { productId: string; version: string; busy: boolean; onAccept(attemptId: string): void };
+type Props = { productId: string; version: string; busy: boolean; onAccept(attemptId: string, number: number): void };
 
 export function Attempts({ productId, version, busy, onAccept }: Props) {
   const t = useT();
@@ -80,7 +80,6 @@ export function Attempts({ productId, version, busy, onAccept }: Props) {
             render: (a) => (
               <span class="meta">
                 <StatusBadge status={a.status} />
-                {a.in_use && <strong>{t("product.current")}</strong>}
                 {a.error && <span>{dekupeErrorText(a.error_code, a.error, lang)}</span>}
               </span>
             ),
@@ -92,9 +91,12 @@ export function Attempts({ productId, version, busy, onAccept }: Props) {
             label: t("product.accept"),
             render: (a) =>
               a.status === "ready" && !a.in_use ? (
-                <Button onClick={() => onAccept(a.id)} disabled={busy} aria-label={`${t("product.accept")}: ${name(a.number)}`}>
+                <Button onClick={() => onAccept(a.id, a.number)} disabled={busy} aria-label={`${t("product.accept")}: ${name(a.number)}`}>
                   {t("product.accept")}
                 </Button>
+              ) : a.in_use ? (
+                // Where Accept would be: the one in use says so, rather than leaving the cell empty.
+                <strong>{t("product.current")}</strong>
               ) : null,
           },
         ]}

@@ -133,7 +133,8 @@ export function ProductPage({ id }: { id: string }) {
       return answer;
     }, t("product.retried"), true);
   const revert = () => act(() => api.POST("/v1/products/{id}/dekupe/revert", { ...path, body: {} }), t("product.reverted"));
-  const accept = (attempt_id: string) => act(() => api.POST("/v1/products/{id}/dekupe/accept", { ...path, body: { attempt_id } }), t("product.accepted"));
+  const accept = (attempt_id: string, n: number) =>
+    act(() => api.POST("/v1/products/{id}/dekupe/accept", { ...path, body: { attempt_id } }), t("product.accepted", { n }));
 
   const back = (
     <a href="/products">
