@@ -63,7 +63,11 @@ suite("Studio: the shop-owner trial's polish points in chromium", () => {
     await visit(`/videos/new?product=${product.id}`, /^Create video$/);
     await useLanguage("Türkçe");
     const language = page.getByRole("combobox", { name: /^Dil\b/ });
-    await page.getByRole("radio", { name: /Clean card/ }).check();
+    // The templates are named, and the chosen one described, in the interface's language.
+    const card = page.getByRole("radio", { name: /Sade kart/ });
+    await card.check();
+    const about = page.locator(`#${await card.getAttribute("aria-describedby")}`);
+    expect(await about.textContent()).toStartWith("Mağazalar ve akışlar için sakin bir kart");
     // The account speaks English: a Turkish Studio says so rather than "the account's default".
     expect(await language.locator("option").first().textContent()).toBe("Hesabın: İngilizce");
     // Shown whole in its third of the row: the text, in the select's font, fits inside it beside the arrow.

@@ -83,6 +83,14 @@ describe("a video's download links", () => {
     expect(deleted).toMatchObject({ video_url: null, download_url: null, thumbnail_download_url: null });
   });
 
+  test("a video in another language downloads under the template's name in that language (English where it has none)", async () => {
+    const { order, get } = await setup();
+    const [turkish, japanese] = [await order({ language: "tr" }), await order({ language: "ja", aspect_ratio: "16:9" })];
+    await t.runJobs();
+    expect(await dispositionOf((await get(turkish.id)).download_url)).toBe(attachment("Stoneware-coffee-cup_Sade-kart_9x16_tr.mp4"));
+    expect(await dispositionOf((await get(japanese.id)).download_url)).toBe(attachment("Stoneware-coffee-cup_クリーンカード_16x9_ja.mp4"));
+  });
+
   test("a video whose product was deleted since downloads under the product's id", async () => {
     const { token, product, order, get } = await setup();
     const ordered = await order({ aspect_ratio: "1:1" });

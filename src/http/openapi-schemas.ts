@@ -182,8 +182,8 @@ export const template = named("Template", t.Object(
   {
     id: t.String(),
     object: t.Literal("template"),
-    name: t.String(),
-    description: t.String(),
+    name: t.String({ description: "In the language asked for with `?language=` when the template has words in it, else English." }),
+    description: t.String({ description: "In the same language as name." }),
     width: t.Number(),
     height: t.Number(),
     aspect: aspect,
@@ -192,6 +192,11 @@ export const template = named("Template", t.Object(
     credits: t.Number(),
     premium: t.Boolean(),
     languages: t.Array(t.String()),
+    translations: t.Record(
+      t.String(),
+      t.Object({ name: t.String(), description: t.String() }),
+      { description: "The template's name and description by base language (tr, de, ja, …), English not among them: English is name and description without ?language=." },
+    ),
     prompt_schema: t.Record(t.String(), t.Unknown(), { description: "JSON Schema of the template's user_prompt." }),
     preview_url: t.String(),
   },

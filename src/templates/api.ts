@@ -90,6 +90,7 @@ export type {
   SvgOptions,
   TemplateDefinition,
   TemplateMeta,
+  TemplateWords,
   TextOptions,
   TextStyle,
 } from "./define";

@@ -1,6 +1,6 @@
 // The templates' face for the core: the registry (listing templates, validating user_prompt, what a video costs),
 // their languages and words, and the preview cache; template authors import ./api instead, renderers the plugin kit.
-export { loadTemplates, type LoadedTemplate, type PromptProblem, type TemplateInfo, type TemplateRegistry } from "./registry";
+export { loadTemplates, templateWords, type LoadedTemplate, type PromptProblem, type TemplateInfo, type TemplateRegistry } from "./registry";
 export { ASPECT_SIZES, ASPECTS, fpsOf, renderSize, safeArea } from "./define";
 export { BUILTIN_STRINGS, LANGUAGES, baseLanguage, currencyFor, formatPercent, formatPrice, isRtl, makeStrings, type Strings } from "./i18n";
 export type { Placement } from "./scene";

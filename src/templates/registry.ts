@@ -22,6 +22,8 @@ export type TemplateInfo = {
   premium: boolean;
   aspect: Aspect;
   languages: string[];
+  /** The name and description by base language, English's not among them (it is name and description). */
+  translations: Record<string, { name: string; description: string }>;
 };
 
 export type PromptProblem = { field: string; message: string };
@@ -44,7 +46,7 @@ const ID = /^[a-z0-9][a-z0-9-]{0,47}$/;
 
 function check(def: TemplateDefinition, source: string): void {
   const m = def.meta;
-  const bad = (what: string) => {
+  const bad = (what: string): never => {
     throw new Error(`template ${source}: ${what}`);
   };
   if (!m || typeof m !== "object") bad("meta is missing");
@@ -64,6 +66,37 @@ function check(def: TemplateDefinition, source: string): void {
   }
   if (typeof def.build !== "function") bad("build is missing");
   if (def.strings && !def.strings.en) bad("strings must include English (en), the fallback language");
+  checkTranslations(m.translations, bad);
+}
+
+/** A base language tag as translations are keyed: two or three lowercase letters (`tr`, `de`, `fil`). */
+const BASE_LANGUAGE = /^[a-z]{2,3}$/;
+
+function checkTranslations(translations: unknown, bad: (what: string) => never): void {
+  if (translations === undefined) return;
+  if (!translations || typeof translations !== "object" || Array.isArray(translations)) bad("meta.translations must be an object of languages");
+  for (const [lang, words] of Object.entries(translations as Record<string, unknown>)) {
+    const at = `meta.translations.${lang}`;
+    if (!BASE_LANGUAGE.test(lang)) bad(`${at}: a translation is keyed by a base language in lowercase (tr, de, ja), not ${JSON.stringify(lang)}`);
+    if (lang === "en") bad(`${at}: English is meta.name and meta.description themselves`);
+    const w = words as Partial<Record<string, unknown>> | null;
+    if (!w || typeof w !== "object") bad(`${at} must be { name, description? }`);
+    if (typeof w!.name !== "string" || !w!.name.trim()) bad(`${at}.name is missing`);
+    if (w!.description !== undefined && typeof w!.description !== "string") bad(`${at}.description must be text`);
+  }
+}
+
+function translationsOf(meta: TemplateDefinition["meta"]): TemplateInfo["translations"] {
+  const out: TemplateInfo["translations"] = {};
+  for (const [lang, words] of Object.entries(meta.translations ?? {})) {
+    if (words) out[lang] = { name: words.name.trim(), description: words.description?.trim() || meta.description };
+  }
+  return out;
+}
+
+/** A template's name and description in a language (by its base: `tr-TR` reads `tr`), English where it has none. */
+export function templateWords(info: TemplateInfo, language: string): { name: string; description: string } {
+  return info.translations[language.toLowerCase().split("-")[0]] ?? { name: info.name, description: info.description };
 }
 
 function languagesOf(def: TemplateDefinition): string[] {
@@ -116,6 +149,7 @@ function load(def: TemplateDefinition, source: string): LoadedTemplate {
       premium: def.meta.premium === true,
       aspect: def.meta.aspect,
       languages: languagesOf(def),
+      translations: translationsOf(def.meta),
     },
     promptSchema: jsonSchema(schema),
     validatePrompt: validator(schema),

@@ -4,7 +4,7 @@ import { posix } from "node:path";
 import { and, eq, inArray } from "drizzle-orm";
 import type { Db } from "../db";
 import type { StoragePlugin } from "../plugins";
-import type { TemplateRegistry } from "../templates";
+import { templateWords, type TemplateRegistry } from "../templates";
 import type { VideoRow } from "./types";
 
 /** What no file system takes in a name, control characters, bidi overrides, and what a URL or header reads itself. */
@@ -45,10 +45,12 @@ export type LinkDeps = { storage: StoragePlugin; templates: TemplateRegistry };
  */
 export function videoLinks(row: VideoRow, deps: LinkDeps, productName: string | null): VideoLinks {
   if (row.status !== "completed" || row.filesDeletedAt !== null) return NO_LINKS;
+  const template = deps.templates.get(row.templateId)?.info;
   const of: DownloadOf = {
     id: row.id,
     productName: productName ?? row.productId,
-    templateName: deps.templates.get(row.templateId)?.info.name ?? row.templateId,
+    // In the video's own language, as its other words are, when the template has a name in it.
+    templateName: template ? templateWords(template, row.language).name : row.templateId,
     aspect: row.aspectRatio,
     language: row.language,
   };

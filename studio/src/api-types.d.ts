@@ -1195,7 +1195,9 @@ export interface components {
             id: string;
             /** @constant */
             object: "template";
+            /** @description In the language asked for with `?language=` when the template has words in it, else English. */
             name: string;
+            /** @description In the same language as name. */
             description: string;
             width: number;
             height: number;
@@ -1205,6 +1207,13 @@ export interface components {
             credits: number;
             premium: boolean;
             languages: string[];
+            /** @description The template's name and description by base language (tr, de, ja, …), English not among them: English is name and description without ?language=. */
+            translations: {
+                [key: string]: {
+                    name: string;
+                    description: string;
+                };
+            };
             /** @description JSON Schema of the template's user_prompt. */
             prompt_schema: {
                 [key: string]: unknown;
@@ -3610,7 +3619,9 @@ export interface operations {
     };
     getV1Templates: {
         parameters: {
-            query?: never;
+            query?: {
+                language?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -3643,7 +3654,9 @@ export interface operations {
     };
     getV1TemplatesById: {
         parameters: {
-            query?: never;
+            query?: {
+                language?: string;
+            };
             header?: never;
             path: {
                 id: string;

@@ -3,12 +3,13 @@ import { Elysia, t } from "elysia";
 import { idempotencyHeaders, ok, operation, png } from "../openapi-docs";
 import * as s from "../openapi-schemas";
 import { pageOf } from "../openapi-schemas";
-import { idParams, metadataBody, noQuery, pageQuery } from "../schema";
+import { idParams, metadataBody, pageQuery } from "../schema";
 import { accountGuard, type GuardDeps } from "../guard";
 import { errors } from "../../kernel";
 import type { RendererPlugin } from "../../plugins";
 import type { TemplateRegistry, LoadedTemplate } from "../../templates";
-import { ASPECTS, baseLanguage, PreviewCache } from "../../templates";
+import { ASPECTS, baseLanguage, PreviewCache, templateWords } from "../../templates";
+import { normalizeLanguage } from "../../accounts";
 import type { RateLimiter } from "../ratelimit";
 import type { Videos } from "../../videos";
 import { templateLanguage } from "../../videos";
@@ -53,13 +54,36 @@ const videoListQuery = t.Composite(
   { additionalProperties: false },
 );
 
-export function templateJson(template: LoadedTemplate, publicUrl: string) {
+/** `?language=` of the template catalogue: which language its names and descriptions are given in. */
+const templateQuery = t.Object(
+  {
+    language: t.Optional(
+      t.String({
+        minLength: 2,
+        maxLength: 35,
+        description: "BCP 47 language of `name` and `description` (default en); a template without words in it answers in English. `translations` holds them all.",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** The catalogue's language, checked: a malformed tag is a 422 naming it (a well-formed one the templates lack reads English). */
+function catalogueLanguage(requested: string | undefined): string {
+  if (requested === undefined) return "en";
+  const tag = normalizeLanguage(requested);
+  if (!tag) throw errors.invalidField("language", "must be a BCP 47 language code, such as en, tr or pt-BR");
+  return tag;
+}
+
+export function templateJson(template: LoadedTemplate, publicUrl: string, language = "en") {
   const i = template.info;
+  const words = templateWords(i, language);
   return {
     id: i.id,
     object: "template",
-    name: i.name,
-    description: i.description,
+    name: words.name,
+    description: words.description,
     width: i.width,
     height: i.height,
     aspect: i.aspect,
@@ -68,6 +92,7 @@ export function templateJson(template: LoadedTemplate, publicUrl: string) {
     credits: i.credits,
     premium: i.premium,
     languages: i.languages,
+    translations: i.translations,
     prompt_schema: template.promptSchema,
     preview_url: `${publicUrl}/v1/templates/${i.id}/preview`,
   };
@@ -146,18 +171,22 @@ export function videoRoutes(guard: GuardDeps, videos: Videos, templates: Templat
       query: videoListQuery,
       detail: operation({ tags: ["Videos"], summary: "Videos of the account, newest first; filter by status, product_id, created[gte] and created[lte]", ok: ok(200, pageOf(s.video, "Videos, newest first"), "Videos, newest first"), errors: [422] }),
     })
-    .get("/templates", () => ({ data: templates.list().map((tpl) => templateJson(tpl, publicUrl)), has_more: false }), {
-      query: noQuery,
+    .get("/templates", ({ query }) => {
+      const language = catalogueLanguage(query.language);
+      return { data: templates.list().map((tpl) => templateJson(tpl, publicUrl, language)), has_more: false };
+    }, {
+      query: templateQuery,
       detail: operation({ tags: ["Templates"], summary: "Templates with their size, duration, credit cost and prompt schema", ok: ok(200, pageOf(s.template, "Every template"), "Every template"), errors: [422] }),
     })
     .get(
       "/templates/:id",
-      ({ params }) => {
+      ({ params, query }) => {
+        const language = catalogueLanguage(query.language);
         const tpl = templates.get(params.id);
         if (!tpl) throw errors.notFound("template");
-        return templateJson(tpl, publicUrl);
+        return templateJson(tpl, publicUrl, language);
       },
-      { params: idParams, detail: operation({ tags: ["Templates"], summary: "One template", ok: ok(200, s.template, "The template"), errors: [404] }) },
+      { params: idParams, query: templateQuery, detail: operation({ tags: ["Templates"], summary: "One template", ok: ok(200, s.template, "The template"), errors: [404, 422] }) },
     )
     .get(
       "/templates/:id/preview",

@@ -9,7 +9,8 @@ import { must } from "../call";
 import { Alert } from "../components/alert";
 import { Spinner } from "../components/spinner";
 import { useLoad } from "../hooks";
-import { useT } from "../i18n";
+import { useLang, useT } from "../i18n";
+import { templateWords, type Template } from "./videos-data";
 import { creditsShort, estimateAnswered, estimateStarted, NO_ESTIMATE, type EstimateState } from "./video-estimate-state";
 
 export { creditsShort, type EstimateState } from "./video-estimate-state";
@@ -110,11 +111,12 @@ export function useHoldBack(template: { premium: boolean } | null, estimate: Est
 }
 
 /** The words next to `Create video` while a premium template holds it back on a Standard account. */
-export function PremiumNeeded({ id, template }: { id: string; template: { name: string } | null }) {
+export function PremiumNeeded({ id, template }: { id: string; template: Template | null }) {
   const t = useT();
+  const { lang } = useLang();
   return (
     <p id={id} class="hint" aria-live="polite">
-      {template && t("videoNew.premiumOnly", { name: template.name })}
+      {template && t("videoNew.premiumOnly", { name: templateWords(template, lang).name })}
     </p>
   );
 }

@@ -1,7 +1,7 @@
 // The template gallery: a group of radio buttons (arrow keys move between them), each with the template's preview
-// picture, name, format and price in credits.
-import { defineMessages, useT } from "../i18n";
-import type { Template } from "./videos-data";
+// picture, name, format and price in credits, and below them what the chosen template does, in the interface's language.
+import { defineMessages, useLang, useT } from "../i18n";
+import { templateWords, type Template } from "./videos-data";
 
 const useMessages = defineMessages({
   en: { premium: "Premium" },
@@ -22,15 +22,24 @@ function previewIn(tpl: Template, lang: string): string {
 export function TemplateGallery({ templates, language, value, onChange, error }: Props) {
   const t = useT();
   const m = useMessages();
+  const { lang } = useLang();
+  const chosen = templates.find((tpl) => tpl.id === value);
   return (
     <fieldset aria-describedby={error ? "template-error" : undefined}>
       <legend>{t("videoNew.template")}</legend>
       <div class="gallery">
         {templates.map((tpl) => (
           <label key={tpl.id}>
-            <input type="radio" name="template" value={tpl.id} checked={value === tpl.id} onChange={() => onChange(tpl.id)} />
+            <input
+              type="radio"
+              name="template"
+              value={tpl.id}
+              checked={value === tpl.id}
+              onChange={() => onChange(tpl.id)}
+              aria-describedby={value === tpl.id ? "template-about" : undefined}
+            />
             <img src={previewIn(tpl, language)} alt="" loading="lazy" />
-            <span class="template-name">{tpl.name}</span>
+            <span class="template-name">{templateWords(tpl, lang).name}</span>
             <span class="template-note">
               {t("video.seconds", { n: tpl.duration })} · {t("common.credits", { n: tpl.credits })}
               {tpl.premium ? ` · ${m("premium")}` : ""}
@@ -38,6 +47,12 @@ export function TemplateGallery({ templates, language, value, onChange, error }:
           </label>
         ))}
       </div>
+      {/* The chosen template's description: too long for a card, it is said once, for the one that counts. */}
+      {chosen && (
+        <p class="hint template-about" id="template-about">
+          {templateWords(chosen, lang).description}
+        </p>
+      )}
       {error && (
         <p class="field-error" id="template-error">
           {error}

@@ -9,7 +9,7 @@ import { StatusBadge } from "../components/status-badge";
 import { useLoad, usePoll } from "../hooks";
 import { formatDate, languageName, problemText, useLang, useT } from "../i18n";
 import { loadProducts } from "./products";
-import { loadTemplates, loadVideo, moving, videoStatus, type Video } from "./videos-data";
+import { loadTemplates, loadVideo, moving, templateWords, videoStatus, type Video } from "./videos-data";
 
 async function loadAll(id: string) {
   const [video, templates, products] = await Promise.all([loadVideo(id), loadTemplates().catch(() => []), loadProducts().catch(() => [])]);
@@ -85,7 +85,7 @@ export function VideoPage({ id }: { id: string }) {
     );
   }
   const { video, template } = data;
-  const templateName = template?.name ?? video.template_id;
+  const templateName = template ? templateWords(template, lang).name : video.template_id;
   const title = `${data.productName} · ${templateName}`;
   const progress = video.status === "queued" ? 0 : Math.round(video.progress);
   return (

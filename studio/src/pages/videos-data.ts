@@ -24,6 +24,11 @@ export function loadTemplates(): Promise<Awaited<ReturnType<typeof fetchTemplate
   return templates;
 }
 
+/** A template's name and description in the interface's language, English where the template has none in it. */
+export function templateWords(tpl: Pick<Template, "name" | "description" | "translations">, lang: string): { name: string; description: string } {
+  return tpl.translations[lang] ?? { name: tpl.name, description: tpl.description };
+}
+
 export type Track = NonNullable<Awaited<ReturnType<typeof fetchMusic>>>[number];
 
 async function fetchMusic() {

@@ -15,7 +15,7 @@ import { Table } from "../components/table";
 import { useLoad, usePoll } from "../hooks";
 import { formatDate, languageName, useLang, useT } from "../i18n";
 import { loadProducts } from "./products";
-import { loadTemplates, moving, videoStatus } from "./videos-data";
+import { loadTemplates, moving, templateWords, videoStatus } from "./videos-data";
 
 const PAGE_SIZE = 20;
 
@@ -35,7 +35,7 @@ async function loadPage(cursor: Cursor) {
     videos: videos.data.data,
     hasMore: videos.data.has_more,
     productName: new Map(products.map((p) => [p.id, p.name])),
-    templateName: new Map(templates.map((t) => [t.id, t.name])),
+    template: new Map(templates.map((t) => [t.id, t])),
   };
 }
 
@@ -64,10 +64,11 @@ export function VideosPage() {
   // Going back (ending_before) the API says whether older ones exist beyond the page; forward, has_more does.
   const hasNext = cursor.before ? rows.length > 0 : Boolean(list.data?.hasMore);
   const hasPrevious = page > 1;
-  const names = (v: { product_id: string; template_id: string }) => ({
-    product: list.data?.productName.get(v.product_id) ?? v.product_id,
-    template: list.data?.templateName.get(v.template_id) ?? v.template_id,
-  });
+  // The template's name in the interface's language (the video's own language is in its Open link).
+  const names = (v: { product_id: string; template_id: string }) => {
+    const template = list.data?.template.get(v.template_id);
+    return { product: list.data?.productName.get(v.product_id) ?? v.product_id, template: template ? templateWords(template, lang).name : v.template_id };
+  };
   return (
     <Page
       title={t("videos.title")}

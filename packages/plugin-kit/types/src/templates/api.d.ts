@@ -14,7 +14,7 @@ export { TEXT_FLOORS, shrinkFloor } from "./define";
 export { ROLE_FAMILIES, SHIPPED_FONTS } from "./fonts";
 export type { Anim, Ease, Expr, Keyframe } from "./anim";
 export type { Asset, Background, Layer, Scene } from "./scene";
-export type { Aspect, Box, BuildContext, ButtonOptions, FontRole, GroupItem, GroupOptions, ProductAsset, ProductImageOptions, SoftShadow, SvgOptions, TemplateDefinition, TemplateMeta, TextOptions, TextStyle, } from "./define";
+export type { Aspect, Box, BuildContext, ButtonOptions, FontRole, GroupItem, GroupOptions, ProductAsset, ProductImageOptions, SoftShadow, SvgOptions, TemplateDefinition, TemplateMeta, TemplateWords, TextOptions, TextStyle, } from "./define";
 /** What a template module that exports a function receives: the same helpers, for templates that cannot import. */
 export declare const templateApi: {
     defineTemplate: typeof defineTemplate;

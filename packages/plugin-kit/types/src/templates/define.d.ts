@@ -66,8 +66,14 @@ export declare function shrinkFloor(style: Pick<TextStyle, "size" | "minSize" | 
 export type TemplateMeta = {
     /** Lowercase letters, digits and dashes; the API's template_id. */
     id: string;
+    /** In English, the fallback language: the API and Studio show it where `translations` has no words. */
     name: string;
     description: string;
+    /**
+     * The name and description in other languages, keyed by base language (`tr`, `de`, …), for GET /v1/templates
+     * `?language=`, Studio and download names; a missing description falls back to the English one.
+     */
+    translations?: Partial<Record<string, TemplateWords>>;
     aspect: Aspect;
     /** Seconds. */
     duration: number;
@@ -78,6 +84,11 @@ export type TemplateMeta = {
     premium?: boolean;
     /** The second shown by thumbnails and previews (default: 75 % into the video). */
     posterAt?: number;
+};
+/** A template's name and description in one language. */
+export type TemplateWords = {
+    name: string;
+    description?: string;
 };
 /** A text layer's style; `size`, `maxWidth` in template pixels. See TextStyle. */
 export type TextOptions = TextStyle & {

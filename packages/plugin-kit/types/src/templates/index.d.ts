@@ -1,4 +1,4 @@
-export { loadTemplates, type LoadedTemplate, type PromptProblem, type TemplateInfo, type TemplateRegistry } from "./registry";
+export { loadTemplates, templateWords, type LoadedTemplate, type PromptProblem, type TemplateInfo, type TemplateRegistry } from "./registry";
 export { ASPECT_SIZES, ASPECTS, fpsOf, renderSize, safeArea } from "./define";
 export { BUILTIN_STRINGS, LANGUAGES, baseLanguage, currencyFor, formatPercent, formatPrice, isRtl, makeStrings, type Strings } from "./i18n";
 export type { Placement } from "./scene";

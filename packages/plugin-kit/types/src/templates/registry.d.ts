@@ -11,6 +11,11 @@ export type TemplateInfo = {
     premium: boolean;
     aspect: Aspect;
     languages: string[];
+    /** The name and description by base language, English's not among them (it is name and description). */
+    translations: Record<string, {
+        name: string;
+        description: string;
+    }>;
 };
 export type PromptProblem = {
     field: string;
@@ -35,6 +40,11 @@ export type LoadedTemplate = {
 export type TemplateRegistry = {
     list(): LoadedTemplate[];
     get(id: string): LoadedTemplate | undefined;
+};
+/** A template's name and description in a language (by its base: `tr-TR` reads `tr`), English where it has none. */
+export declare function templateWords(info: TemplateInfo, language: string): {
+    name: string;
+    description: string;
 };
 /**
  * A registry of the built-in templates (definitions imported statically, so `bun build --compile` bundles them)

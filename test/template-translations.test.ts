@@ -1,0 +1,86 @@
+// A template's name and description in other languages (meta.translations): GET /v1/templates and /v1/templates/:id
+// answer in the language asked for with ?language= (its base: tr-TR reads tr), English where a template has no words
+// in it, and list every translation; a malformed language is a 422; a template with a broken translation is refused
+// at load, naming it.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { loadTemplates } from "../src/templates";
+import { defineTemplate, t as tb, type TemplateDefinition } from "../src/templates/api";
+import { BUILTIN_TEMPLATES } from "../templates";
+import { startService, type TestService } from "./helpers";
+
+let t: TestService;
+let token: string;
+beforeAll(async () => {
+  t = await startService();
+  ({ token } = await t.newAccount());
+});
+afterAll(() => t.close());
+
+const catalogue = async (query = "") => (await t.json("GET", `/v1/templates${query}`, { token })).body.data as any[];
+const byId = (list: any[]) => new Map(list.map((tpl) => [tpl.id, tpl]));
+
+describe("the catalogue in a language", () => {
+  test("every built-in template has its name and description in each of the other six languages", async () => {
+    for (const tpl of await catalogue()) {
+      expect(Object.keys(tpl.translations).sort()).toEqual(["ar", "de", "es", "fr", "ja", "tr"]);
+      for (const words of Object.values(tpl.translations) as { name: string; description: string }[]) {
+        expect(words.name.length).toBeGreaterThan(1);
+        expect(words.name).not.toBe(tpl.name);
+        expect(words.description.length).toBeGreaterThan(20);
+        expect(words.description).not.toBe(tpl.description);
+      }
+    }
+  });
+
+  test("?language= gives name and description in it, by its base language; without it, English", async () => {
+    const english = byId(await catalogue());
+    expect(english.get("clean-card")).toMatchObject({ name: "Clean card", description: expect.stringMatching(/^A calm card/) });
+    for (const query of ["?language=tr", "?language=tr-TR", "?language=TR"]) {
+      const turkish = byId(await catalogue(query));
+      expect(turkish.get("clean-card")).toMatchObject({ name: "Sade kart", description: expect.stringMatching(/^Mağazalar ve akışlar/) });
+      expect(turkish.get("showcase").name).toBe("Vitrin");
+      // Everything else is the same template.
+      expect({ ...turkish.get("spotlight"), name: 0, description: 0 }).toEqual({ ...english.get("spotlight"), name: 0, description: 0 });
+    }
+    const one = (await t.json("GET", "/v1/templates/spotlight?language=ja", { token })).body;
+    expect(one).toMatchObject({ id: "spotlight", name: "スポットライト", translations: { tr: { name: "Spot ışığı" } } });
+  });
+
+  test("a language no template has words in reads English", async () => {
+    const portuguese = byId(await catalogue("?language=pt-BR"));
+    expect(portuguese.get("clean-card")).toMatchObject({ name: "Clean card", description: expect.stringMatching(/^A calm card/) });
+  });
+
+  test("a malformed language is a 422 naming it, on the list and on one template", async () => {
+    for (const path of ["/v1/templates?language=not%20a%20language", "/v1/templates/spotlight?language=x_y_z"]) {
+      const res = await t.json("GET", path, { token });
+      expect(res.status).toBe(422);
+      expect(res.body.details).toEqual([{ field: "language", message: expect.stringContaining("BCP 47") }]);
+    }
+    // Any other query parameter is still refused.
+    expect((await t.json("GET", "/v1/templates?lang=tr", { token })).status).toBe(422);
+  });
+});
+
+describe("translations a template declares", () => {
+  const base = BUILTIN_TEMPLATES.find((d) => d.meta.id === "spotlight")!;
+  const withTranslations = (translations: unknown): TemplateDefinition =>
+    defineTemplate({ ...base, meta: { ...base.meta, id: "translated", translations: translations as never }, prompt: tb.Object({}) });
+
+  test("a translation without a description takes the English one", async () => {
+    const registry = await loadTemplates({ builtin: [withTranslations({ de: { name: "  Übersetzt  " } })] });
+    expect(registry.get("translated")!.info.translations).toEqual({ de: { name: "Übersetzt", description: base.meta.description } });
+  });
+
+  test.each([
+    [[], "meta.translations must be an object of languages"],
+    [{ "tr-TR": { name: "x" } }, 'meta.translations.tr-TR: a translation is keyed by a base language in lowercase (tr, de, ja), not "tr-TR"'],
+    [{ en: { name: "x" } }, "meta.translations.en: English is meta.name and meta.description themselves"],
+    [{ tr: "Sade kart" }, "meta.translations.tr must be { name, description? }"],
+    [{ tr: null }, "meta.translations.tr must be { name, description? }"],
+    [{ tr: { name: " " } }, "meta.translations.tr.name is missing"],
+    [{ tr: { name: "x", description: 5 } }, "meta.translations.tr.description must be text"],
+  ])("a template with translations %j is refused: %s", async (translations, message) => {
+    await expect(loadTemplates({ builtin: [withTranslations(translations)] })).rejects.toThrow(`template builtin:translated: ${message}`);
+  });
+});
