@@ -148,6 +148,11 @@ describe("a video's transactions read as links to it", () => {
     expect(descriptionParts(refund!, "en", new Map(), "Nov 26, 2026, 9:14 PM")).toEqual([
       { href: `/videos/${id}`, label: "Refund for a failed video", hidden: " (Nov 26, 2026, 9:14 PM)" },
     ]);
+    // The template named in the interface's language (the Balance page passes the catalogue's translations).
+    const turkish = (english: string) => ({ "Clean card": "Sade kart" })[english] ?? english;
+    const inTurkish = { href: `/videos/${id}`, label: "Stoneware mug (Sade kart)" };
+    expect(descriptionParts(usage!, "tr", new Map(), "", turkish)).toEqual([inTurkish, " videosu"]);
+    expect(descriptionParts(refund!, "tr", videoLabels(written, turkish))).toEqual(["Başarısız bir video için iade: ", inTurkish]);
   }, 60_000);
 
   test("any other description is its text, in the interface's language", () => {

@@ -23,6 +23,13 @@ export function transactionText(description: string, lang: string): string {
 const USAGE = /^Video of (.+) \((.+), (vid_\w+)\)$/;
 const REFUND = /^Refund for video (vid_\w+) \(\w+\)$/;
 
+/**
+ * A template's name as the interface says it, from the English one the server wrote into the description (the
+ * templates' `translations`); a template no longer offered keeps the name written.
+ */
+export type TemplateNamer = (english: string) => string;
+const same: TemplateNamer = (name) => name;
+
 const words = {
   en: { usage: ["Video of ", ""], refund: "Refund for a failed video", refundOf: "Refund for a failed video: " },
   tr: { usage: ["", " videosu"], refund: "Başarısız bir video için iade", refundOf: "Başarısız bir video için iade: " },
@@ -38,11 +45,11 @@ export type DescriptionPart = string | { href: string; label: string; hidden?: s
  * What each video of these descriptions is called, by its id: "Mug (Clean card)", from its cost's description (a
  * refund names only the video's id, and its cost is usually on the same page, just below it).
  */
-export function videoLabels(descriptions: string[]): Map<string, string> {
+export function videoLabels(descriptions: string[], templateName: TemplateNamer = same): Map<string, string> {
   const labels = new Map<string, string>();
   for (const description of descriptions) {
     const usage = USAGE.exec(description);
-    if (usage) labels.set(usage[3]!, `${usage[1]} (${usage[2]})`);
+    if (usage) labels.set(usage[3]!, `${usage[1]} (${templateName(usage[2]!)})`);
   }
   return labels;
 }
@@ -53,11 +60,11 @@ export function videoLabels(descriptions: string[]): Map<string, string> {
  * transaction's `date` for a screen reader, so two such refunds in a list of links are told apart); anything else is
  * its text.
  */
-export function descriptionParts(description: string, lang: string, labels: Map<string, string>, date = ""): DescriptionPart[] {
+export function descriptionParts(description: string, lang: string, labels: Map<string, string>, date = "", templateName: TemplateNamer = same): DescriptionPart[] {
   const w = lang === "tr" ? words.tr : words.en;
   const usage = USAGE.exec(description);
   if (usage) {
-    const link = { href: `/videos/${usage[3]}`, label: `${usage[1]} (${usage[2]})` };
+    const link = { href: `/videos/${usage[3]}`, label: `${usage[1]} (${templateName(usage[2]!)})` };
     return [w.usage[0]!, link, w.usage[1]!].filter((part) => part !== "");
   }
   const refund = REFUND.exec(description);

@@ -11,10 +11,11 @@ import type { Column } from "../components/table";
 import { useLoad } from "../hooks";
 import { formatDate, formatNumber, useLang } from "../i18n";
 import { useBalanceMessages, type BalanceKey } from "../i18n/balance";
-import { descriptionParts, videoLabels } from "../i18n/transactions";
+import { descriptionParts, videoLabels, type TemplateNamer } from "../i18n/transactions";
 import { useCursorList, type CursorList } from "../paging";
 import { TopUpForm, TopUpStatus } from "./balance-top-up";
 import { ForKind } from "./for-kind";
+import { loadTemplates, templateWords } from "./videos-data";
 import "../console.css";
 
 type Transaction = Awaited<ReturnType<typeof transactionsAfter>>["data"][number];
@@ -45,12 +46,12 @@ function Summary({ credits, premium }: { credits: number; premium: boolean }) {
 }
 
 /** A transaction's description: its words, and a link to the video it is about (named by product and template). */
-function Description({ text, labels, date }: { text: string; labels: Map<string, string>; date: string }) {
+function Description({ text, labels, date, templateName }: { text: string; labels: Map<string, string>; date: string; templateName: TemplateNamer }) {
   const { lang } = useLang();
   return (
     // One element: on a phone each cell is a grid of its label and its content, where loose parts would each take a row.
     <span>
-      {descriptionParts(text, lang, labels, date).map((part, i) =>
+      {descriptionParts(text, lang, labels, date, templateName).map((part, i) =>
         typeof part === "string" ? (
           part
         ) : (
@@ -67,7 +68,11 @@ function Description({ text, labels, date }: { text: string; labels: Map<string,
 function Transactions({ list }: { list: CursorList<Transaction> }) {
   const m = useBalanceMessages();
   const { lang } = useLang();
-  const labels = videoLabels(list.rows.map((r) => r.description ?? ""));
+  // The server names a video's template in English; the interface says it in its own language.
+  const templates = useLoad(() => loadTemplates().catch(() => []), []);
+  const inLang = new Map((templates.data ?? []).map((tpl) => [tpl.name, templateWords(tpl, lang).name]));
+  const templateName: TemplateNamer = (english) => inLang.get(english) ?? english;
+  const labels = videoLabels(list.rows.map((r) => r.description ?? ""), templateName);
   const typeName = (type: string) => {
     const text = m(`type.${type}` as BalanceKey);
     return text === `type.${type}` ? type : text;
@@ -75,7 +80,7 @@ function Transactions({ list }: { list: CursorList<Transaction> }) {
   const columns: Column<Transaction>[] = [
     { key: "date", label: m("date"), render: (r) => <span class="nowrap">{formatDate(r.created_at, lang)}</span> },
     { key: "type", label: m("type"), render: (r) => typeName(r.type) },
-    { key: "description", label: m("description"), render: (r) => <Description text={r.description ?? ""} labels={labels} date={formatDate(r.created_at, lang)} /> },
+    { key: "description", label: m("description"), render: (r) => <Description text={r.description ?? ""} labels={labels} date={formatDate(r.created_at, lang)} templateName={templateName} /> },
     {
       key: "amount",
       label: m("change"),
