@@ -6,7 +6,7 @@ export { PluginRegistry, type Plugins, type StartContext } from "./registry";
 export { folderSettingPrefix, readPluginSettings, type PluginSetting, type PluginSettings } from "./settings";
 export { CORE_COMMANDS, printHelp, protectNegatives, unmarkNegatives, type CommandContext, type CoreCommand, type PluginCommand } from "./commands";
 export { contentTypeOf, isPartialFile, isSafeKey, localFilesDir, partialFileName } from "./storage-keys";
-export { attachment, downloadFileName, servedUrl, serveStored } from "./downloads";
+export { attachment, downloadFileName, servedUrl, serveStored, UNSAFE_IN_NAMES } from "./downloads";
 export { boolean, ConfigError, httpUrl, integer, oneOf, optionalText, optionalUrl, type Config } from "../config";
 export type { Logger } from "../kernel";
 export { isEmbeddedPath, userTmpDir, userTmpPath } from "../kernel";

@@ -3,18 +3,16 @@
 import { posix } from "node:path";
 import { and, eq, inArray } from "drizzle-orm";
 import type { Db } from "../db";
-import type { StoragePlugin } from "../plugins";
+import { UNSAFE_IN_NAMES, type StoragePlugin } from "../plugins";
 import { templateWords, type TemplateRegistry } from "../templates";
 import type { VideoRow } from "./types";
 
-/** What no file system takes in a name, control characters, bidi overrides, and what a URL or header reads itself. */
-const UNSAFE = /[\u0000-\u001f\u007f<>:"/\\|?*;%#&\u200e\u200f\u202a-\u202e\u2066-\u2069]+/g;
 /** A product name longer than this is cut, so the name keeps its template, format and language. */
 const MAX_PRODUCT = 60;
 
 /** One part of the name: its words joined by "-", unsafe characters left out, no dots or dashes at its ends. */
 function part(text: string, max = 40): string {
-  const words = text.normalize("NFC").replace(UNSAFE, " ").trim().split(/\s+/).join("-");
+  const words = text.normalize("NFC").replace(UNSAFE_IN_NAMES, " ").trim().split(/\s+/).join("-");
   return [...words].slice(0, max).join("").replace(/^[-.]+|[-.]+$/g, "");
 }
 

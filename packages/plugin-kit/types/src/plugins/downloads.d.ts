@@ -1,5 +1,11 @@
 import type { StoragePlugin } from "./contracts";
 /**
+ * What no file system takes in a name (Windows' <>:"/\|?*), control characters, bidi overrides (which make
+ * "gpj.exe" read as "exe.jpg"), what the header itself gives a meaning (";", "%") and what a link would ("#", "&"):
+ * runs of them. Also what src/videos leaves out of the parts of a video's download name.
+ */
+export declare const UNSAFE_IN_NAMES: RegExp;
+/**
  * The file name a download of `key` takes from `asked`: its unsafe characters replaced, at most 120 characters, and
  * always the stored file's own extension (a link cannot turn a video into "setup.exe"); the key's own name when
  * nothing usable is left. Also at most 240 bytes of UTF-8 before the extension.
