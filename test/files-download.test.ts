@@ -52,6 +52,8 @@ describe("download names", () => {
   test("what file systems refuse is replaced, and the name can neither change the extension nor hide", () => {
     expect(downloadFileName("a/b\\c:d*e?f\"g<h>i|j", "videos/v/video.mp4")).toBe("a-b-c-d-e-f-g-h-i-j.mp4");
     expect(downloadFileName("setup.exe", "videos/v/video.mp4")).toBe("setup.exe.mp4");
+    // What a header or a link reads itself, as a video's own download name leaves out.
+    expect(downloadFileName("50% off; #1 Tea & Co", "videos/v/video.mp4")).toBe("50- off- -1 Tea - Co.mp4");
     expect(downloadFileName("clip.MP4", "videos/v/video.mp4")).toBe("clip.mp4");
     expect(downloadFileName("..hidden. . ", "videos/v/video.mp4")).toBe("hidden.mp4");
     expect(downloadFileName("gpj\u202eexe", "videos/v/video.mp4")).toBe("gpj-exe.mp4");
