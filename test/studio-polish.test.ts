@@ -86,6 +86,35 @@ suite("Studio: the shop-owner trial's polish points in chromium", () => {
     await useLanguage("English");
   }, SLOW);
 
+  test("video form: a template's picture shows a spinner until it has come, and a note when it cannot be had", async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const previews = /\/v1\/templates\/[^/?]+\/preview/;
+    // Routing turns the browser's cache off, so every picture is asked for here: Flash sale's fails, the others wait.
+    await page.route(previews, async (route) => {
+      if (route.request().url().includes("/flash-sale/")) return route.fulfill({ status: 500, body: "" });
+      await held;
+      await route.continue();
+    });
+    try {
+      // Tall enough for every card to load at once (the pictures load lazily, as they come into view).
+      await page.setViewportSize({ width: 1280, height: 2000 });
+      await page.goto(`/videos/new?product=${product.id}`);
+      const card = (name: RegExp) => page.locator(".gallery label").filter({ has: page.getByRole("radio", { name }) });
+      await card(/Spotlight/).locator(".gallery-picture .spinner").waitFor();
+      await card(/Flash sale/).getByText("No preview").waitFor();
+      expect(await card(/Flash sale/).locator(".spinner").count()).toBe(0);
+      release();
+      await page.waitForFunction(() => (globalThis as any).document.querySelectorAll(".gallery-picture .spinner").length === 0, undefined, { timeout: 30_000 });
+      const states = await page.locator(".gallery-picture").evaluateAll((pictures: any[]) => pictures.map((p) => p.dataset.state));
+      expect(states.filter((state) => state === "ready")).toHaveLength(states.length - 1);
+      expect(await card(/Spotlight/).locator("img").evaluate((img: any) => img.naturalWidth > 0)).toBe(true);
+    } finally {
+      release();
+      await page.unroute(previews);
+    }
+  }, SLOW);
+
   test("video form: a template starts in its own format until the customer picks one, which then stays", async () => {
     await visit(`/videos/new?product=${product.id}`, /^Create video$/);
     const format = page.getByRole("combobox", { name: /^Format\b/ });

@@ -1,11 +1,13 @@
 // The template gallery: a group of radio buttons (arrow keys move between them), each with the template's preview
 // picture, name, format and price in credits, and below them what the chosen template does, in the interface's language.
+import { useState } from "preact/hooks";
+import { Spinner } from "../components/spinner";
 import { defineMessages, useLang, useT } from "../i18n";
 import { templateWords, type Template } from "./videos-data";
 
 const useMessages = defineMessages({
-  en: { premium: "Premium" },
-  tr: { premium: "Premium" },
+  en: { premium: "Premium", noPicture: "No preview" },
+  tr: { premium: "Premium", noPicture: "Önizleme yok" },
 });
 
 /** `language`: the one the video will have (chosen, or the account's), which the pictures speak. */
@@ -17,6 +19,23 @@ type Props = { templates: Template[]; language: string; value: string; onChange(
  */
 function previewIn(tpl: Template, lang: string): string {
   return lang !== "en" && tpl.languages.includes(lang) ? `${tpl.preview_url}?language=${encodeURIComponent(lang)}` : tpl.preview_url;
+}
+
+/**
+ * A template's picture, a spinner over its place until it has come (a template's first preview in a language is drawn
+ * when asked for, which takes a moment), or a note when it cannot be had. Keyed by its address, so a picture in
+ * another language starts over.
+ */
+function Picture({ src }: { src: string }) {
+  const m = useMessages();
+  const [state, setState] = useState<"loading" | "ready" | "failed">("loading");
+  return (
+    <span class="gallery-picture" data-state={state}>
+      <img src={src} alt="" loading="lazy" onLoad={() => setState("ready")} onError={() => setState("failed")} />
+      {state === "loading" && <Spinner label="" />}
+      {state === "failed" && <span class="gallery-picture-note">{m("noPicture")}</span>}
+    </span>
+  );
 }
 
 export function TemplateGallery({ templates, language, value, onChange, error }: Props) {
@@ -38,7 +57,7 @@ export function TemplateGallery({ templates, language, value, onChange, error }:
               onChange={() => onChange(tpl.id)}
               aria-describedby={value === tpl.id ? "template-about" : undefined}
             />
-            <img src={previewIn(tpl, language)} alt="" loading="lazy" />
+            <Picture key={previewIn(tpl, language)} src={previewIn(tpl, language)} />
             <span class="template-name">{templateWords(tpl, lang).name}</span>
             <span class="template-note">
               {t("video.seconds", { n: tpl.duration })} · {t("common.credits", { n: tpl.credits })}
