@@ -108,7 +108,7 @@ export default defineTemplate({
   prompt: t.Object({
     headline: fields.headline(50),
     price: fields.price(),
-    old_price: fields.price(),
+    old_price: fields.oldPrice(),
     currency: fields.currency(),
     call_to_action: fields.callToAction(),
     colors: fields.colors(),

@@ -7,7 +7,7 @@ import { tr } from "../studio/src/i18n/tr";
 import { format, formatNumber } from "../studio/src/i18n/format";
 import { formatAmount, parseAmount } from "../studio/src/i18n/amount";
 import { fieldError, fieldErrors, unplacedErrors, asProblem } from "../studio/src/problems";
-import { buildPrompt, fieldDescription, kindOf, type Schema } from "../studio/src/pages/video-prompt";
+import { buildPrompt, fieldDescription, fieldLabel, kindOf, type Schema } from "../studio/src/pages/video-prompt";
 import { hintOf, photoVersion } from "../studio/src/pages/product-hint-marks";
 import { cropWords, hintWords } from "../studio/src/pages/product-attempt-words";
 import { ADMIN_TOKEN, productPhoto, startService, type TestService } from "./helpers";
@@ -97,6 +97,16 @@ describe("studio template form", () => {
     expect(untranslated).toEqual([]);
     expect(fieldDescription({ description: "A template's own words." }, "tr")).toBe("A template's own words.");
     expect(fieldDescription(schemas.showcase!.properties!.headline!, "en")).toBe(schemas.showcase!.properties!.headline!.description!);
+  });
+
+  test("the colours are named as colours in both languages; a template's own `text` field of words keeps its name", () => {
+    const colour = { type: "string", pattern: "^#[0-9a-fA-F]{6}$" } as Schema;
+    expect(["primary", "accent", "background", "text"].map((n) => fieldLabel(n, colour, "en"))).toEqual(["Main colour", "Accent colour", "Background", "Text colour"]);
+    expect(fieldLabel("text", colour, "tr")).toBe("Metin rengi");
+    expect(fieldLabel("colors", { type: "object" } as Schema, "en")).toBe("Colours");
+    expect(fieldLabel("text", { type: "string" } as Schema, "en")).toBe("Text");
+    expect(fieldLabel("text", { type: "string" } as Schema, "tr")).toBe("Text");
+    expect(fieldLabel("call_to_action", { type: "string" } as Schema, "en")).toBe("Button text");
   });
 
   test("the form's values make a user_prompt the API takes: numbers as numbers, lines as a list, empty fields left out", async () => {

@@ -34,8 +34,8 @@ suite("Studio: the shop-owner trial's polish points in chromium", () => {
   test("video form: each colour has a picker kept in step with its text, and the currency is a list that sends its code", async () => {
     await visit(`/videos/new?product=${product.id}`, /^Create video$/);
     await page.getByRole("radio", { name: /Clean card/ }).check();
-    const text = page.getByRole("textbox", { name: "Primary", exact: true });
-    const picker = page.getByLabel("Primary: colour picker");
+    const text = page.getByRole("textbox", { name: "Main colour", exact: true });
+    const picker = page.getByLabel("Main colour: colour picker");
     // Empty (the template's own colour) or not yet a colour: a crossed-out swatch, not the black the picker holds.
     expect(await picker.getAttribute("class")).toBe("colour-unset");
     await picker.fill("#ff8800");
@@ -57,6 +57,22 @@ suite("Studio: the shop-owner trial's polish points in chromium", () => {
     await page.getByRole("button", { name: "Create video", exact: true }).click();
     const prompt = (await sent).postDataJSON().user_prompt;
     expect(prompt).toMatchObject({ currency: "EUR", colors: { primary: "#1A2B3C" } });
+  }, SLOW);
+
+  test("video form: each hint is said once where it belongs: how a colour is given by the group of colours, the old price its own", async () => {
+    await visit(`/videos/new?product=${product.id}`, /^Create video$/);
+    await page.getByRole("radio", { name: /Flash sale/ }).check();
+    const colours = page.getByRole("group", { name: "Colours" });
+    expect(await colours.locator(":scope > p.hint").textContent()).toBe(
+      "Your brand's colours. Pick a colour, or type its code (such as #1a2b3c). Leave it empty for the template's own.",
+    );
+    expect(await page.getByText("Pick a colour, or type its code", { exact: false }).count()).toBe(1);
+    const hintOf = async (name: string) => {
+      const id = (await page.getByRole("textbox", { name, exact: true }).getAttribute("aria-describedby"))!.split(" ")[0];
+      return page.locator(`[id="${id}"]`).textContent();
+    };
+    expect(await hintOf("Old price")).toBe("The price before the discount, shown struck through; like the price, a number or text.");
+    expect(await hintOf("Price")).toStartWith("A number (formatted in the video's language and currency)");
   }, SLOW);
 
   test("video form: the Language box names the account's language, and the gallery's pictures speak the video's", async () => {

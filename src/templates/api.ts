@@ -35,7 +35,7 @@
 // - `prompt`: a TypeBox object (Elysia's `t`) describing user_prompt. Every field must be optional (a template with a
 //   required one is refused at load: a video may be asked with no user_prompt), with a sensible default drawn from
 //   the product (its name, its description); `fields.*` gives the shared ones
-//   (headline, subheadline, price, currency, callToAction, features, colors). Unknown fields are refused.
+//   (headline, subheadline, price, oldPrice, currency, callToAction, features, colors). Unknown fields are refused.
 // - `strings`: the template's own words per language; the built-in ones (shopNow, buyNow, discover, new,
 //   newArrival, newCollection, limitedOffer, sale, endsSoon, now, only, was, off, whyLoveIt, premiumQuality,
 //   freeShipping) exist in en, tr, de, fr, es, ar, ja. A template offers those of these seven languages it has all

@@ -253,19 +253,25 @@ function count(helper: string, what: string, value: unknown, fallback: number): 
   throw new Error(`fields.${helper}() takes ${what} as a whole number of at least 1, not ${shown}: write fields.${helper}(${fallback}), for example`);
 }
 
+/** A price: a number the render formats, or a short text shown as written. */
+function priceField(description: string) {
+  return t.Optional(
+    t.Union([t.Number({ minimum: 0, maximum: 1e9 }), t.String({ minLength: 1, maxLength: 24 })], {
+      description,
+      error: "must be a number of at least 0 or a short text",
+    }),
+  );
+}
+
 /** Prompt fields shared by templates, so every template names and checks them the same way. */
 export const fields = {
   headline: (maxLength?: number) =>
     t.Optional(t.String({ minLength: 1, maxLength: count("headline", "the longest length", maxLength, 60), description: "Main line; defaults to the product name." })),
   subheadline: (maxLength?: number) =>
     t.Optional(t.String({ minLength: 1, maxLength: count("subheadline", "the longest length", maxLength, 90), description: "Second line; defaults to the first sentence of the description." })),
-  price: () =>
-    t.Optional(
-      t.Union([t.Number({ minimum: 0, maximum: 1e9 }), t.String({ minLength: 1, maxLength: 24 })], {
-        description: "A number (formatted in the video's language and currency) or text shown as is.",
-        error: "must be a number of at least 0 or a short text",
-      }),
-    ),
+  price: () => priceField("A number (formatted in the video's language and currency) or text shown as is."),
+  /** The price before a discount, which sale templates strike through and work the saving out from. */
+  oldPrice: () => priceField("The price before the discount, shown struck through; like the price, a number or text."),
   currency: () =>
     t.Optional(
       t.String({ pattern: "^[A-Za-z]{3}$", description: "ISO 4217 code; defaults by language (USD, TRY, EUR, JPY, SAR).", error: "must be a three-letter currency code like USD" }),

@@ -43,8 +43,9 @@ function currencyName(code: string, lang: string): string {
 type Props = { schema: Schema | null; values: Values; errors: Record<string, string>; onChange(path: string, value: string): void };
 
 /** Every field of the schema, in its order, with its hint (the schema's description) and its error. */
-export function PromptFields({ schema, values, errors, onChange, prefix = "" }: Props & { prefix?: string }) {
+export function PromptFields({ schema, values, errors, onChange, prefix = "", colourSaid = false }: Props & { prefix?: string; colourSaid?: boolean }) {
   const { lang } = useLang();
+  const m = useMessages();
   const required = new Set(schema?.required ?? []);
   return (
     <>
@@ -52,12 +53,15 @@ export function PromptFields({ schema, values, errors, onChange, prefix = "" }: 
         const path = prefix ? `${prefix}.${name}` : name;
         const label = fieldLabel(name, field, lang);
         if (kindOf(field) === "group") {
+          // A group of colours (the brand's) says how a colour is given once, not under each of its four fields.
+          const colours = Object.values(field.properties ?? {}).every((f) => f.pattern === COLOUR_PATTERN);
+          const hint = [field.description ? fieldDescription(field, lang) : "", colours ? m("colour") : ""].filter(Boolean).join(" ");
           return (
             <fieldset key={path}>
               <legend>{label}</legend>
-              {field.description && <p class="hint">{fieldDescription(field, lang)}</p>}
+              {hint && <p class="hint">{hint}</p>}
               <div class="form">
-                <PromptFields schema={field} values={values} errors={errors} onChange={onChange} prefix={path} />
+                <PromptFields schema={field} values={values} errors={errors} onChange={onChange} prefix={path} colourSaid={colours} />
               </div>
             </fieldset>
           );
@@ -69,6 +73,7 @@ export function PromptFields({ schema, values, errors, onChange, prefix = "" }: 
             label={label}
             schema={field}
             required={required.has(name)}
+            colourSaid={colourSaid}
             value={values[path] ?? ""}
             error={fieldError(errors, `user_prompt.${path}`)}
             onChange={(v) => onChange(path, v)}
@@ -79,9 +84,9 @@ export function PromptFields({ schema, values, errors, onChange, prefix = "" }: 
   );
 }
 
-type OneProps = { path: string; label: string; schema: Schema; required: boolean; value: string; error?: string; onChange(value: string): void };
+type OneProps = { path: string; label: string; schema: Schema; required: boolean; colourSaid: boolean; value: string; error?: string; onChange(value: string): void };
 
-function OneField({ path, label, schema, required, value, error, onChange }: OneProps) {
+function OneField({ path, label, schema, required, colourSaid, value, error, onChange }: OneProps) {
   const m = useMessages();
   const { lang } = useLang();
   const kind = kindOf(schema);
@@ -89,7 +94,7 @@ function OneField({ path, label, schema, required, value, error, onChange }: One
   // A raw pattern helps nobody: colours get a picker, and the currency (a code the API checks) a list of names.
   const colour = schema.pattern === COLOUR_PATTERN;
   const currency = path === "currency" && kind === "text";
-  const hints = [currency ? "" : fieldDescription(schema, lang), kind === "list" && schema.maxItems ? m("lines", { n: schema.maxItems }) : "", colour ? m("colour") : ""];
+  const hints = [currency ? "" : fieldDescription(schema, lang), kind === "list" && schema.maxItems ? m("lines", { n: schema.maxItems }) : "", colour && !colourSaid ? m("colour") : ""];
   const hint = hints.filter(Boolean).join(" ") || undefined;
   return (
     <Field label={label} hint={hint} error={error} required={required}>

@@ -38,6 +38,15 @@ const TR_NAMES: Record<string, string> = {
   text: "Metin rengi",
 };
 
+/** English names where the field's own name reads as code: the colours of the group, and the button's words. */
+const EN_NAMES: Record<string, string> = {
+  call_to_action: "Button text",
+  colors: "Colours",
+  primary: "Main colour",
+  accent: "Accent colour",
+  text: "Text colour",
+};
+
 /**
  * Turkish for the built-in templates' field descriptions, matched on the exact English text, so a template's own
  * description (or a changed one) shows as written rather than a wrong translation.
@@ -47,6 +56,8 @@ const TR_DESCRIPTIONS: Record<string, string> = {
   "Second line; defaults to the first sentence of the description.": "İkinci satır; boş bırakılırsa açıklamanın ilk cümlesi.",
   "A number (formatted in the video's language and currency) or text shown as is.":
     "Bir sayı (videonun dilinde ve para biriminde yazılır) ya da olduğu gibi gösterilen bir metin.",
+  "The price before the discount, shown struck through; like the price, a number or text.":
+    "İndirimden önceki fiyat, üstü çizili gösterilir; fiyat gibi bir sayı ya da metin.",
   "ISO 4217 code; defaults by language (USD, TRY, EUR, JPY, SAR).": "ISO 4217 kodu; boş bırakılırsa dile göre (USD, TRY, EUR, JPY, SAR).",
   'Button text; defaults to "Shop now" in the video\'s language.': "Düğme metni; boş bırakılırsa videonun dilinde \"Hemen al\".",
   "Brand colours as #rrggbb.": "Markanızın renkleri.",
@@ -64,8 +75,13 @@ export function fieldDescription(schema: Schema, lang: Lang): string | undefined
   return plain[schema.description] ?? schema.description;
 }
 
+/** The colours of fields.colors(), named as colours only where they are ones (a template's own `text` is words). */
+const COLOUR_FIELDS = new Set(["primary", "accent", "background", "text"]);
+
 export function fieldLabel(name: string, schema: Schema, lang: Lang): string {
-  if (lang === "tr" && TR_NAMES[name]) return TR_NAMES[name];
+  const named = !COLOUR_FIELDS.has(name) || schema.pattern === "^#[0-9a-fA-F]{6}$";
+  if (named && lang === "tr" && TR_NAMES[name]) return TR_NAMES[name];
+  if (named && lang === "en" && EN_NAMES[name]) return EN_NAMES[name];
   if (schema.title) return schema.title;
   const words = name.replace(/[_-]+/g, " ").trim();
   return words.charAt(0).toUpperCase() + words.slice(1);

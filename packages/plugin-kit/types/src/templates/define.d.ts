@@ -255,6 +255,8 @@ export declare const fields: {
     headline: (maxLength?: number) => import("@sinclair/typebox").TOptional<import("@sinclair/typebox").TString>;
     subheadline: (maxLength?: number) => import("@sinclair/typebox").TOptional<import("@sinclair/typebox").TString>;
     price: () => import("@sinclair/typebox").TOptional<import("@sinclair/typebox").TUnion<[import("@sinclair/typebox").TNumber, import("@sinclair/typebox").TString]>>;
+    /** The price before a discount, which sale templates strike through and work the saving out from. */
+    oldPrice: () => import("@sinclair/typebox").TOptional<import("@sinclair/typebox").TUnion<[import("@sinclair/typebox").TNumber, import("@sinclair/typebox").TString]>>;
     currency: () => import("@sinclair/typebox").TOptional<import("@sinclair/typebox").TString>;
     callToAction: (maxLength?: number) => import("@sinclair/typebox").TOptional<import("@sinclair/typebox").TString>;
     features: (maxItems?: number) => import("@sinclair/typebox").TOptional<import("@sinclair/typebox").TArray<import("@sinclair/typebox").TString>>;
