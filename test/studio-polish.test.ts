@@ -228,6 +228,22 @@ suite("Studio: the shop-owner trial's polish points in chromium", () => {
     await useLanguage("English");
   }, SLOW);
 
+  test("at 320 px (the narrowest phone, WCAG's reflow width) the header is one row in both languages and nothing scrolls sideways", async () => {
+    for (const lang of ["English", "Türkçe"] as const) {
+      await visit("/products", lang === "English" ? /^Products$/ : /^Ürünler$/, 320);
+      const [brand, switcher, signOut] = await Promise.all(
+        [".header-row .brand", ".header-row .lang-switch", ".header-row .sign-out"].map((at) => page.locator(at).boundingBox()),
+      );
+      // One row: the switch and Sign out sit beside the logo, not under it.
+      for (const box of [switcher, signOut]) expect(box!.y).toBeLessThan(brand!.y + brand!.height);
+      expect(signOut!.x + signOut!.width).toBeLessThanOrEqual(320);
+      expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(320);
+      expect(await page.locator("nav ul").evaluate((ul) => ul.scrollWidth <= ul.clientWidth)).toBe(true);
+      if (lang === "English") await useLanguage("Türkçe");
+    }
+    await useLanguage("English");
+  }, SLOW);
+
   test("webhook endpoint: its actions on one row, and its long URL wrapped only between its parts (after a / . ? & = or -)", async () => {
     const url = `${server.base}/webhooks/vitrin-shop-sync/products-and-videos/endpoint-receiver-number-one?source=studio`;
     const made = await server.api("POST", "/v1/webhook_endpoints", { token: account.token, body: { url, events: ["*"], description: "Shop sync" } });
