@@ -107,6 +107,8 @@ describe("studio template form", () => {
     expect(fieldLabel("text", { type: "string" } as Schema, "en")).toBe("Text");
     expect(fieldLabel("text", { type: "string" } as Schema, "tr")).toBe("Text");
     expect(fieldLabel("call_to_action", { type: "string" } as Schema, "en")).toBe("Button text");
+    // A template's own title for it wins.
+    expect(fieldLabel("call_to_action", { type: "string", title: "Coupon text" } as Schema, "en")).toBe("Coupon text");
   });
 
   test("the form's values make a user_prompt the API takes: numbers as numbers, lines as a list, empty fields left out", async () => {

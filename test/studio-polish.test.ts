@@ -67,6 +67,12 @@ suite("Studio: the shop-owner trial's polish points in chromium", () => {
       "Your brand's colours. Pick a colour, or type its code (such as #1a2b3c). Leave it empty for the template's own.",
     );
     expect(await page.getByText("Pick a colour, or type its code", { exact: false }).count()).toBe(1);
+    // Said once on screen, still heard on each colour: the group's hint describes every one of its fields.
+    const groupHint = await colours.getAttribute("aria-describedby");
+    expect(groupHint).toBeTruthy();
+    for (const name of ["Main colour", "Accent colour", "Background", "Text colour"]) {
+      expect((await page.getByRole("textbox", { name, exact: true }).getAttribute("aria-describedby"))!.split(" ")).toContain(groupHint!);
+    }
     const hintOf = async (name: string) => {
       const id = (await page.getByRole("textbox", { name, exact: true }).getAttribute("aria-describedby"))!.split(" ")[0];
       return page.locator(`[id="${id}"]`).textContent();
@@ -120,6 +126,8 @@ suite("Studio: the shop-owner trial's polish points in chromium", () => {
       await card(/Spotlight/).locator(".gallery-picture .spinner").waitFor();
       await card(/Flash sale/).getByText("No preview").waitFor();
       expect(await card(/Flash sale/).locator(".spinner").count()).toBe(0);
+      // The note is for the eye: the radio is still named by its template alone.
+      await page.getByRole("radio", { name: /^Flash sale/ }).waitFor();
       release();
       await page.waitForFunction(() => (globalThis as any).document.querySelectorAll(".gallery-picture .spinner").length === 0, undefined, { timeout: 30_000 });
       const states = await page.locator(".gallery-picture").evaluateAll((pictures: any[]) => pictures.map((p) => p.dataset.state));

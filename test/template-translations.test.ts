@@ -3,7 +3,7 @@
 // in it, and list every translation; a malformed language is a 422; a template with a broken translation is refused
 // at load, naming it.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { loadTemplates } from "../src/templates";
+import { loadTemplates, templateWords } from "../src/templates";
 import { defineTemplate, t as tb, type TemplateDefinition } from "../src/templates/api";
 import { BUILTIN_TEMPLATES } from "../templates";
 import { startService, type TestService } from "./helpers";
@@ -39,23 +39,34 @@ describe("the catalogue in a language", () => {
       const turkish = byId(await catalogue(query));
       expect(turkish.get("clean-card")).toMatchObject({ name: "Sade kart", description: expect.stringMatching(/^Mağazalar ve akışlar/) });
       expect(turkish.get("showcase").name).toBe("Vitrin");
-      // Everything else is the same template.
-      expect({ ...turkish.get("spotlight"), name: 0, description: 0 }).toEqual({ ...english.get("spotlight"), name: 0, description: 0 });
+      // Its picture in Turkish too; everything else is the same template.
+      expect(turkish.get("spotlight").preview_url).toBe(`${english.get("spotlight").preview_url}?language=tr`);
+      const rest = (tpl: any) => ({ ...tpl, name: 0, description: 0, preview_url: 0 });
+      expect(rest(turkish.get("spotlight"))).toEqual(rest(english.get("spotlight")));
     }
     const one = (await t.json("GET", "/v1/templates/spotlight?language=ja", { token })).body;
     expect(one).toMatchObject({ id: "spotlight", name: "スポットライト", translations: { tr: { name: "Spot ışığı" } } });
   });
 
-  test("a language no template has words in reads English", async () => {
+  test("a language no template has words in reads English, its picture too", async () => {
     const portuguese = byId(await catalogue("?language=pt-BR"));
     expect(portuguese.get("clean-card")).toMatchObject({ name: "Clean card", description: expect.stringMatching(/^A calm card/) });
+    expect(portuguese.get("clean-card").preview_url).toEndWith("/v1/templates/clean-card/preview");
+  });
+
+  test("a template without translations reads English in every language (templateWords, which downloads use too)", async () => {
+    const plain = BUILTIN_TEMPLATES.find((d) => d.meta.id === "spotlight")!;
+    const registry = await loadTemplates({ builtin: [defineTemplate({ ...plain, meta: { ...plain.meta, id: "plain", translations: undefined } })] });
+    const info = registry.get("plain")!.info;
+    expect(info.translations).toEqual({});
+    for (const language of ["tr", "tr-TR", "ja", "en"]) expect(templateWords(info, language)).toEqual({ name: plain.meta.name, description: plain.meta.description });
   });
 
   test("a malformed language is a 422 naming it, on the list and on one template", async () => {
     for (const path of ["/v1/templates?language=not%20a%20language", "/v1/templates/spotlight?language=x_y_z"]) {
       const res = await t.json("GET", path, { token });
       expect(res.status).toBe(422);
-      expect(res.body.details).toEqual([{ field: "language", message: expect.stringContaining("BCP 47") }]);
+      expect(res.body.details).toEqual([{ field: "language", message: expect.stringContaining("language code (BCP 47)") }]);
     }
     // Any other query parameter is still refused.
     expect((await t.json("GET", "/v1/templates?lang=tr", { token })).status).toBe(422);
@@ -67,14 +78,16 @@ describe("translations a template declares", () => {
   const withTranslations = (translations: unknown): TemplateDefinition =>
     defineTemplate({ ...base, meta: { ...base.meta, id: "translated", translations: translations as never }, prompt: tb.Object({}) });
 
-  test("a translation without a description takes the English one", async () => {
-    const registry = await loadTemplates({ builtin: [withTranslations({ de: { name: "  Übersetzt  " } })] });
+  test("a translation without a description takes the English one; a language left undefined has none", async () => {
+    const registry = await loadTemplates({ builtin: [withTranslations({ de: { name: "  Übersetzt  " }, fr: undefined })] });
     expect(registry.get("translated")!.info.translations).toEqual({ de: { name: "Übersetzt", description: base.meta.description } });
   });
 
   test.each([
     [[], "meta.translations must be an object of languages"],
-    [{ "tr-TR": { name: "x" } }, 'meta.translations.tr-TR: a translation is keyed by a base language in lowercase (tr, de, ja), not "tr-TR"'],
+    [{ "tr-TR": { name: "x" } }, 'meta.translations.tr-TR: a translation is keyed by a base language, lowercase and in its current code (tr, de, ja, he), not "tr-TR"'],
+    [{ iw: { name: "x" } }, 'meta.translations.iw: a translation is keyed by a base language, lowercase and in its current code (tr, de, ja, he), not "iw"'],
+    [{ und: { name: "x" } }, 'meta.translations.und: a translation is keyed by a base language, lowercase and in its current code (tr, de, ja, he), not "und"'],
     [{ en: { name: "x" } }, "meta.translations.en: English is meta.name and meta.description themselves"],
     [{ tr: "Sade kart" }, "meta.translations.tr must be { name, description? }"],
     [{ tr: null }, "meta.translations.tr must be { name, description? }"],

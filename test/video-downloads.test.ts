@@ -83,11 +83,11 @@ describe("a video's download links", () => {
     expect(deleted).toMatchObject({ video_url: null, download_url: null, thumbnail_download_url: null });
   });
 
-  test("a video in another language downloads under the template's name in that language (English where it has none)", async () => {
+  test("a video in another language downloads under the template's name in that language (by its base: tr-TR reads tr)", async () => {
     const { order, get } = await setup();
-    const [turkish, japanese] = [await order({ language: "tr" }), await order({ language: "ja", aspect_ratio: "16:9" })];
+    const [turkish, japanese] = [await order({ language: "tr-TR" }), await order({ language: "ja", aspect_ratio: "16:9" })];
     await t.runJobs();
-    expect(await dispositionOf((await get(turkish.id)).download_url)).toBe(attachment("Stoneware-coffee-cup_Sade-kart_9x16_tr.mp4"));
+    expect(await dispositionOf((await get(turkish.id)).download_url)).toBe(attachment("Stoneware-coffee-cup_Sade-kart_9x16_tr-TR.mp4"));
     expect(await dispositionOf((await get(japanese.id)).download_url)).toBe(attachment("Stoneware-coffee-cup_クリーンカード_16x9_ja.mp4"));
   });
 

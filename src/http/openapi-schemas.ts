@@ -198,7 +198,7 @@ export const template = named("Template", t.Object(
       { description: "The template's name and description by base language (tr, de, ja, …), English not among them: English is name and description without ?language=." },
     ),
     prompt_schema: t.Record(t.String(), t.Unknown(), { description: "JSON Schema of the template's user_prompt." }),
-    preview_url: t.String(),
+    preview_url: t.String({ description: "Its preview picture (GET /v1/templates/:id/preview), in the ?language= asked for when the template renders in it." }),
   },
   { description: "A video template." },
 ));

@@ -9,7 +9,9 @@ import type { StoragePlugin } from "./contracts";
  * "gpj.exe" read as "exe.jpg"), what the header itself gives a meaning (";", "%") and what a link would ("#", "&"):
  * runs of them. Also what src/videos leaves out of the parts of a video's download name.
  */
-export const UNSAFE_IN_NAMES = /[\u0000-\u001f\u007f<>:"/\\|?*;%#&\u200e\u200f\u202a-\u202e\u2066-\u2069]+/g;
+export const UNSAFE_IN_NAMES = /[\u0000-\u001f\u007f<>:"/\\|?*;%#&\u200e\u200f\u202a-\u202e\u2066-\u2069]+/;
+/** Every run of them, for replace (a global regex of its own: test() on a shared one would move its lastIndex). */
+const UNSAFE_RUNS = new RegExp(UNSAFE_IN_NAMES.source, "g");
 /** Characters that take no room (zero-width space, joiners, word joiner, BOM): a name that looks alike but is not. */
 const INVISIBLE = /[\u200b-\u200d\u2060\ufeff]/g;
 /** Windows keeps these names for devices, whatever follows the first dot (`con.backup.mp4` too). */
@@ -42,7 +44,7 @@ function withinBytes(chars: string[], max: number): string {
 export function downloadFileName(asked: string, key: string): string {
   const own = posix.basename(key);
   const ext = posix.extname(own);
-  let stem = asked.normalize("NFC").replace(INVISIBLE, "").replace(UNSAFE_IN_NAMES, "-").replace(/\s+/g, " ");
+  let stem = asked.normalize("NFC").replace(INVISIBLE, "").replace(UNSAFE_RUNS, "-").replace(/\s+/g, " ");
   if (ext && stem.toLowerCase().endsWith(ext.toLowerCase())) stem = stem.slice(0, -ext.length);
   stem = trimmed(withinBytes([...trimmed(stem)].slice(0, MAX_STEM), MAX_STEM_BYTES));
   if (!stem) return own;

@@ -71,13 +71,26 @@ function check(def: TemplateDefinition, source: string): void {
 
 /** A base language tag as translations are keyed: two or three lowercase letters (`tr`, `de`, `fil`). */
 const BASE_LANGUAGE = /^[a-z]{2,3}$/;
+/** Tags that name no language a reader has: undetermined, several, no linguistic content. */
+const NO_LANGUAGE = new Set(["und", "mul", "zxx", "mis"]);
+
+/** Whether a key is a base language as requests arrive after canonicalising (`he`, not its old `iw`). */
+function canonicalBase(lang: string): boolean {
+  try {
+    return BASE_LANGUAGE.test(lang) && !NO_LANGUAGE.has(lang) && Intl.getCanonicalLocales(lang)[0] === lang;
+  } catch {
+    return false;
+  }
+}
 
 function checkTranslations(translations: unknown, bad: (what: string) => never): void {
   if (translations === undefined) return;
   if (!translations || typeof translations !== "object" || Array.isArray(translations)) bad("meta.translations must be an object of languages");
   for (const [lang, words] of Object.entries(translations as Record<string, unknown>)) {
     const at = `meta.translations.${lang}`;
-    if (!BASE_LANGUAGE.test(lang)) bad(`${at}: a translation is keyed by a base language in lowercase (tr, de, ja), not ${JSON.stringify(lang)}`);
+    // Left out, as a conditional spread may leave it: no words in that language.
+    if (words === undefined) continue;
+    if (!canonicalBase(lang)) bad(`${at}: a translation is keyed by a base language, lowercase and in its current code (tr, de, ja, he), not ${JSON.stringify(lang)}`);
     if (lang === "en") bad(`${at}: English is meta.name and meta.description themselves`);
     const w = words as Partial<Record<string, unknown>> | null;
     if (!w || typeof w !== "object") bad(`${at} must be { name, description? }`);

@@ -7,12 +7,14 @@ import { UNSAFE_IN_NAMES, type StoragePlugin } from "../plugins";
 import { templateWords, type TemplateRegistry } from "../templates";
 import type { VideoRow } from "./types";
 
+/** Every run of what a download name may not hold (the plugin kit's list). */
+const UNSAFE_RUNS = new RegExp(UNSAFE_IN_NAMES.source, "g");
 /** A product name longer than this is cut, so the name keeps its template, format and language. */
 const MAX_PRODUCT = 60;
 
 /** One part of the name: its words joined by "-", unsafe characters left out, no dots or dashes at its ends. */
 function part(text: string, max = 40): string {
-  const words = text.normalize("NFC").replace(UNSAFE_IN_NAMES, " ").trim().split(/\s+/).join("-");
+  const words = text.normalize("NFC").replace(UNSAFE_RUNS, " ").trim().split(/\s+/).join("-");
   return [...words].slice(0, max).join("").replace(/^[-.]+|[-.]+$/g, "");
 }
 

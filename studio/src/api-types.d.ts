@@ -1218,6 +1218,7 @@ export interface components {
             prompt_schema: {
                 [key: string]: unknown;
             };
+            /** @description Its preview picture (GET /v1/templates/:id/preview), in the ?language= asked for when the template renders in it. */
             preview_url: string;
         };
         Balance: {

@@ -72,8 +72,14 @@ const templateQuery = t.Object(
 function catalogueLanguage(requested: string | undefined): string {
   if (requested === undefined) return "en";
   const tag = normalizeLanguage(requested);
-  if (!tag) throw errors.invalidField("language", "must be a BCP 47 language code, such as en, tr or pt-BR");
+  if (!tag) throw errors.invalidField("language", "must be a language code (BCP 47) such as en, tr or pt-BR");
   return tag;
+}
+
+/** `?language=` for a template's preview link: the catalogue's language by its base, when the template renders in it. */
+function previewLanguage(languages: string[], language: string): string {
+  const base = baseLanguage(language);
+  return base !== "en" && languages.includes(base) ? `?language=${base}` : "";
 }
 
 export function templateJson(template: LoadedTemplate, publicUrl: string, language = "en") {
@@ -94,7 +100,8 @@ export function templateJson(template: LoadedTemplate, publicUrl: string, langua
     languages: i.languages,
     translations: i.translations,
     prompt_schema: template.promptSchema,
-    preview_url: `${publicUrl}/v1/templates/${i.id}/preview`,
+    // The picture in the same language, when the template renders in it (its `languages`); else its English one.
+    preview_url: `${publicUrl}/v1/templates/${i.id}/preview${previewLanguage(i.languages, language)}`,
   };
 }
 

@@ -9,16 +9,18 @@ type FieldProps = {
   hint?: string;
   error?: string;
   required?: boolean;
+  /** The id of a hint said elsewhere that also describes this control (a group's, said once for its fields). */
+  alsoDescribedBy?: string;
   /** Renders the control with the ids it must carry. */
   children: (control: { id: string; "aria-describedby"?: string; "aria-invalid"?: boolean; required?: boolean }) => ComponentChildren;
 };
 
-export function Field({ label, hint, error, required, children }: FieldProps) {
+export function Field({ label, hint, error, required, alsoDescribedBy, children }: FieldProps) {
   const t = useT();
   const id = useId();
   const hintId = hint ? `${id}-hint` : undefined;
   const errorId = error ? `${id}-error` : undefined;
-  const describedBy = [hintId, errorId].filter(Boolean).join(" ") || undefined;
+  const describedBy = [hintId, alsoDescribedBy, errorId].filter(Boolean).join(" ") || undefined;
   return (
     <div class={`field${error ? " field-invalid" : ""}`}>
       <label for={id}>

@@ -43,7 +43,8 @@ function currencyName(code: string, lang: string): string {
 type Props = { schema: Schema | null; values: Values; errors: Record<string, string>; onChange(path: string, value: string): void };
 
 /** Every field of the schema, in its order, with its hint (the schema's description) and its error. */
-export function PromptFields({ schema, values, errors, onChange, prefix = "", colourSaid = false }: Props & { prefix?: string; colourSaid?: boolean }) {
+/** `colourHint`: the id of the hint a group of colours says once for its fields (how a colour is given), or none. */
+export function PromptFields({ schema, values, errors, onChange, prefix = "", colourHint }: Props & { prefix?: string; colourHint?: string }) {
   const { lang } = useLang();
   const m = useMessages();
   const required = new Set(schema?.required ?? []);
@@ -53,15 +54,22 @@ export function PromptFields({ schema, values, errors, onChange, prefix = "", co
         const path = prefix ? `${prefix}.${name}` : name;
         const label = fieldLabel(name, field, lang);
         if (kindOf(field) === "group") {
-          // A group of colours (the brand's) says how a colour is given once, not under each of its four fields.
-          const colours = Object.values(field.properties ?? {}).every((f) => f.pattern === COLOUR_PATTERN);
+          // A group of colours (the brand's) says how a colour is given once, not under each of its four fields; each
+          // of them is still described by it for a screen reader, as is the group.
+          const members = Object.values(field.properties ?? {});
+          const colours = members.length > 0 && members.every((f) => f.pattern === COLOUR_PATTERN);
           const hint = [field.description ? fieldDescription(field, lang) : "", colours ? m("colour") : ""].filter(Boolean).join(" ");
+          const hintId = hint ? `hint-${path}` : undefined;
           return (
-            <fieldset key={path}>
+            <fieldset key={path} aria-describedby={hintId}>
               <legend>{label}</legend>
-              {hint && <p class="hint">{hint}</p>}
+              {hint && (
+                <p class="hint" id={hintId}>
+                  {hint}
+                </p>
+              )}
               <div class="form">
-                <PromptFields schema={field} values={values} errors={errors} onChange={onChange} prefix={path} colourSaid={colours} />
+                <PromptFields schema={field} values={values} errors={errors} onChange={onChange} prefix={path} colourHint={colours ? hintId : undefined} />
               </div>
             </fieldset>
           );
@@ -73,7 +81,7 @@ export function PromptFields({ schema, values, errors, onChange, prefix = "", co
             label={label}
             schema={field}
             required={required.has(name)}
-            colourSaid={colourSaid}
+            colourHint={colourHint}
             value={values[path] ?? ""}
             error={fieldError(errors, `user_prompt.${path}`)}
             onChange={(v) => onChange(path, v)}
@@ -84,9 +92,9 @@ export function PromptFields({ schema, values, errors, onChange, prefix = "", co
   );
 }
 
-type OneProps = { path: string; label: string; schema: Schema; required: boolean; colourSaid: boolean; value: string; error?: string; onChange(value: string): void };
+type OneProps = { path: string; label: string; schema: Schema; required: boolean; colourHint?: string; value: string; error?: string; onChange(value: string): void };
 
-function OneField({ path, label, schema, required, colourSaid, value, error, onChange }: OneProps) {
+function OneField({ path, label, schema, required, colourHint, value, error, onChange }: OneProps) {
   const m = useMessages();
   const { lang } = useLang();
   const kind = kindOf(schema);
@@ -94,10 +102,10 @@ function OneField({ path, label, schema, required, colourSaid, value, error, onC
   // A raw pattern helps nobody: colours get a picker, and the currency (a code the API checks) a list of names.
   const colour = schema.pattern === COLOUR_PATTERN;
   const currency = path === "currency" && kind === "text";
-  const hints = [currency ? "" : fieldDescription(schema, lang), kind === "list" && schema.maxItems ? m("lines", { n: schema.maxItems }) : "", colour && !colourSaid ? m("colour") : ""];
+  const hints = [currency ? "" : fieldDescription(schema, lang), kind === "list" && schema.maxItems ? m("lines", { n: schema.maxItems }) : "", colour && !colourHint ? m("colour") : ""];
   const hint = hints.filter(Boolean).join(" ") || undefined;
   return (
-    <Field label={label} hint={hint} error={error} required={required}>
+    <Field label={label} hint={hint} error={error} required={required} alsoDescribedBy={colour ? colourHint : undefined}>
       {(control) =>
         colour ? (
           <span class="colour-pair">

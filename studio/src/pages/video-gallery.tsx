@@ -33,7 +33,12 @@ function Picture({ src }: { src: string }) {
     <span class="gallery-picture" data-state={state}>
       <img src={src} alt="" loading="lazy" onLoad={() => setState("ready")} onError={() => setState("failed")} />
       {state === "loading" && <Spinner label="" />}
-      {state === "failed" && <span class="gallery-picture-note">{m("noPicture")}</span>}
+      {/* Seen, not heard: the picture is decoration, so the radio's name stays the template's. */}
+      {state === "failed" && (
+        <span class="gallery-picture-note" aria-hidden="true">
+          {m("noPicture")}
+        </span>
+      )}
     </span>
   );
 }

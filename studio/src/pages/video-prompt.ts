@@ -81,8 +81,9 @@ const COLOUR_FIELDS = new Set(["primary", "accent", "background", "text"]);
 export function fieldLabel(name: string, schema: Schema, lang: Lang): string {
   const named = !COLOUR_FIELDS.has(name) || schema.pattern === "^#[0-9a-fA-F]{6}$";
   if (named && lang === "tr" && TR_NAMES[name]) return TR_NAMES[name];
-  if (named && lang === "en" && EN_NAMES[name]) return EN_NAMES[name];
+  // A template's own title (in English) wins over the English names given the shared fields.
   if (schema.title) return schema.title;
+  if (named && lang === "en" && EN_NAMES[name]) return EN_NAMES[name];
   const words = name.replace(/[_-]+/g, " ").trim();
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
