@@ -48,13 +48,13 @@ describeBrowser("Studio: a premium template on a Standard account, in chromium",
     expect((await page.locator("#premium-needed").textContent())?.trim()).toBe("");
   }, SLOW);
 
-  test("in a Turkish browser the reason reads in Turkish", async () => {
+  test("in a Turkish browser the reason reads in Turkish, the template named as the Turkish catalogue names it", async () => {
     const tr = await openContext(browser, server.base, { locale: "tr-TR" });
     try {
       await startSession(tr.context, server.base, account.token);
       await choosePremium(tr.page);
       await submitButton(tr.page, true);
-      await tr.page.locator("#premium-needed").getByText("Minimal luxe bir premium şablon, bu hesap ise Standart planda").waitFor();
+      await tr.page.locator("#premium-needed").getByText("Minimal lüks bir premium şablon, bu hesap ise Standart planda").waitFor();
     } finally {
       await tr.context.close();
     }
