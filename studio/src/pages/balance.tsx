@@ -92,7 +92,8 @@ function Transactions({ list }: { list: CursorList<Transaction> }) {
   return (
     <section class="section" aria-labelledby="transactions-heading">
       <h2 id="transactions-heading">{m("transactions")}</h2>
-      <PagedTable list={list} caption={m("transactions")} columns={columns} empty={m("noTransactions")} stackOnPhone />
+      {/* Shown once the template names are known (a request at most, usually made already), so none switches language. */}
+      {templates.loading ? <Loading /> : <PagedTable list={list} caption={m("transactions")} columns={columns} empty={m("noTransactions")} stackOnPhone />}
     </section>
   );
 }
