@@ -80,5 +80,8 @@ describe("download names", () => {
     expect(attachment("Çay'(1).mp4")).toBe(`attachment; filename="Cay'(1).mp4"; filename*=UTF-8''%C3%87ay%27%281%29.mp4`);
     // Letters with no accent to drop are spelled out: Turkish dotless ı is an i, not an underscore.
     expect(attachment("Kahve fincanı ßæ.mp4")).toStartWith(`attachment; filename="Kahve fincani ssae.mp4"`);
+    // A name in another script is one underscore where it stood, its separators with it.
+    expect(attachment("Cup_クリーンカード_1x1_ja.mp4")).toStartWith(`attachment; filename="Cup_1x1_ja.mp4"`);
+    expect(attachment("Cup_بطاقة-بسيطة_1x1_ar.mp4")).toStartWith(`attachment; filename="Cup_1x1_ar.mp4"`);
   });
 });

@@ -236,7 +236,7 @@ suite("Studio: the shop-owner trial's polish points in chromium", () => {
     await useLanguage("English");
   }, SLOW);
 
-  test("at 320 px (the narrowest phone, WCAG's reflow width) the header is one row in both languages and nothing scrolls sideways", async () => {
+  test("at 320 px (the narrowest phone, WCAG's reflow width) each header row is one line in both languages, nothing scrolls sideways, and the gallery shows two templates a row", async () => {
     for (const lang of ["English", "Türkçe"] as const) {
       await visit("/products", lang === "English" ? /^Products$/ : /^Ürünler$/, 320);
       const [brand, switcher, signOut] = await Promise.all(
@@ -250,6 +250,11 @@ suite("Studio: the shop-owner trial's polish points in chromium", () => {
       if (lang === "English") await useLanguage("Türkçe");
     }
     await useLanguage("English");
+    await visit(`/videos/new?product=${product.id}`, /^Create video$/, 320);
+    const tops = await page.locator(".gallery label").evaluateAll((cards) => cards.map((c) => Math.round(c.getBoundingClientRect().top)));
+    expect(tops[0]).toBe(tops[1]);
+    expect(new Set(tops).size).toBe(Math.ceil(tops.length / 2));
+    expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(320);
   }, SLOW);
 
   test("webhook endpoint: its actions on one row, and its long URL wrapped only between its parts (after a / . ? & = or -)", async () => {

@@ -22,8 +22,10 @@ const byId = (list: any[]) => new Map(list.map((tpl) => [tpl.id, tpl]));
 describe("the catalogue in a language", () => {
   test("every built-in template has its name and description in each of the other six languages", async () => {
     for (const tpl of await catalogue()) {
-      expect(Object.keys(tpl.translations).sort()).toEqual(["ar", "de", "es", "fr", "ja", "tr"]);
-      for (const words of Object.values(tpl.translations) as { name: string; description: string }[]) {
+      expect(Object.keys(tpl.translations).sort()).toEqual(["ar", "de", "en", "es", "fr", "ja", "tr"]);
+      expect(tpl.translations.en).toEqual({ name: tpl.name, description: tpl.description });
+      for (const [language, words] of Object.entries(tpl.translations) as [string, { name: string; description: string }][]) {
+        if (language === "en") continue;
         expect(words.name.length).toBeGreaterThan(1);
         expect(words.name).not.toBe(tpl.name);
         expect(words.description.length).toBeGreaterThan(20);
@@ -62,13 +64,16 @@ describe("the catalogue in a language", () => {
     for (const language of ["tr", "tr-TR", "ja", "en"]) expect(templateWords(info, language)).toEqual({ name: plain.meta.name, description: plain.meta.description });
   });
 
-  test("a malformed language is a 422 naming it, on the list and on one template", async () => {
-    for (const path of ["/v1/templates?language=not%20a%20language", "/v1/templates/spotlight?language=x_y_z"]) {
+  test("a malformed language is a 422 naming it, on the list, on one template and on its preview alike", async () => {
+    for (const path of ["/v1/templates?language=not%20a%20language", "/v1/templates/spotlight?language=x_y_z", "/v1/templates/spotlight/preview?language=xx_1!"]) {
       const res = await t.json("GET", path, { token });
       expect(res.status).toBe(422);
       expect(res.body.details).toEqual([{ field: "language", message: expect.stringContaining("language code (BCP 47)") }]);
     }
-    // Any other query parameter is still refused.
+    // An empty one is too short on all three; any other query parameter is still refused.
+    for (const path of ["/v1/templates", "/v1/templates/spotlight", "/v1/templates/spotlight/preview"]) {
+      expect((await t.json("GET", `${path}?language=`, { token })).body.details).toEqual([{ field: "language", message: expect.stringContaining("at least 2") }]);
+    }
     expect((await t.json("GET", "/v1/templates?lang=tr", { token })).status).toBe(422);
   });
 });

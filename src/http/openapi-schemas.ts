@@ -195,7 +195,7 @@ export const template = named("Template", t.Object(
     translations: t.Record(
       t.String(),
       t.Object({ name: t.String(), description: t.String() }),
-      { description: "The template's name and description by base language (tr, de, ja, …), English not among them: English is name and description without ?language=." },
+      { description: "The template's name and description in every language it has words in, by base language (en, tr, de, ja, …); English is always there." },
     ),
     prompt_schema: t.Record(t.String(), t.Unknown(), { description: "JSON Schema of the template's user_prompt." }),
     preview_url: t.String({ description: "Its preview picture (GET /v1/templates/:id/preview), in the ?language= asked for when the template renders in it." }),

@@ -57,7 +57,9 @@ export function attachment(name: string): string {
     .normalize("NFKD")
     .replace(/[\u0300-\u036f]/g, "")
     .replace(/[ıßæÆøØłŁđĐœŒ]/g, (c) => ASCII_LETTERS[c]!)
-    .replace(/[^\x20-\x7e]|["\\]/g, "_");
+    .replace(/[^\x20-\x7e]|["\\]/g, "_")
+    // A word of another script is one "_" with the separators around it, not one per letter ("…_1x1_ja", not "…____").
+    .replace(/[_-]*_[_-]*/g, "_");
   const exact = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return `attachment; filename="${ascii}"; filename*=UTF-8''${exact}`;
 }

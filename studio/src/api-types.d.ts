@@ -1207,7 +1207,7 @@ export interface components {
             credits: number;
             premium: boolean;
             languages: string[];
-            /** @description The template's name and description by base language (tr, de, ja, …), English not among them: English is name and description without ?language=. */
+            /** @description The template's name and description in every language it has words in, by base language (en, tr, de, ja, …); English is always there. */
             translations: {
                 [key: string]: {
                     name: string;

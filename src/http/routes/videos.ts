@@ -61,7 +61,7 @@ const templateQuery = t.Object(
       t.String({
         minLength: 2,
         maxLength: 35,
-        description: "BCP 47 language of `name` and `description` (default en); a template without words in it answers in English. `translations` holds them all.",
+        description: "BCP 47 language of `name` and `description` (default en), read by its base language; a template without words in it answers in English. `translations` holds every language's.",
       }),
     ),
   },
@@ -98,7 +98,8 @@ export function templateJson(template: LoadedTemplate, publicUrl: string, langua
     credits: i.credits,
     premium: i.premium,
     languages: i.languages,
-    translations: i.translations,
+    // Every language the template has words in, English first: a client reads any of them from one answer.
+    translations: { en: { name: i.name, description: i.description }, ...i.translations },
     prompt_schema: template.promptSchema,
     // The picture in the same language, when the template renders in it (its `languages`); else its English one.
     preview_url: `${publicUrl}/v1/templates/${i.id}/preview${previewLanguage(i.languages, language)}`,
@@ -198,12 +199,13 @@ export function videoRoutes(guard: GuardDeps, videos: Videos, templates: Templat
     .get(
       "/templates/:id/preview",
       async ({ params, query }) => {
-        const png = await previewOf(params.id, query.language ?? "en");
+        // A malformed tag is refused as the catalogue refuses it; a well-formed one the template lacks is unsupported_language.
+        const png = await previewOf(params.id, catalogueLanguage(query.language));
         return new Response(png, { headers: { "content-type": "image/png", "cache-control": "public, max-age=3600" } });
       },
       {
         params: idParams,
-        query: t.Object({ language: t.Optional(t.String({ maxLength: 35, description: "BCP 47 language (default en); one of the template's languages." })) }),
+        query: t.Object({ language: t.Optional(t.String({ minLength: 2, maxLength: 35, description: "BCP 47 language (default en); one of the template's languages." })) }),
         detail: operation({ tags: ["Templates"], summary: "A preview frame of the template (PNG)", responses: { 200: png("The frame as PNG") }, errors: [404, 422] }),
       },
     );

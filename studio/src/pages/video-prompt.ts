@@ -29,7 +29,7 @@ const TR_NAMES: Record<string, string> = {
   price: "Fiyat",
   old_price: "Eski fiyat",
   currency: "Para birimi",
-  call_to_action: "Buton metni",
+  call_to_action: "Düğme metni",
   colors: "Renkler",
   features: "Özellikler",
   primary: "Ana renk",
