@@ -83,6 +83,23 @@ describe("line breaks", () => {
     expect(phrases("Plain words", "ja")).toEqual([["Plain words"]]);
   });
 
+  test("a number keeps its unit on its line: the space between them is a no-break space", () => {
+    expect(phrases("Hausmischung 500 g", "de")).toEqual([["Hausmischung 500\u00a0g"]]);
+    expect(phrases("Krem 50 ml, %20 indirim, 20 % off, 2 kg", "tr")).toEqual([["Krem 50\u00a0ml, %20 indirim, 20\u00a0% off, 2\u00a0kg"]]);
+    // A word that only starts like a unit, and a number followed by a word, keep their ordinary space.
+    expect(phrases("Set of 3 glasses, 2 large mugs", "en")).toEqual([["Set of 3 glasses, 2 large mugs"]]);
+  });
+
+  test("a line that would end on a number breaks before it, the unit staying with it", async () => {
+    const style = { size: 60, minSize: 60, maxLines: 2 };
+    const whole = await draw("Hausmischung 500", "de", style);
+    // Room for "Hausmischung 500" but not for its " g": pango alone would leave the g alone on the second line.
+    const wrapped = await draw("Hausmischung 500 g", "de", { ...style, maxWidth: whole.width + 10 });
+    const byHand = await draw("Hausmischung\n500 g", "de", style);
+    expect(wrapped.lines).toBe(2);
+    expect(await sameInk(wrapped.png, byHand.png)).toBe(true);
+  });
+
   test("a Japanese line breaks between phrases, not inside one", async () => {
     const style = { size: 60, minSize: 60, maxLines: 2 };
     const oneLine = await draw("今日は天気です。", "ja", style);

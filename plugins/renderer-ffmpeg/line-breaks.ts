@@ -1,5 +1,6 @@
 // Where lines may break in scripts written without spaces: BudouX's phrases for Japanese, Chinese and Thai, so a
-// line never ends in the middle of a word (pango alone breaks between any two Han or kana, and mid-word in Thai).
+// line never ends in the middle of a word (pango alone breaks between any two Han or kana, and mid-word in Thai);
+// elsewhere a number keeps its unit ("500 g") on its line.
 
 type Parser = { parse(sentence: string): string[] };
 
@@ -39,11 +40,17 @@ function modelFor(line: string, lang: string): string | null {
   return null;
 }
 
+/**
+ * A number and the unit after it ("500 g", "1,5 l", "20 %"): the space between them becomes a no-break space, so a
+ * product name never ends a line on its number with the unit alone on the next.
+ */
+const NUMBER_UNIT = /(\d) (?=(?:mg|g|kg|ml|cl|dl|l|L|mm|cm|m|km|oz|lb|lbs|%|°C|°F|mAh|W|V|GB|TB)(?![\p{L}\p{N}]))/gu;
+
 /** The text's lines cut into phrases that should stay on one line; a line in other scripts is one piece. */
 export function phrases(text: string, lang: string): string[][] {
   return text.split("\n").map((line) => {
     const model = modelFor(line, lang);
-    return model ? parser(model).parse(line) : [line];
+    return model ? parser(model).parse(line) : [line.replace(NUMBER_UNIT, "$1\u00a0")];
   });
 }
 
