@@ -40,8 +40,11 @@ async function fresh(options: Parameters<typeof openContext>[2] = {}) {
 
 /**
  * A test in chromium that is run once more, on a new browser, when Playwright's client lost its connection to the
- * browser: a protocol race in playwright-core seen once under heavy load in CI ("Cannot find parent object request@…
- * to create response@…"), after which every later call fails with the browser closed. Any other failure fails at once.
+ * browser: a protocol race in playwright-core seen under heavy load in CI ("Cannot find parent object request@… to
+ * create response@…"), after which every later call fails with the browser closed. The same race may instead surface
+ * as an error thrown in playwright-core's message dispatch, outside any call this test awaits (twice in CI, failing
+ * this test and the next two at once with "…was not bound in the connection"); bun's `retry` runs such a test once
+ * more, as no catch here can see it.
  */
 function browserTest(name: string, fn: () => Promise<void>) {
   test(name, async () => {
@@ -54,7 +57,7 @@ function browserTest(name: string, fn: () => Promise<void>) {
       browser = await launchChromium();
       await fn();
     }
-  });
+  }, { retry: 1 });
 }
 
 beforeAll(async () => {

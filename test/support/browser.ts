@@ -52,7 +52,7 @@ function browserEnv(): Record<string, string> {
 /** Launches chromium. Playwright gives each launch a fresh, empty user-data-dir (a temporary profile it deletes). */
 /** Whether an error says Playwright's client lost chromium (its connection closed), rather than a page failing a check. */
 export function browserLost(err: unknown): boolean {
-  return /Cannot find parent object|Target page, context or browser has been closed|Browser has been closed|Target closed/.test(String(err));
+  return /Cannot find parent object|was not bound in the connection|Target page, context or browser has been closed|Browser has been closed|Target closed/.test(String(err));
 }
 
 export function launchChromium(): Promise<Browser> {
