@@ -121,7 +121,7 @@ export default defineTemplate({
   prompt: t.Object({
     headline: fields.headline(40),
     price: fields.price(),
-    old_price: fields.price(),
+    old_price: fields.oldPrice(),
     currency: fields.currency(),
     call_to_action: fields.callToAction(),
     features: fields.features(3),

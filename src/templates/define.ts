@@ -2,6 +2,7 @@
 import type { Static, TObject } from "@sinclair/typebox";
 import { t } from "elysia";
 import type { Anim } from "./anim";
+import { FIELD_DESCRIPTIONS } from "./field-words";
 import type { Strings } from "./i18n";
 import type { Asset, Scene } from "./scene";
 
@@ -266,23 +267,23 @@ function priceField(description: string) {
 /** Prompt fields shared by templates, so every template names and checks them the same way. */
 export const fields = {
   headline: (maxLength?: number) =>
-    t.Optional(t.String({ minLength: 1, maxLength: count("headline", "the longest length", maxLength, 60), description: "Main line; defaults to the product name." })),
+    t.Optional(t.String({ minLength: 1, maxLength: count("headline", "the longest length", maxLength, 60), description: FIELD_DESCRIPTIONS.en.headline })),
   subheadline: (maxLength?: number) =>
-    t.Optional(t.String({ minLength: 1, maxLength: count("subheadline", "the longest length", maxLength, 90), description: "Second line; defaults to the first sentence of the description." })),
-  price: () => priceField("A number (formatted in the video's language and currency) or text shown as is."),
+    t.Optional(t.String({ minLength: 1, maxLength: count("subheadline", "the longest length", maxLength, 90), description: FIELD_DESCRIPTIONS.en.subheadline })),
+  price: () => priceField(FIELD_DESCRIPTIONS.en.price),
   /** The price before a discount, which sale templates strike through and work the saving out from. */
-  oldPrice: () => priceField("The price before the discount, shown struck through; like the price, a number or text."),
+  oldPrice: () => priceField(FIELD_DESCRIPTIONS.en.oldPrice),
   currency: () =>
     t.Optional(
-      t.String({ pattern: "^[A-Za-z]{3}$", description: "ISO 4217 code; defaults by language (USD, TRY, EUR, JPY, SAR).", error: "must be a three-letter currency code like USD" }),
+      t.String({ pattern: "^[A-Za-z]{3}$", description: FIELD_DESCRIPTIONS.en.currency, error: "must be a three-letter currency code like USD" }),
     ),
   callToAction: (maxLength?: number) =>
-    t.Optional(t.String({ minLength: 1, maxLength: count("callToAction", "the longest length", maxLength, 28), description: "Button text; defaults to \"Shop now\" in the video's language." })),
+    t.Optional(t.String({ minLength: 1, maxLength: count("callToAction", "the longest length", maxLength, 28), description: FIELD_DESCRIPTIONS.en.callToAction })),
   features: (maxItems?: number) =>
     t.Optional(
       t.Array(t.String({ minLength: 1, maxLength: 48 }), {
         maxItems: count("features", "the most items", maxItems, 4),
-        description: "Short selling points; default to phrases from the description.",
+        description: FIELD_DESCRIPTIONS.en.features,
       }),
     ),
   color: () => t.Optional(hex),
@@ -290,7 +291,7 @@ export const fields = {
     t.Optional(
       t.Object(
         { primary: t.Optional(hex), accent: t.Optional(hex), background: t.Optional(hex), text: t.Optional(hex) },
-        { additionalProperties: false, description: "Brand colours as #rrggbb." },
+        { additionalProperties: false, description: FIELD_DESCRIPTIONS.en.colors },
       ),
     ),
 };

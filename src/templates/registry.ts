@@ -8,6 +8,7 @@ import { Value } from "@sinclair/typebox/value";
 import { describeImportError, plainMessage } from "../kernel";
 import { templateApi, type TemplateApi } from "./api";
 import { ASPECT_SIZES, fpsOf, isTemplateDefinition, type Aspect, type TemplateDefinition } from "./define";
+import { FIELD_DESCRIPTIONS, promptSchemaIn } from "./field-words";
 import { BUILTIN_STRINGS, LANGUAGES } from "./i18n";
 
 export type TemplateInfo = {
@@ -32,6 +33,8 @@ export type LoadedTemplate = {
   info: TemplateInfo;
   /** JSON Schema of user_prompt (from the template's TypeBox schema), for GET /v1/templates. */
   promptSchema: Record<string, unknown>;
+  /** The same with the shared fields' descriptions in a language (by its base; English where there are none). */
+  promptSchemaIn(language: string): Record<string, unknown>;
   /** Validates a user_prompt; problems use field paths like "headline" or "features.1". */
   validatePrompt(prompt: unknown): { ok: true } | { ok: false; problems: PromptProblem[] };
   /** The module's definition, for the renderer. */
@@ -107,9 +110,24 @@ function translationsOf(meta: TemplateDefinition["meta"]): TemplateInfo["transla
   return out;
 }
 
+/** The base language a template's words are kept by: `tr-TR` reads `tr`. */
+const wordsLanguage = (language: string) => language.toLowerCase().split("-")[0]!;
+
 /** A template's name and description in a language (by its base: `tr-TR` reads `tr`), English where it has none. */
 export function templateWords(info: TemplateInfo, language: string): { name: string; description: string } {
-  return info.translations[language.toLowerCase().split("-")[0]] ?? { name: info.name, description: info.description };
+  return info.translations[wordsLanguage(language)] ?? { name: info.name, description: info.description };
+}
+
+/** The prompt schema's copies by language, made on first asking: one each of the few languages with field words. */
+function localizedSchemas(promptSchema: Record<string, unknown>): (language: string) => Record<string, unknown> {
+  const made = new Map<string, Record<string, unknown>>();
+  return (language) => {
+    const base = wordsLanguage(language);
+    if (base === "en" || !Object.hasOwn(FIELD_DESCRIPTIONS, base)) return promptSchema;
+    let schema = made.get(base);
+    if (!schema) made.set(base, (schema = promptSchemaIn(promptSchema, base)));
+    return schema;
+  };
 }
 
 function languagesOf(def: TemplateDefinition): string[] {
@@ -149,6 +167,7 @@ function load(def: TemplateDefinition, source: string): LoadedTemplate {
   const schema = def.prompt as TObject & { additionalProperties?: unknown };
   if (schema.additionalProperties === undefined) schema.additionalProperties = false;
   const size = ASPECT_SIZES[def.meta.aspect as Aspect];
+  const promptSchema = jsonSchema(schema);
   return {
     info: {
       id: def.meta.id,
@@ -164,7 +183,8 @@ function load(def: TemplateDefinition, source: string): LoadedTemplate {
       languages: languagesOf(def),
       translations: translationsOf(def.meta),
     },
-    promptSchema: jsonSchema(schema),
+    promptSchema,
+    promptSchemaIn: localizedSchemas(promptSchema),
     validatePrompt: validator(schema),
     definition: def,
     source,

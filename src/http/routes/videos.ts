@@ -54,14 +54,14 @@ const videoListQuery = t.Composite(
   { additionalProperties: false },
 );
 
-/** `?language=` of the template catalogue: which language its names and descriptions are given in. */
+/** `?language=` of the template catalogue: which language its names, descriptions and shared field descriptions are given in. */
 const templateQuery = t.Object(
   {
     language: t.Optional(
       t.String({
         minLength: 2,
         maxLength: 35,
-        description: "BCP 47 language of `name` and `description` (default en), read by its base language; a template without words in it answers in English. `translations` holds every language's.",
+        description: "BCP 47 language of `name` and `description` (default en), read by its base language; a template without words in it answers in English. `translations` holds every language's. The shared prompt fields' descriptions in `prompt_schema` follow it too.",
       }),
     ),
   },
@@ -100,7 +100,8 @@ export function templateJson(template: LoadedTemplate, publicUrl: string, langua
     languages: i.languages,
     // Every language the template has words in, English first: a client reads any of them from one answer.
     translations: { en: { name: i.name, description: i.description }, ...i.translations },
-    prompt_schema: template.promptSchema,
+    // The shared fields described in the same language; a template's own fields as it wrote them.
+    prompt_schema: template.promptSchemaIn(language),
     // The picture in the same language, when the template renders in it (its `languages`); else its English one.
     preview_url: `${publicUrl}/v1/templates/${i.id}/preview${previewLanguage(i.languages, language)}`,
   };

@@ -25,6 +25,8 @@ export type LoadedTemplate = {
     info: TemplateInfo;
     /** JSON Schema of user_prompt (from the template's TypeBox schema), for GET /v1/templates. */
     promptSchema: Record<string, unknown>;
+    /** The same with the shared fields' descriptions in a language (by its base; English where there are none). */
+    promptSchemaIn(language: string): Record<string, unknown>;
     /** Validates a user_prompt; problems use field paths like "headline" or "features.1". */
     validatePrompt(prompt: unknown): {
         ok: true;

@@ -1,0 +1,85 @@
+// The shared prompt fields' descriptions in the catalogue's language: GET /v1/templates?language= gives each template's
+// prompt_schema with fields.headline() and the rest described in it (by its base language), the schema otherwise the
+// same; a template's own wording stays as written; a language without field words reads English.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { BUILTIN_STRINGS } from "../src/templates";
+import { FIELD_DESCRIPTIONS, promptSchemaIn } from "../src/templates/field-words";
+import { defineTemplate, fields, t as tb } from "../src/templates/api";
+import { startService, type TestService } from "./helpers";
+
+let t: TestService;
+let token: string;
+beforeAll(async () => {
+  t = await startService();
+  ({ token } = await t.newAccount());
+});
+afterAll(() => t.close());
+
+const catalogue = async (query = "") => (await t.json("GET", `/v1/templates${query}`, { token })).body.data as any[];
+const withoutDescriptions = (schema: unknown) => JSON.parse(JSON.stringify(schema, (k, v) => (k === "description" ? undefined : v)));
+
+describe("prompt_schema in the catalogue's language", () => {
+  test("?language=tr describes the shared fields in Turkish; everything but the descriptions is the English schema", async () => {
+    const english = new Map((await catalogue()).map((tpl) => [tpl.id, tpl.prompt_schema]));
+    for (const query of ["?language=tr", "?language=tr-TR"]) {
+      for (const tpl of await catalogue(query)) {
+        const props = tpl.prompt_schema.properties;
+        expect(props.headline.description).toBe("Ana satır; boş bırakılırsa ürünün adı.");
+        expect(props.call_to_action.description).toContain(`"${BUILTIN_STRINGS.tr.shopNow}"`);
+        expect(props.colors.description).toBe(FIELD_DESCRIPTIONS.tr.colors);
+        expect(withoutDescriptions(tpl.prompt_schema)).toEqual(withoutDescriptions(english.get(tpl.id)));
+      }
+    }
+  });
+
+  test("one template's answer gives the same words, and each field its own: the old price is not described as the price", async () => {
+    const res = await t.json("GET", "/v1/templates/showcase?language=de", { token });
+    expect(res.status).toBe(200);
+    const props = res.body.prompt_schema.properties;
+    expect(props.price.description).toBe(FIELD_DESCRIPTIONS.de.price);
+    expect(props.old_price.description).toBe(FIELD_DESCRIPTIONS.de.oldPrice);
+    expect(props.features.description).toBe("Kurze Verkaufsargumente; standardmäßig Formulierungen aus der Beschreibung.");
+  });
+
+  test("without ?language=, and in a language without field words, the descriptions are English", async () => {
+    for (const query of ["", "?language=en-GB", "?language=pt-BR"]) {
+      const props = (await catalogue(query)).find((tpl) => tpl.id === "flash-sale").prompt_schema.properties;
+      expect(props.headline.description).toBe("Main line; defaults to the product name.");
+      expect(props.old_price.description).toBe(FIELD_DESCRIPTIONS.en.oldPrice);
+    }
+  });
+});
+
+describe("the field words", () => {
+  test("every language has all eight fields, none left English, and the button's default in its own words", () => {
+    const fieldNames = Object.keys(FIELD_DESCRIPTIONS.en).sort();
+    expect(fieldNames).toHaveLength(8);
+    for (const [lang, table] of Object.entries(FIELD_DESCRIPTIONS)) {
+      expect(Object.keys(table).sort()).toEqual(fieldNames);
+      expect(table.callToAction).toContain(BUILTIN_STRINGS[lang as keyof typeof BUILTIN_STRINGS].shopNow);
+      if (lang === "en") continue;
+      for (const field of fieldNames) expect(table[field as keyof typeof table]).not.toBe(FIELD_DESCRIPTIONS.en[field as keyof typeof table]);
+    }
+  });
+
+  test("a template's own description, and the shared helpers' English, are told apart: only the shared ones change", () => {
+    const def = defineTemplate({
+      meta: { id: "own-words", name: "Own words", description: "Its own.", aspect: "1:1", duration: 3, credits: 1 },
+      prompt: tb.Object({
+        headline: fields.headline(30),
+        tagline: tb.Optional(tb.String({ description: "A short line of the shop's own." })),
+        extras: tb.Optional(tb.Object({ label: fields.callToAction() })),
+      }),
+      build: () => ({ layers: [] }) as any,
+    });
+    const schema = JSON.parse(JSON.stringify(def.prompt));
+    const ja = promptSchemaIn(schema, "ja") as any;
+    expect(ja.properties.headline.description).toBe(FIELD_DESCRIPTIONS.ja.headline);
+    expect(ja.properties.tagline.description).toBe("A short line of the shop's own.");
+    expect(ja.properties.extras.properties.label.description).toBe(FIELD_DESCRIPTIONS.ja.callToAction);
+    expect(ja.properties.headline.maxLength).toBe(30);
+    // The schema it was made from is left as it was.
+    expect(schema.properties.headline.description).toBe(FIELD_DESCRIPTIONS.en.headline);
+    expect(promptSchemaIn(schema, "en")).toBe(schema);
+  });
+});
