@@ -55,13 +55,13 @@ const TR_DESCRIPTIONS: Record<string, string> = {
   "Main line; defaults to the product name.": "Ana satır; boş bırakılırsa ürünün adı.",
   "Second line; defaults to the first sentence of the description.": "İkinci satır; boş bırakılırsa açıklamanın ilk cümlesi.",
   "A number (formatted in the video's language and currency) or text shown as is.":
-    "Bir sayı (videonun dilinde ve para biriminde yazılır) ya da olduğu gibi gösterilen bir metin.",
+    "Bir sayı (videonun diline ve para birimine göre biçimlendirilir) ya da olduğu gibi gösterilen bir metin.",
   "The price before the discount, shown struck through; like the price, a number or text.":
     "İndirimden önceki fiyat, üstü çizili gösterilir; fiyat gibi bir sayı ya da metin.",
   "ISO 4217 code; defaults by language (USD, TRY, EUR, JPY, SAR).": "ISO 4217 kodu; boş bırakılırsa dile göre (USD, TRY, EUR, JPY, SAR).",
   'Button text; defaults to "Shop now" in the video\'s language.': "Düğme metni; boş bırakılırsa videonun dilinde \"Hemen al\".",
   "Brand colours as #rrggbb.": "Markanızın renkleri.",
-  "Short selling points; default to phrases from the description.": "Kısa satış noktaları; boş bırakılırsa açıklamadan ifadeler.",
+  "Short selling points; default to phrases from the description.": "Öne çıkan kısa özellikler; boş bırakılırsa açıklamadan alınan ifadeler.",
 };
 
 /** English descriptions written for the API's readers, said plainly for a shop owner (each colour has a picker). */
