@@ -142,6 +142,21 @@ function jsonSchema(schema: TObject): Record<string, unknown> {
   return JSON.parse(JSON.stringify(schema, (k, v) => (k === "error" ? undefined : v)));
 }
 
+/**
+ * The shared price fields read together (a template with both `price` and `old_price`): an old price is the price
+ * before a discount, so it needs the price beside it and, both numbers, must be the higher one; else the video would
+ * strike through a price lower than the "new" one and show a sale badge over it (a misleading price in most markets).
+ */
+function discountProblems(schema: TObject, prompt: Record<string, unknown>): PromptProblem[] {
+  if (!schema.properties.price || !schema.properties.old_price || prompt.old_price === undefined) return [];
+  const { price, old_price: old } = prompt;
+  if (price === undefined) return [{ field: "old_price", message: "needs price beside it: the old price is shown struck through next to the price after the discount" }];
+  if (typeof price === "number" && typeof old === "number" && old <= price) {
+    return [{ field: "old_price", message: `must be more than price (${price}): it is the price before the discount` }];
+  }
+  return [];
+}
+
 function validator(schema: TObject) {
   return (prompt: unknown): { ok: true } | { ok: false; problems: PromptProblem[] } => {
     if (prompt === null || typeof prompt !== "object" || Array.isArray(prompt)) {
@@ -157,6 +172,7 @@ function validator(schema: TObject) {
       const custom = (e.schema as { error?: unknown }).error;
       problems.push({ field, message: typeof custom === "string" ? custom : plainMessage(e.message, e.schema, field) });
     }
+    if (problems.length === 0) problems.push(...discountProblems(schema, prompt as Record<string, unknown>));
     return problems.length === 0 ? { ok: true } : { ok: false, problems };
   };
 }
