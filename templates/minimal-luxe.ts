@@ -48,7 +48,7 @@ export default defineTemplate({
     subheadline: fields.subheadline(80),
     price: fields.price(),
     currency: fields.currency(),
-    call_to_action: fields.callToAction(),
+    call_to_action: fields.callToAction(28, "discover"),
     colors: fields.colors(),
   }),
   async build(ctx) {

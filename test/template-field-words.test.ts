@@ -3,7 +3,7 @@
 // same; a template's own wording stays as written; a language without field words reads English.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { BUILTIN_STRINGS } from "../src/templates";
-import { FIELD_DESCRIPTIONS, promptSchemaIn } from "../src/templates/field-words";
+import { FIELD_LANGUAGES, fieldDescription, promptSchemaIn, type SharedField } from "../src/templates/field-words";
 import { defineTemplate, fields, t as tb } from "../src/templates/api";
 import { startService, type TestService } from "./helpers";
 
@@ -25,8 +25,8 @@ describe("prompt_schema in the catalogue's language", () => {
       for (const tpl of await catalogue(query)) {
         const props = tpl.prompt_schema.properties;
         expect(props.headline.description).toBe("Ana satır; boş bırakılırsa ürünün adı.");
-        expect(props.call_to_action.description).toContain(`"${BUILTIN_STRINGS.tr.shopNow}"`);
-        expect(props.colors.description).toBe(FIELD_DESCRIPTIONS.tr.colors);
+        expect(props.call_to_action.description).toContain(`"${BUILTIN_STRINGS.tr[tpl.id === "minimal-luxe" ? "discover" : "shopNow"]}"`);
+        expect(props.colors.description).toBe(fieldDescription("tr", "colors"));
         expect(withoutDescriptions(tpl.prompt_schema)).toEqual(withoutDescriptions(english.get(tpl.id)));
       }
     }
@@ -36,8 +36,8 @@ describe("prompt_schema in the catalogue's language", () => {
     const res = await t.json("GET", "/v1/templates/showcase?language=de", { token });
     expect(res.status).toBe(200);
     const props = res.body.prompt_schema.properties;
-    expect(props.price.description).toBe(FIELD_DESCRIPTIONS.de.price);
-    expect(props.old_price.description).toBe(FIELD_DESCRIPTIONS.de.oldPrice);
+    expect(props.price.description).toBe(fieldDescription("de", "price"));
+    expect(props.old_price.description).toBe(fieldDescription("de", "oldPrice"));
     expect(props.features.description).toBe("Kurze Verkaufsargumente; standardmäßig Formulierungen aus der Beschreibung.");
   });
 
@@ -45,21 +45,32 @@ describe("prompt_schema in the catalogue's language", () => {
     for (const query of ["", "?language=en-GB", "?language=pt-BR"]) {
       const props = (await catalogue(query)).find((tpl) => tpl.id === "flash-sale").prompt_schema.properties;
       expect(props.headline.description).toBe("Main line; defaults to the product name.");
-      expect(props.old_price.description).toBe(FIELD_DESCRIPTIONS.en.oldPrice);
+      expect(props.old_price.description).toBe(fieldDescription("en", "oldPrice"));
     }
   });
 });
 
 describe("the field words", () => {
-  test("every language has all eight fields, none left English, and the button's default in its own words", () => {
-    const fieldNames = Object.keys(FIELD_DESCRIPTIONS.en).sort();
-    expect(fieldNames).toHaveLength(8);
-    for (const [lang, table] of Object.entries(FIELD_DESCRIPTIONS)) {
-      expect(Object.keys(table).sort()).toEqual(fieldNames);
-      expect(table.callToAction).toContain(BUILTIN_STRINGS[lang as keyof typeof BUILTIN_STRINGS].shopNow);
+  test("every language describes all eight fields, none left English, the button's default in its own words", () => {
+    const shared: SharedField[] = ["headline", "subheadline", "price", "oldPrice", "currency", "callToAction", "features", "colors"];
+    expect(FIELD_LANGUAGES).toEqual(["en", "tr", "de", "fr", "es", "ar", "ja"]);
+    for (const lang of FIELD_LANGUAGES) {
+      for (const button of ["shopNow", "discover"] as const) expect(fieldDescription(lang, "callToAction", button)).toContain(BUILTIN_STRINGS[lang][button]);
       if (lang === "en") continue;
-      for (const field of fieldNames) expect(table[field as keyof typeof table]).not.toBe(FIELD_DESCRIPTIONS.en[field as keyof typeof table]);
+      for (const field of shared) {
+        expect(fieldDescription(lang, field).length).toBeGreaterThan(10);
+        expect(fieldDescription(lang, field)).not.toBe(fieldDescription("en", field));
+      }
     }
+  });
+
+  test("a button that defaults to other words says which, in every language (minimal-luxe's Discover)", async () => {
+    const english = (await t.json("GET", "/v1/templates/minimal-luxe", { token })).body.prompt_schema.properties.call_to_action;
+    expect(english.description).toBe('Button text; defaults to "Discover" in the video\'s language.');
+    const french = (await t.json("GET", "/v1/templates/minimal-luxe?language=fr", { token })).body.prompt_schema.properties.call_to_action;
+    expect(french.description).toBe(fieldDescription("fr", "callToAction", "discover"));
+    expect(french.description).toContain("Découvrir");
+    expect(() => fields.callToAction(20, "shop now")).toThrow(/key of the built-in words/);
   });
 
   test("a template's own description, and the shared helpers' English, are told apart: only the shared ones change", () => {
@@ -74,12 +85,12 @@ describe("the field words", () => {
     });
     const schema = JSON.parse(JSON.stringify(def.prompt));
     const ja = promptSchemaIn(schema, "ja") as any;
-    expect(ja.properties.headline.description).toBe(FIELD_DESCRIPTIONS.ja.headline);
+    expect(ja.properties.headline.description).toBe(fieldDescription("ja", "headline"));
     expect(ja.properties.tagline.description).toBe("A short line of the shop's own.");
-    expect(ja.properties.extras.properties.label.description).toBe(FIELD_DESCRIPTIONS.ja.callToAction);
+    expect(ja.properties.extras.properties.label.description).toBe(fieldDescription("ja", "callToAction"));
     expect(ja.properties.headline.maxLength).toBe(30);
     // The schema it was made from is left as it was.
-    expect(schema.properties.headline.description).toBe(FIELD_DESCRIPTIONS.en.headline);
+    expect(schema.properties.headline.description).toBe(fieldDescription("en", "headline"));
     expect(promptSchemaIn(schema, "en")).toBe(schema);
   });
 });

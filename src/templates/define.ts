@@ -2,7 +2,7 @@
 import type { Static, TObject } from "@sinclair/typebox";
 import { t } from "elysia";
 import type { Anim } from "./anim";
-import { FIELD_DESCRIPTIONS } from "./field-words";
+import { fieldDescription, isButtonWords } from "./field-words";
 import type { Strings } from "./i18n";
 import type { Asset, Scene } from "./scene";
 
@@ -267,23 +267,26 @@ function priceField(description: string) {
 /** Prompt fields shared by templates, so every template names and checks them the same way. */
 export const fields = {
   headline: (maxLength?: number) =>
-    t.Optional(t.String({ minLength: 1, maxLength: count("headline", "the longest length", maxLength, 60), description: FIELD_DESCRIPTIONS.en.headline })),
+    t.Optional(t.String({ minLength: 1, maxLength: count("headline", "the longest length", maxLength, 60), description: fieldDescription("en", "headline") })),
   subheadline: (maxLength?: number) =>
-    t.Optional(t.String({ minLength: 1, maxLength: count("subheadline", "the longest length", maxLength, 90), description: FIELD_DESCRIPTIONS.en.subheadline })),
-  price: () => priceField(FIELD_DESCRIPTIONS.en.price),
+    t.Optional(t.String({ minLength: 1, maxLength: count("subheadline", "the longest length", maxLength, 90), description: fieldDescription("en", "subheadline") })),
+  price: () => priceField(fieldDescription("en", "price")),
   /** The price before a discount, which sale templates strike through and work the saving out from. */
-  oldPrice: () => priceField(FIELD_DESCRIPTIONS.en.oldPrice),
+  oldPrice: () => priceField(fieldDescription("en", "oldPrice")),
   currency: () =>
     t.Optional(
-      t.String({ pattern: "^[A-Za-z]{3}$", description: FIELD_DESCRIPTIONS.en.currency, error: "must be a three-letter currency code like USD" }),
+      t.String({ pattern: "^[A-Za-z]{3}$", description: fieldDescription("en", "currency"), error: "must be a three-letter currency code like USD" }),
     ),
-  callToAction: (maxLength?: number) =>
-    t.Optional(t.String({ minLength: 1, maxLength: count("callToAction", "the longest length", maxLength, 28), description: FIELD_DESCRIPTIONS.en.callToAction })),
+  /** `button`: the key of the built-in words the template shows when none are given (`ctx.s(button)`), for its description. */
+  callToAction: (maxLength?: number, button = "shopNow") => {
+    if (!isButtonWords(button)) throw new Error(`fields.callToAction() takes as its second argument the key of the built-in words the button shows when none are given (shopNow, buyNow, discover…), not ${JSON.stringify(button)}`);
+    return t.Optional(t.String({ minLength: 1, maxLength: count("callToAction", "the longest length", maxLength, 28), description: fieldDescription("en", "callToAction", button) }));
+  },
   features: (maxItems?: number) =>
     t.Optional(
       t.Array(t.String({ minLength: 1, maxLength: 48 }), {
         maxItems: count("features", "the most items", maxItems, 4),
-        description: FIELD_DESCRIPTIONS.en.features,
+        description: fieldDescription("en", "features"),
       }),
     ),
   color: () => t.Optional(hex),
@@ -291,7 +294,7 @@ export const fields = {
     t.Optional(
       t.Object(
         { primary: t.Optional(hex), accent: t.Optional(hex), background: t.Optional(hex), text: t.Optional(hex) },
-        { additionalProperties: false, description: FIELD_DESCRIPTIONS.en.colors },
+        { additionalProperties: false, description: fieldDescription("en", "colors") },
       ),
     ),
 };

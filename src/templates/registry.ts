@@ -8,7 +8,7 @@ import { Value } from "@sinclair/typebox/value";
 import { describeImportError, plainMessage } from "../kernel";
 import { templateApi, type TemplateApi } from "./api";
 import { ASPECT_SIZES, fpsOf, isTemplateDefinition, type Aspect, type TemplateDefinition } from "./define";
-import { FIELD_DESCRIPTIONS, promptSchemaIn } from "./field-words";
+import { FIELD_LANGUAGES, promptSchemaIn } from "./field-words";
 import { BUILTIN_STRINGS, LANGUAGES } from "./i18n";
 
 export type TemplateInfo = {
@@ -123,7 +123,7 @@ function localizedSchemas(promptSchema: Record<string, unknown>): (language: str
   const made = new Map<string, Record<string, unknown>>();
   return (language) => {
     const base = wordsLanguage(language);
-    if (base === "en" || !Object.hasOwn(FIELD_DESCRIPTIONS, base)) return promptSchema;
+    if (base === "en" || !(FIELD_LANGUAGES as string[]).includes(base)) return promptSchema;
     let schema = made.get(base);
     if (!schema) made.set(base, (schema = promptSchemaIn(promptSchema, base)));
     return schema;

@@ -60,6 +60,7 @@ const TR_DESCRIPTIONS: Record<string, string> = {
     "İndirimden önceki fiyat, üstü çizili gösterilir; fiyat gibi bir sayı ya da metin.",
   "ISO 4217 code; defaults by language (USD, TRY, EUR, JPY, SAR).": "ISO 4217 kodu; boş bırakılırsa dile göre (USD, TRY, EUR, JPY, SAR).",
   'Button text; defaults to "Shop now" in the video\'s language.': "Düğme metni; boş bırakılırsa videonun dilinde \"Hemen al\".",
+  'Button text; defaults to "Discover" in the video\'s language.': "Düğme metni; boş bırakılırsa videonun dilinde \"Keşfet\".",
   "Brand colours as #rrggbb.": "Markanızın renkleri.",
   "Short selling points; default to phrases from the description.": "Öne çıkan kısa özellikler; boş bırakılırsa açıklamadan alınan ifadeler.",
 };

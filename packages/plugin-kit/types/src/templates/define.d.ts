@@ -258,7 +258,8 @@ export declare const fields: {
     /** The price before a discount, which sale templates strike through and work the saving out from. */
     oldPrice: () => import("@sinclair/typebox").TOptional<import("@sinclair/typebox").TUnion<[import("@sinclair/typebox").TNumber, import("@sinclair/typebox").TString]>>;
     currency: () => import("@sinclair/typebox").TOptional<import("@sinclair/typebox").TString>;
-    callToAction: (maxLength?: number) => import("@sinclair/typebox").TOptional<import("@sinclair/typebox").TString>;
+    /** `button`: the key of the built-in words the template shows when none are given (`ctx.s(button)`), for its description. */
+    callToAction: (maxLength?: number, button?: string) => import("@sinclair/typebox").TOptional<import("@sinclair/typebox").TString>;
     features: (maxItems?: number) => import("@sinclair/typebox").TOptional<import("@sinclair/typebox").TArray<import("@sinclair/typebox").TString>>;
     color: () => import("@sinclair/typebox").TOptional<import("@sinclair/typebox").TString>;
     colors: () => import("@sinclair/typebox").TOptional<TObject<{

@@ -1,7 +1,15 @@
+import { LANGUAGES } from "./i18n";
 export type SharedField = "headline" | "subheadline" | "price" | "oldPrice" | "currency" | "callToAction" | "features" | "colors";
-export declare const FIELD_DESCRIPTIONS: Record<"ar" | "de" | "en" | "es" | "fr" | "ja" | "tr", Record<SharedField, string>>;
+type Language = (typeof LANGUAGES)[number];
+/** The languages the shared fields are described in. */
+export declare const FIELD_LANGUAGES: Language[];
+/** Whether `key` names built-in words a button can default to (`shopNow`, `discover`…). */
+export declare const isButtonWords: (key: string) => boolean;
+/** A shared field's description in a language; the button's names its default words (`button`) in that language. */
+export declare function fieldDescription(lang: Language, field: SharedField, button?: string): string;
 /**
  * A copy of a prompt schema (the registry's JSON form) with the shared fields' descriptions in `lang` (a base language
  * of LANGUAGES); everything else, a template's own descriptions included, as it was.
  */
 export declare function promptSchemaIn(schema: Record<string, unknown>, lang: string): Record<string, unknown>;
+export {};
