@@ -23,7 +23,7 @@ export default defineTemplate({
     translations: {
       tr: { name: "Sade kart", description: "Mağazalar ve akışlar için sakin bir kart: yumuşak renk, yükselerek yerine oturan ürün, adı, fiyatı ve küçük bir düğme." },
       de: { name: "Klare Karte", description: "Eine ruhige Karte für Shops und Feeds: sanfte Farbe, das Produkt gleitet an seinen Platz, Name, Preis und ein kleiner Button." },
-      fr: { name: "Carte épurée", description: "Une carte sobre pour boutiques et fils d'actualité : couleur douce, le produit qui vient se mettre en place, son nom, son prix et un petit bouton." },
+      fr: { name: "Carte épurée", description: "Une carte sobre pour boutiques et fils d'actualité\u00a0: couleur douce, le produit qui vient se mettre en place, son nom, son prix et un petit bouton." },
       es: { name: "Tarjeta sencilla", description: "Una tarjeta tranquila para tiendas y feeds: color suave, el producto que se eleva hasta su sitio, su nombre, su precio y un pequeño botón." },
       ar: { name: "بطاقة بسيطة", description: "بطاقة هادئة للمتاجر ومنصات التواصل: لون ناعم، والمنتج يرتفع إلى مكانه، مع اسمه وسعره وزر صغير." },
       ja: { name: "クリーンカード", description: "ショップやフィード向けの落ち着いたカード。やわらかな色、定位置へせり上がる商品、商品名、価格、小さなボタン。" },

@@ -21,7 +21,7 @@ export default defineTemplate({
     translations: {
       tr: { name: "Bölünmüş ekran", description: "Bölünmüş düzen: renkli panelde ürün, birer birer beliren en fazla dört öne çıkan özellik, ardından fiyat ve harekete geçirici mesaj." },
       de: { name: "Geteilte Ansicht", description: "Geteiltes Layout: das Produkt auf einer Farbfläche, bis zu vier Verkaufsargumente nacheinander eingeblendet, dann Preis und Handlungsaufforderung." },
-      fr: { name: "Écran partagé", description: "Mise en page partagée : le produit sur un panneau coloré, jusqu'à quatre atouts révélés un à un, puis le prix et l'appel à l'action." },
+      fr: { name: "Écran partagé", description: "Mise en page partagée\u00a0: le produit sur un panneau coloré, jusqu'à quatre atouts révélés un à un, puis le prix et l'appel à l'action." },
       es: { name: "Pantalla dividida", description: "Diseño dividido: el producto sobre un panel de color, hasta cuatro ventajas que aparecen una a una y, al final, el precio y la llamada a la acción." },
       ar: { name: "عرض المزايا", description: "تصميم مقسّم: المنتج على لوحة ملونة، وحتى أربع مزايا تظهر واحدة تلو الأخرى، ثم السعر ودعوة إلى الشراء." },
       ja: { name: "特長スプリット", description: "分割レイアウト。カラーパネル上の商品、順に現れる最大4つの特長、最後に価格と購入ボタン。" },

@@ -95,7 +95,7 @@ export default defineTemplate({
     translations: {
       tr: { name: "Flaş indirim", description: "İndirim kartı: yukarıdan düşen ürün, bir indirim rozeti, üstü çizili eski fiyat, vurgulu yeni fiyat ve kayan bir şerit." },
       de: { name: "Blitzangebot", description: "Sale-Karte: das Produkt fällt herein, ein Rabatt-Störer, der alte Preis durchgestrichen, der neue Preis springt ins Bild, ein Laufband." },
-      fr: { name: "Vente flash", description: "Carte promo : le produit tombe en place, une pastille de remise, l'ancien prix barré, le nouveau prix mis en avant, un bandeau défilant." },
+      fr: { name: "Vente flash", description: "Carte promo\u00a0: le produit se pose à sa place, une pastille de remise, l'ancien prix barré, le nouveau prix mis en avant, un bandeau défilant." },
       es: { name: "Oferta relámpago", description: "Tarjeta de rebajas: el producto cae en escena, una etiqueta de descuento, el precio anterior tachado, el nuevo precio destacado y un rótulo deslizante." },
       ar: { name: "تخفيضات خاطفة", description: "بطاقة تخفيضات: المنتج يهبط إلى مكانه، وشارة خصم، والسعر القديم مشطوب، والسعر الجديد بارز، وشريط متحرك." },
       ja: { name: "タイムセール", description: "セールカード。落ちてくる商品、割引バッジ、取り消し線付きの元値、強調された新価格、流れるテロップ。" },

@@ -32,7 +32,7 @@ export default defineTemplate({
     translations: {
       tr: { name: "Minimal lüks", description: "Sakin ve zarif: fildişi ve altın, tırnaklı yazı tipinde ürün adı, bir kemerin içinde yavaşça yükselen ürün, gösterişsiz bir fiyat." },
       de: { name: "Schlichter Luxus", description: "Ruhig und elegant: Elfenbein und Gold, ein Name in Serifenschrift, das Produkt steigt langsam unter einem Torbogen auf, ein dezenter Preis." },
-      fr: { name: "Luxe épuré", description: "Calme et élégant : ivoire et or, le nom en caractères à empattements, le produit qui s'élève lentement sous une arche, un prix discret." },
+      fr: { name: "Luxe épuré", description: "Calme et élégant\u00a0: ivoire et or, le nom en caractères à empattements, le produit qui s'élève lentement sous une arche, un prix discret." },
       es: { name: "Lujo minimalista", description: "Sereno y elegante: marfil y oro, el nombre en tipografía con serifas, el producto que asciende despacio dentro de un arco y un precio discreto." },
       ar: { name: "فخامة بسيطة", description: "هادئ وأنيق: عاجي وذهبي، واسم بخط مذيّل، والمنتج يرتفع ببطء داخل قوس، وسعر معروض بهدوء." },
       ja: { name: "ミニマル・ラグジュアリー", description: "静かで上品。アイボリーとゴールド、セリフ体の商品名、アーチの中でゆっくり浮かび上がる商品、控えめな価格。" },

@@ -108,7 +108,7 @@ export default defineTemplate({
     translations: {
       tr: { name: "Vitrin", description: "Ürün canlı bir arka planda kayarak ve dönerek gelir, en fazla üç öne çıkan özellik gösterir ve harekete geçirici mesaj kartıyla biter." },
       de: { name: "Schaufenster", description: "Das Produkt gleitet und dreht sich vor einen kräftigen Hintergrund, zeigt bis zu drei Verkaufsargumente und endet mit einer Call-to-Action-Karte." },
-      fr: { name: "Vitrine", description: "Le produit glisse et tourne sur un fond vif, présente jusqu'à trois atouts et se termine sur une carte d'appel à l'action." },
+      fr: { name: "Vitrine", description: "Le produit glisse et pivote sur un fond vif\u00a0; la vidéo présente jusqu'à trois atouts et se termine sur un appel à l'action." },
       es: { name: "Vitrina", description: "El producto entra deslizándose y girando sobre un fondo llamativo, muestra hasta tres ventajas y termina con una tarjeta de llamada a la acción." },
       ar: { name: "واجهة العرض", description: "المنتج ينزلق ويدور على خلفية لافتة، ويعرض حتى ثلاث مزايا، وينتهي ببطاقة دعوة إلى الشراء." },
       ja: { name: "ショーケース", description: "大胆な背景に商品がスライドと回転で登場し、最大3つの特長を見せ、購入ボタンのカードで締めくくります。" },

@@ -96,7 +96,7 @@ export default defineTemplate({
     translations: {
       tr: { name: "Spot ışığı", description: "Stüdyo ışığı altında tek başına ürün: yavaş bir yakınlaşma, adı, fiyatı ve harekete geçirici bir mesaj." },
       de: { name: "Rampenlicht", description: "Das Produkt allein im Studiolicht: eine langsame Kamerafahrt, sein Name, Preis und eine Handlungsaufforderung." },
-      fr: { name: "Sous les projecteurs", description: "Le produit seul sous une lumière de studio : un lent travelling avant, son nom, son prix et un appel à l'action." },
+      fr: { name: "Sous les projecteurs", description: "Le produit seul sous une lumière de studio\u00a0: un lent travelling avant, son nom, son prix et un appel à l'action." },
       es: { name: "Bajo el foco", description: "El producto a solas bajo una luz de estudio: un lento acercamiento, su nombre, su precio y una llamada a la acción." },
       ar: { name: "تحت الأضواء", description: "المنتج وحده تحت إضاءة الاستوديو: اقتراب بطيء، واسمه وسعره ودعوة إلى الشراء." },
       ja: { name: "スポットライト", description: "スタジオライトの下に商品だけ。ゆっくりとしたズームイン、商品名、価格、購入ボタン。" },

@@ -70,8 +70,9 @@ export const BUILTIN_STRINGS: Record<(typeof LANGUAGES)[number], Strings> = {
     newArrival: "Nouveauté",
     newCollection: "Nouvelle collection",
     limitedOffer: "Offre limitée",
-    sale: "Soldes",
-    endsSoon: "Bientôt terminé",
+    // "Soldes" is reserved in France for the legal sale periods (Code de commerce L310-3): a promotion says "Promo".
+    sale: "Promo",
+    endsSoon: "Derniers jours",
     now: "Maintenant",
     only: "Seulement {price}",
     was: "Au lieu de {price}",
