@@ -109,7 +109,16 @@ export async function readBodyBytes(request: Request, opts: ReadBodyOptions): Pr
   return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total);
 }
 
-/** The request body as text, read within the same caps as readBodyBytes. */
+/**
+ * The request body as text, read within the same caps as readBodyBytes. JSON must be UTF-8 (RFC 8259): a body in
+ * another encoding (a Latin-1 "Café") is a 400, not text with its accents turned into U+FFFD and stored.
+ */
 export async function readBodyText(request: Request, opts: ReadBodyOptions): Promise<string> {
-  return new TextDecoder().decode(await readBodyBytes(request, opts));
+  const bytes = await readBodyBytes(request, opts);
+  if (!opts.json) return new TextDecoder().decode(bytes);
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw errors.badRequest("The request body is not valid UTF-8: send JSON encoded as UTF-8 (a Latin-1 or Windows-1252 body loses its accents).");
+  }
 }

@@ -41,7 +41,7 @@ export const ALLOWED_IMAGE_TYPES = ["image/jpeg", "image/png", "image/webp"] as 
 
 // Each entry's doc comment says when it is answered: scripts/docs-errors.ts turns them into the error table of docs/api.md.
 export const errors = {
-  /** The body is not JSON, is not sent as `application/json`, nests deeper than 64 levels; a malformed Idempotency-Key; a payment notice whose signature fails. */
+  /** The body is not JSON, is not UTF-8, is not sent as `application/json`, nests deeper than 64 levels; a malformed Idempotency-Key; a payment notice whose signature fails. */
   badRequest: (message: string) => new ApiError(400, "bad_request", "Bad request", message),
   /** The `Authorization: Bearer` header is missing (and no live Studio session cookie stands in), or its token is unknown or revoked (a token in the query string does not count); a wrong token at POST /studio/session. */
   unauthorized: (message = "A valid bearer token is required: send `Authorization: Bearer <token>`.") =>
