@@ -72,7 +72,7 @@ export const errors = {
   /** A premium template asked for by an account that is not premium; a 17th webhook endpoint (16 at most per account). */
   forbidden: (message: string) => new ApiError(403, "forbidden", "Forbidden", message),
   /** An unknown id, another account's resource (never 403), or an unknown route. */
-  notFound: (what = "resource") => new ApiError(404, "not_found", "Not found", `No such ${what}.`),
+  notFound: (what = "resource", hint?: string) => new ApiError(404, "not_found", "Not found", hint ? `No such ${what}. ${hint}` : `No such ${what}.`),
   /** A /v1/admin route while the admin API is off (VITRIN_ADMIN_TOKEN unset): the message says how to turn it on. */
   adminDisabled: () =>
     new ApiError(

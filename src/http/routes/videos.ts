@@ -82,6 +82,11 @@ function previewLanguage(languages: string[], language: string): string {
   return base !== "en" && languages.includes(base) ? `?language=${base}` : "";
 }
 
+/** A GET of the estimate's path reaches the route of one video: its 404 says which method the estimate takes. */
+function estimateByGet(): never {
+  throw errors.notFound("video", "An estimate is POST /v1/videos/estimate with the body of a video; GET /v1/videos/:id reads a video by its id (vid_…).");
+}
+
 export function templateJson(template: LoadedTemplate, publicUrl: string, language = "en") {
   const i = template.info;
   const words = templateWords(i, language);
@@ -163,7 +168,7 @@ export function videoRoutes(guard: GuardDeps, videos: Videos, templates: Templat
         }),
       },
     )
-    .get("/videos/:id", ({ principal, params }) => videos.get(principal.accountId, params.id), {
+    .get("/videos/:id", ({ principal, params }) => (params.id === "estimate" ? estimateByGet() : videos.get(principal.accountId, params.id)), {
       params: idParams,
       detail: operation({ tags: ["Videos"], summary: "Status, progress and details of one video", ok: ok(200, s.video, "The video"), errors: [404] }),
     })
