@@ -168,7 +168,8 @@ export function videoRoutes(guard: GuardDeps, videos: Videos, templates: Templat
         }),
       },
     )
-    .get("/videos/:id", ({ principal, params }) => (params.id === "estimate" ? estimateByGet() : videos.get(principal.accountId, params.id)), {
+    // async: Elysia awaits a handler by its text, and this one's no longer reads `=> call(`.
+    .get("/videos/:id", async ({ principal, params }) => (params.id === "estimate" ? estimateByGet() : videos.get(principal.accountId, params.id)), {
       params: idParams,
       detail: operation({ tags: ["Videos"], summary: "Status, progress and details of one video", ok: ok(200, s.video, "The video"), errors: [404] }),
     })
