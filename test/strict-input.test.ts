@@ -54,7 +54,7 @@ describe("unknown body fields", () => {
 
   test("a missing field is one problem, and a choice among fixed words names them", async () => {
     const missing = await t.json("POST", "/v1/products", { token, body: { description: "no name" } });
-    expect(missing.body.details).toEqual([{ field: "name", message: "Expected required property" }]);
+    expect(missing.body.details).toEqual([{ field: "name", message: "is required" }]);
     const format = await t.json("POST", "/v1/videos", { token, body: { template_id: "spotlight", product_id: "prod_x", aspect_ratio: "4:3" } });
     expect(format.body.details).toEqual([{ field: "aspect_ratio", message: 'must be one of "9:16", "4:5", "1:1", "16:9"' }]);
   });
@@ -86,7 +86,7 @@ describe("unknown query parameters", () => {
     const paths = ["/v1/templates", "/v1/music", "/v1/tokens", "/v1/webhook_endpoints", "/v1/products/prod_missing/dekupe/attempts"];
     for (const path of paths) {
       const res = await t.json("GET", `${path}?limit=5`, { token: account.token });
-      expect([path, res.status, res.body.details?.[0]]).toEqual([path, 422, { field: "limit", message: "is not a known field" }]);
+      expect([path, res.status, res.body.details?.[0]]).toEqual([path, 422, { field: "limit", message: "is not a known query parameter" }]);
     }
     const admin = await t.json("GET", `/v1/admin/accounts/${account.id}/tokens?limit=5`, { token: ADMIN_TOKEN });
     expect([admin.status, admin.body.details?.[0]?.field]).toEqual([422, "limit"]);

@@ -85,6 +85,9 @@ export function errorResponse(err: ApiError, requestId: string): Response {
   });
 }
 
+/** TypeBox's "Expected required property" in plain words. */
+const REQUIRED = plainMessage("Expected required property", undefined, "");
+
 function validationProblems(error: ValidationError): FieldProblem[] {
   // A problem with the whole body (or query) rather than one field of it, such as an empty PATCH, is named after it.
   const whole = typeof (error as { type?: unknown }).type === "string" ? (error as { type: string }).type : "body";
@@ -92,16 +95,18 @@ function validationProblems(error: ValidationError): FieldProblem[] {
     const path = "path" in e && typeof e.path === "string" ? e.path : "";
     const field = path.replace(/^\//, "").replaceAll("/", ".") || whole;
     const raw = "message" in e && typeof e.message === "string" ? e.message : "is invalid";
+    // A query's unknown names are parameters, not fields (`?lang=fr`).
+    if (whole === "query" && raw === "Unexpected property") return { field, message: "is not a known query parameter" };
     return { field, message: plainMessage(raw, "schema" in e ? e.schema : undefined, field) };
   });
   // A missing field is said once: TypeBox adds "Expected string" (and the like) for the value that is not there.
-  const missing = new Set(problems.filter((p) => p.message === "Expected required property").map((p) => p.field));
+  const missing = new Set(problems.filter((p) => p.message === REQUIRED).map((p) => p.field));
   // "" breaks both minLength and a not-blank pattern: "must not be blank" says it all.
   const blank = new Set(problems.filter((p) => p.message === "must not be blank").map((p) => p.field));
   // TypeBox reports one schema violation several ways; keep one line per field and message.
   const seen = new Set<string>();
   return problems.filter((p) => {
-    if (missing.has(p.field) && p.message !== "Expected required property") return false;
+    if (missing.has(p.field) && p.message !== REQUIRED) return false;
     if (blank.has(p.field) && p.message === "must not be empty") return false;
     const k = `${p.field}\u0000${p.message}`;
     if (seen.has(k)) return false;

@@ -30,7 +30,7 @@ const samples: ApiError[] = [
   errors.fileTooLarge(),
   errors.bodyTooLarge(1048576),
   errors.unsupportedImage(),
-  errors.validation([{ field: "name", message: "Expected string" }]),
+  errors.validation([{ field: "name", message: "must be a string" }]),
   errors.unsupportedLanguage("language", "no template words in xx", ["en", "tr"]),
   errors.tooManyRequests(2),
   errors.internal("req_0123456789"),

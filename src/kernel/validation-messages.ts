@@ -47,8 +47,25 @@ export function plainMessage(message: string, schema: unknown, field: string): s
     return PATTERN_WORDS[pattern] ?? `must match the pattern ${pattern}`;
   }
   if (message === "Expected kind 'File'") return "must be a file";
-  return message;
+  if ((m = message.match(/^Expected (?:number|integer) to be (greater|less) (or equal to|than) (\S+)$/))) {
+    const [, side, how, bound] = m;
+    if (how === "or equal to") return `must be at ${side === "greater" ? "least" : "most"} ${bound}`;
+    return `must be ${side === "greater" ? "more" : "less"} than ${bound}`;
+  }
+  return KIND_WORDS[message] ?? message;
 }
+
+/** TypeBox's "Expected <kind>" for a value of the wrong kind, and its word for a missing field. */
+const KIND_WORDS: Record<string, string> = {
+  "Expected required property": "is required",
+  "Expected string": "must be a string",
+  "Expected number": "must be a number",
+  "Expected integer": "must be a whole number",
+  "Expected boolean": "must be true or false",
+  "Expected object": "must be an object",
+  "Expected array": "must be an array",
+  "Expected null": "must be null",
+};
 
 /** The words of a union of literals (`t.Union([t.Literal("a"), …])`), or null for any other schema. */
 function literalChoices(schema: SchemaLike): unknown[] | null {
