@@ -274,7 +274,7 @@ describe("422: everything else", () => {
   test("a private address is refused without contact when private networks are not allowed", async () => {
     const host = imageHost({ "/a.jpg": { body: jpeg, type: "image/jpeg" } });
     const strict: IngestOptions = { allowPrivateNetworks: false, resolve: async () => ["127.0.0.1"] };
-    const blocked = "points to a private, local or reserved network address, which is not allowed (the server's operator can allow such addresses: VITRIN_ALLOW_PRIVATE_NETWORKS, or VITRIN_WEBHOOK_ALLOW_HOSTS for webhooks)";
+    const blocked = "points to a private, local or reserved network address, which is not allowed (the server's operator can allow such addresses: VITRIN_ALLOW_PRIVATE_NETWORKS)";
     for (const source of [host.url("/a.jpg"), host.url("/a.jpg").replace("127.0.0.1", "cdn.example"), host.url("/a.jpg").replace("127.0.0.1", "2130706433")]) {
       const e = await refusal(source, strict);
       expect([source, e.status, e.toJSON()]).toEqual([source, 422, invalid(blocked)]);

@@ -285,7 +285,7 @@ describe("checkOutboundUrl", () => {
     allowPrivateNetworks: false,
     resolve: async (name: string) => answers[name] ?? Promise.reject(new Error("ENOTFOUND")),
   };
-  const blocked = "points to a private, local or reserved network address, which is not allowed (the server's operator can allow such addresses: VITRIN_ALLOW_PRIVATE_NETWORKS, or VITRIN_WEBHOOK_ALLOW_HOSTS for webhooks)";
+  const blocked = "points to a private, local or reserved network address, which is not allowed (the server's operator can allow such addresses: VITRIN_WEBHOOK_ALLOW_HOSTS for these hosts, or VITRIN_ALLOW_PRIVATE_NETWORKS)";
 
   test("a resolver that never answers is a 422 after timeoutMs, not a hang", async () => {
     const e = await checkOutboundUrl("https://stuck.example/", { ...strict, timeoutMs: 100, resolve: () => new Promise(() => {}) }).catch((err) => err);

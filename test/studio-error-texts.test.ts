@@ -123,7 +123,7 @@ describe("field messages in Turkish", () => {
       ["has a host name that could not be resolved", "Alan adı çözümlenemedi."],
     ];
     for (const [en, tr] of cases) expect([en, fieldText(en, "tr")]).toEqual([en, tr]);
-    const blocked = "points to a private, local or reserved network address, which is not allowed (the server's operator can allow such addresses: VITRIN_ALLOW_PRIVATE_NETWORKS, or VITRIN_WEBHOOK_ALLOW_HOSTS for webhooks)";
+    const blocked = "points to a private, local or reserved network address, which is not allowed (the server's operator can allow such addresses: VITRIN_WEBHOOK_ALLOW_HOSTS for these hosts, or VITRIN_ALLOW_PRIVATE_NETWORKS)";
     expect(fieldText(blocked, "tr")).toStartWith("Özel, yerel ya da ayrılmış bir ağ adresine gidiyor");
     expect(fieldText("must be a whole number", "en")).toBe("must be a whole number");
   });

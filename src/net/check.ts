@@ -6,15 +6,24 @@ import { DEFAULT_TIMEOUT_MS, type OutboundOptions } from "./options";
 import { parseTarget } from "./target";
 import { vetTarget } from "./vet";
 
+/** What an outbound URL is for: the setting that lets it reach a private address differs. */
+export type OutboundPurpose = "webhook" | "image";
+
+/** How the server's operator may let a URL of `purpose` reach private addresses. */
+const PRIVATE_SETTINGS: Record<OutboundPurpose, string> = {
+  webhook: "VITRIN_WEBHOOK_ALLOW_HOSTS for these hosts, or VITRIN_ALLOW_PRIVATE_NETWORKS",
+  image: "VITRIN_ALLOW_PRIVATE_NETWORKS",
+};
+
 /** A short reason for a refused or failed fetch, fit to show the API client after a field name. */
-export function describeOutboundError(e: OutboundError, timeoutMs = DEFAULT_TIMEOUT_MS): string {
+export function describeOutboundError(e: OutboundError, timeoutMs = DEFAULT_TIMEOUT_MS, purpose: OutboundPurpose = "webhook"): string {
   switch (e.code) {
     case "invalid_url":
       return "is not a valid URL";
     case "scheme":
       return "must be an http or https URL";
     case "blocked_address":
-      return "points to a private, local or reserved network address, which is not allowed (the server's operator can allow such addresses: VITRIN_ALLOW_PRIVATE_NETWORKS, or VITRIN_WEBHOOK_ALLOW_HOSTS for webhooks)";
+      return `points to a private, local or reserved network address, which is not allowed (the server's operator can allow such addresses: ${PRIVATE_SETTINGS[purpose]})`;
     case "dns":
       return "has a host name that could not be resolved";
     case "timeout":

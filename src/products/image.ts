@@ -56,7 +56,7 @@ function fetchFailure(e: OutboundError, field: string, maxBytes: number, timeout
   if (dataUrl) return errors.invalidField(field, "is not a valid data: URL (expected data:image/png;base64,…)");
   // An image may also come inline, so the scheme refusal names that way too (webhook URLs share the shorter reason).
   if (e.code === "scheme") return errors.invalidField(field, "must be an http or https URL, or a data: URL");
-  const err = errors.invalidField(field, describeOutboundError(e, timeoutMs));
+  const err = errors.invalidField(field, describeOutboundError(e, timeoutMs, "image"));
   // A host that did not answer in time, could not be reached or resolved may well be there on a retry.
   return e.code === "timeout" || e.code === "connect" || e.code === "dns" ? err.passing() : err;
 }
