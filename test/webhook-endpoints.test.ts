@@ -93,6 +93,14 @@ describe("webhook endpoint routes", () => {
     expect(JSON.stringify(res.body.details)).toContain(field);
   });
 
+  test("an unknown event's 422 lists the known ones and says \"*\" takes them all", async () => {
+    const a = await setup();
+    const res = await t.json("POST", "/v1/webhook_endpoints", { token: a.token, body: { url: "http://127.0.0.1:9/h", events: ["video.done"] } });
+    expect(res.status).toBe(422);
+    expect(res.body.details[0].message).toContain('Unknown event "video.done"; known: video.completed');
+    expect(res.body.details[0].message).toContain('or ["*"] alone for every event');
+  });
+
   test("a private address is refused when private networks are not allowed", async () => {
     const a = await setup({ VITRIN_ALLOW_PRIVATE_NETWORKS: "false" });
     const res = await t.json("POST", "/v1/webhook_endpoints", { token: a.token, body: { url: "http://127.0.0.1:9/hook", events: ["*"] } });

@@ -30,7 +30,7 @@ function checkEvents(events: string[]): string[] {
   if (events.includes("*") && events.length > 1) throw errors.invalidField("events", '"*" already means every event; send it alone.');
   const known = new Set<string>(["*", ...WEBHOOK_EVENTS]);
   const unknown = events.filter((e) => !known.has(e));
-  if (unknown.length > 0) throw errors.invalidField("events", `Unknown event ${unknown.map((e) => `"${e}"`).join(", ")}; known: ${WEBHOOK_EVENTS.join(", ")}.`);
+  if (unknown.length > 0) throw errors.invalidField("events", `Unknown event ${unknown.map((e) => `"${e}"`).join(", ")}; known: ${WEBHOOK_EVENTS.join(", ")}, or ["*"] alone for every event.`);
   return [...new Set(events)];
 }
 
