@@ -100,6 +100,7 @@ describe("validation", () => {
     const res = await refused({ logo: dataUrl(new TextEncoder().encode("GIF89a not really"), "image/gif") });
     expect(res.status).toBe(415);
     expect(res.body.error).toBe("Unsupported image format");
+    expect(res.body.field).toBe("logo");
   });
 
   test("a truncated logo is 422 naming the logo field", async () => {

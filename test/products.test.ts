@@ -136,7 +136,7 @@ describe("POST /v1/products", () => {
     try {
       const res = await create({ name: "Big", image_url: bigHost.url("/big.jpg") });
       expect(res.status).toBe(413);
-      expect(res.body).toEqual({ error: "File too large", code: "file_too_large", message: expect.any(String), max_size: 5242880 });
+      expect(res.body).toEqual({ error: "File too large", code: "file_too_large", message: expect.any(String), max_size: 5242880, field: "image_url" });
     } finally {
       bigHost.close();
     }

@@ -179,7 +179,7 @@ function tooLarge(contentType: string | undefined, path: string, cap: number): A
   if (!isFormUpload(contentType, path)) return errors.bodyTooLarge(cap);
   // An operator's VITRIN_MAX_BODY_BYTES below the image limit is the real limit then.
   const limit = Math.min(cap, MAX_IMAGE_BYTES);
-  return errors.fileTooLarge(limit, `The upload is larger than ${cap} bytes; an image can be at most ${limit} bytes.`);
+  return errors.fileTooLarge(limit, `The upload is larger than ${cap} bytes; an image can be at most ${limit} bytes.`, "image");
 }
 
 /** onParse: bodies are JSON (product uploads may be forms), read within the byte cap; payment webhooks get their raw text. */

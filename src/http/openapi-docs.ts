@@ -52,6 +52,7 @@ export const errorSchema = t.Object(
     max_allowed: t.Optional(whole("product_limit_reached: the most it may hold.")),
     max_size: t.Optional(whole("file_too_large, body_too_large: the limit in bytes.")),
     allowed: t.Optional(t.Array(t.String(), { description: "unsupported_image_format: the image types taken." })),
+    field: t.Optional(t.String({ description: "file_too_large, unsupported_image_format: the field of the image refused (image, image_url, logo)." })),
     supported_languages: t.Optional(t.Array(t.String(), { description: "unsupported_language: the languages that can be asked for." })),
     retry_after: t.Optional(whole("rate_limited, database_busy, insufficient_storage: seconds to wait (also the Retry-After header).")),
     request_id: t.Optional(t.String({ description: "internal_error: the request's id, for the operator's log." })),

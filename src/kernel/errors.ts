@@ -98,15 +98,15 @@ export const errors = {
     new ApiError(405, "method_not_allowed", "Method not allowed", `${method} is not allowed on ${path}.`),
   /** An Idempotency-Key reused with another body or still in use (`idempotency_key`), dekupe retries used up (`retries_left`) or one running (`dekupe_status`), deleting the files of a video still queued or processing (`video_status`), re-driving a job that is not dead, a correction below zero. */
   conflict: (message: string, extra: ErrorExtra = {}) => new ApiError(409, "conflict", "Conflict", message, extra),
-  /** An image over 5 MB (5242880 bytes), announced or counted as it arrives. */
-  fileTooLarge: (maxSize = MAX_IMAGE_BYTES, message = `The image is larger than ${maxSize} bytes.`) =>
-    new ApiError(413, "file_too_large", "File too large", message, { max_size: maxSize }),
+  /** An image over 5 MB (5242880 bytes), announced or counted as it arrives; `field` names the image's field where one is known. */
+  fileTooLarge: (maxSize = MAX_IMAGE_BYTES, message = `The image is larger than ${maxSize} bytes.`, field?: string) =>
+    new ApiError(413, "file_too_large", "File too large", message, field ? { max_size: maxSize, field } : { max_size: maxSize }),
   /** A request body over VITRIN_MAX_BODY_BYTES, refused as soon as it passes the cap. */
   bodyTooLarge: (maxSize: number) =>
     new ApiError(413, "body_too_large", "File too large", `The request body is larger than ${maxSize} bytes.`, { max_size: maxSize }),
-  /** An image that is not JPG, PNG or WebP by its bytes (whatever its name or Content-Type says). */
-  unsupportedImage: (message = "The image must be a JPG, PNG or WebP file.") =>
-    new ApiError(415, "unsupported_image_format", "Unsupported image format", message, { allowed: [...ALLOWED_IMAGE_TYPES] }),
+  /** An image that is not JPG, PNG or WebP by its bytes (whatever its name or Content-Type says); `field` names the image's field. */
+  unsupportedImage: (field?: string, message = "The image must be a JPG, PNG or WebP file.") =>
+    new ApiError(415, "unsupported_image_format", "Unsupported image format", message, field ? { allowed: [...ALLOWED_IMAGE_TYPES], field } : { allowed: [...ALLOWED_IMAGE_TYPES] }),
   /** The body or query breaks its schema: a wrong type or range, a missing field, an unknown body field or query parameter. */
   validation: (details: FieldProblem[], message?: string) =>
     new ApiError(

@@ -23,7 +23,7 @@ async function ingest(deps: ProductDeps, input: ImageInput): Promise<{ image: In
   }
   if (input.image !== undefined) {
     // The size is checked before the bytes are copied out (the body cap already bounded what arrived).
-    if (input.image.size > MAX_IMAGE_BYTES) throw errors.fileTooLarge(MAX_IMAGE_BYTES);
+    if (input.image.size > MAX_IMAGE_BYTES) throw errors.fileTooLarge(MAX_IMAGE_BYTES, undefined, "image");
     const image = await ingestImage(new Uint8Array(await input.image.arrayBuffer()), { allowPrivateNetworks, field: "image" });
     return { image, label: `upload:${(input.image as File).name ?? ""}`.slice(0, 100) };
   }

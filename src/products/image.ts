@@ -52,7 +52,7 @@ export function sniffImageFormat(bytes: Uint8Array): Format | null {
 }
 
 function fetchFailure(e: OutboundError, field: string, maxBytes: number, timeoutMs: number, dataUrl: boolean): ApiError {
-  if (e.code === "too_large") return errors.fileTooLarge(maxBytes);
+  if (e.code === "too_large") return errors.fileTooLarge(maxBytes, undefined, field);
   if (dataUrl) return errors.invalidField(field, "is not a valid data: URL (expected data:image/png;base64,…)");
   // An image may also come inline, so the scheme refusal names that way too (webhook URLs share the shorter reason).
   if (e.code === "scheme") return errors.invalidField(field, "must be an http or https URL, or a data: URL");
@@ -64,7 +64,7 @@ function fetchFailure(e: OutboundError, field: string, maxBytes: number, timeout
 async function download(source: string | Uint8Array, opts: IngestOptions, field: string, maxBytes: number): Promise<Uint8Array> {
   // An uploaded file (multipart/form-data) is here already; only its size is left to check.
   if (typeof source !== "string") {
-    if (source.length > maxBytes) throw errors.fileTooLarge(maxBytes);
+    if (source.length > maxBytes) throw errors.fileTooLarge(maxBytes, undefined, field);
     return source;
   }
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -141,7 +141,7 @@ export async function ingestImage(source: string | Uint8Array, opts: IngestOptio
     const bytes = await download(source, opts, field, maxBytes);
     if (bytes.length === 0) throw errors.invalidField(field, "points to an empty file");
     const format = sniffImageFormat(bytes);
-    if (!format) throw errors.unsupportedImage();
+    if (!format) throw errors.unsupportedImage(field);
     const { width, height } = await decode(bytes, format, field, maxPixels);
     return {
       bytes,

@@ -1019,6 +1019,8 @@ export interface components {
             max_size?: number;
             /** @description unsupported_image_format: the image types taken. */
             allowed?: string[];
+            /** @description file_too_large, unsupported_image_format: the field of the image refused (image, image_url, logo). */
+            field?: string;
             /** @description unsupported_language: the languages that can be asked for. */
             supported_languages?: string[];
             /** @description rate_limited, database_busy, insufficient_storage: seconds to wait (also the Retry-After header). */
