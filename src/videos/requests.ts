@@ -17,7 +17,7 @@ export async function prepare(deps: VideoDeps, accountId: string, input: NewVide
   const { db, templates } = deps;
   const { accounts, products } = db.schema;
   const template = templates.get(input.template_id);
-  if (!template) throw errors.notFound("template");
+  if (!template) throw errors.notFound("template", `template_id ${JSON.stringify(input.template_id)} is none of the ids GET /v1/templates lists.`);
   const [product] = await db.read
     .select()
     .from(products)
