@@ -301,8 +301,9 @@ export const brand = named("Brand", t.Object({
 }));
 
 export const webhookEndpoint = named("WebhookUrl", t.Object({ object: t.Literal("webhook_url"), url: maybeString }));
-export const webhookSecret = named("WebhookSecret", t.Object({ secret: t.String({ description: "whsec_…" }) }));
+export const webhookSecret = named("WebhookSecret", t.Object({ object: t.Literal("webhook_secret"), secret: t.String({ description: "whsec_…" }) }));
 export const rotatedSecret = named("RotatedSecret", t.Object({
+  object: t.Literal("webhook_secret"),
   secret: t.String({ description: "The new whsec_ secret." }),
   previous_expires_at: timestamp,
 }));

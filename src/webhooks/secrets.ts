@@ -45,7 +45,7 @@ export async function currentSecret(deps: SecretDeps, accountId: string): Promis
 }
 
 /** A new current secret; the old one keeps signing for ROTATION_OVERLAP_MS so receivers can switch without a gap. */
-export async function rotateSecret(deps: SecretDeps, accountId: string): Promise<{ secret: string; previous_expires_at: string }> {
+export async function rotateSecret(deps: SecretDeps, accountId: string): Promise<{ object: "webhook_secret"; secret: string; previous_expires_at: string }> {
   const { webhookSecrets } = deps.db.schema;
   await currentSecret(deps, accountId);
   const now = deps.clock.now();
@@ -57,7 +57,7 @@ export async function rotateSecret(deps: SecretDeps, accountId: string): Promise
       .where(and(eq(webhookSecrets.accountId, accountId), isNull(webhookSecrets.expiresAt)));
     await insertSecret(deps, tx, accountId, secret, now);
   });
-  return { secret, previous_expires_at: iso(now + ROTATION_OVERLAP_MS)! };
+  return { object: "webhook_secret", secret, previous_expires_at: iso(now + ROTATION_OVERLAP_MS)! };
 }
 
 /** The account's secrets unexpired at `now`, newest first; a delivery job reads them with each page of messages. */

@@ -1359,10 +1359,14 @@ export interface components {
             url: string | null;
         };
         WebhookSecret: {
+            /** @constant */
+            object: "webhook_secret";
             /** @description whsec_… */
             secret: string;
         };
         RotatedSecret: {
+            /** @constant */
+            object: "webhook_secret";
             /** @description The new whsec_ secret. */
             secret: string;
             /** Format: date-time */

@@ -12,7 +12,7 @@ import type { Accounts } from "../../accounts";
 export function webhookRoutes(guard: GuardDeps, webhooks: Webhooks, accounts: Accounts, checkUrl: (url: string) => Promise<void>) {
   return new Elysia({ prefix: "/v1/webhooks", normalize: false })
     .use(accountGuard(guard))
-    .get("/secret", async ({ principal }) => ({ secret: await webhooks.secret(principal.accountId) }), {
+    .get("/secret", async ({ principal }) => ({ object: "webhook_secret" as const, secret: await webhooks.secret(principal.accountId) }), {
       detail: operation({ tags: ["Webhooks"], summary: "The whsec_ secret that signs this account's webhooks", ok: ok(200, s.webhookSecret, "The secret") }),
     })
     .post("/secret/rotate", ({ principal }) => webhooks.rotate(principal.accountId), {
