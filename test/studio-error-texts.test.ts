@@ -121,6 +121,11 @@ describe("field messages in Turkish", () => {
       ["must be a lowercase three-letter currency code, like usd", "Küçük harfli, üç harfli bir para birimi kodu olmalı (ör. usd)."],
       ["must be a colour like #1a2b3c", "#1a2b3c gibi bir renk olmalı."],
       ["has a host name that could not be resolved", "Alan adı çözümlenemedi."],
+      ["is required", "Bu alan gerekli."],
+      ["must be true or false", "Evet ya da hayır olmalı."],
+      ["must be at least 1000", "En az 1000 olmalı."],
+      ["is not a known query parameter", "Bilinmeyen bir sorgu parametresi."],
+      ["must be more than price (40): it is the price before the discount", "Fiyattan (40) yüksek olmalı: indirimden önceki fiyattır."],
     ];
     for (const [en, tr] of cases) expect([en, fieldText(en, "tr")]).toEqual([en, tr]);
     const blocked = "points to a private, local or reserved network address, which is not allowed (the server's operator can allow such addresses: VITRIN_WEBHOOK_ALLOW_HOSTS for these hosts, or VITRIN_ALLOW_PRIVATE_NETWORKS)";

@@ -180,6 +180,9 @@ const trFieldMessages: [RegExp, string][] = [
   [/^must be more than (-?[\d.]+)$/, "$1'den büyük olmalı."],
   [/^must be less than (-?[\d.]+)$/, "$1'den küçük olmalı."],
   [/^is not a known query parameter$/, "Bilinmeyen bir sorgu parametresi."],
+  // A template's old price beside its price (src/templates/registry.ts).
+  [/^must be more than price \(([^)]+)\): it is the price before the discount$/, "Fiyattan ($1) yüksek olmalı: indirimden önceki fiyattır."],
+  [/^needs price beside it: .*$/, "Fiyat da girilmeli: eski fiyat, indirimli fiyatın yanında üstü çizili gösterilir."],
   [/^give at least one field to change$/, "Değiştirilecek en az bir alan verin."],
   [/^must be a file$/, "Bir dosya olmalı."],
   [/^must be a lowercase three-letter currency code, like usd$/, "Küçük harfli, üç harfli bir para birimi kodu olmalı (ör. usd)."],
