@@ -13,6 +13,8 @@ import { loadTemplates } from "../../src/templates";
 import { BUILTIN_TEMPLATES } from "../../templates";
 
 export const EXAMPLES_DIR = join(import.meta.dir, "..", "..", "examples", "plugins");
+/** The CDN base of the vitrin folder and example plugins are created in (its public URL is http://vitrin.test). */
+export const FOLDER_CDN_URL = "http://cdn.vitrin.test/files";
 
 let registry: Promise<PluginRegistry> | null = null;
 let templates: ReturnType<typeof loadTemplates> | null = null;
@@ -66,7 +68,9 @@ async function createPlugin<S extends Slot>(registry: PluginRegistry, slot: S, n
   const def = registry.find(slot, name);
   const dataDir = mkdtempSync(join(tmpdir(), `vitrin-plugin-${name}-`));
   dataDirs.push(dataDir);
-  const config = loadConfig({ VITRIN_DATA_DIR: dataDir, VITRIN_PUBLIC_URL: "http://vitrin.test", ...env });
+  // Links to served files go under the CDN's base, set apart from the public URL's so that a storage building its links
+  // from publicUrl instead of cdnUrl fails a kit's expectUrl (an operator's VITRIN_CDN_URL would break it).
+  const config = loadConfig({ VITRIN_DATA_DIR: dataDir, VITRIN_PUBLIC_URL: "http://vitrin.test", VITRIN_CDN_URL: FOLDER_CDN_URL, ...env });
   const settings = readPluginSettings(def.settings, config);
   const plugin = await def.create({ config, settings, env, logger: memoryLogger(), templates: await (templates ??= loadTemplates({ builtin: BUILTIN_TEMPLATES })) });
   await plugin.init?.();

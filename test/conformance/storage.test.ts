@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { createLocalStorage } from "../../plugins/storage-local";
 import { createS3Storage } from "../../plugins/storage-s3";
 import { startS3Server, type S3Server } from "../support/s3";
-import { EXAMPLES_DIR, examplePlugin, folderPlugin } from "./example-plugins";
+import { EXAMPLES_DIR, examplePlugin, FOLDER_CDN_URL, folderPlugin } from "./example-plugins";
 import { storageConformance } from "./storage";
 
 let s3: S3Server;
@@ -70,13 +70,13 @@ storageConformance(
 );
 
 storageConformance("example folder plugin storage-memory", () => examplePlugin("storage", "memory"), {
-  expectUrl: (url, key) => expect(url).toBe(`http://vitrin.test/files/${key}`),
+  expectUrl: (url, key) => expect(url).toBe(`${FOLDER_CDN_URL}/${key}`),
   serves: true,
   namesDownloads: true,
 });
 
 // As a plugin author runs the kit on a folder of their own (docs/plugins.md, "Conformance kits").
 storageConformance("a plugin folder of one's own (storage-memory's, through folderPlugin)", () => folderPlugin(join(EXAMPLES_DIR, "storage-memory"), "storage", "memory"), {
-  expectUrl: (url, key) => expect(url).toBe(`http://vitrin.test/files/${key}`),
+  expectUrl: (url, key) => expect(url).toBe(`${FOLDER_CDN_URL}/${key}`),
   serves: true,
 });
