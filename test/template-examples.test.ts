@@ -81,6 +81,6 @@ test("a template whose positions come out as NaN stops the start as the template
     (e: Error) => e,
   );
   expect(started).toBeInstanceOf(ConfigError);
-  expect((started as Error).message).toStartWith(`VITRIN_TEMPLATE_DIRS: the template ${file} does not lay out in the 9:16 format with the sample product and copy in English: template_id: `);
+  expect((started as Error).message).toStartWith(`VITRIN_TEMPLATE_DIRS: the template ${file} does not lay out in the 9:16 format with the sample product and copy in English: The template's `);
   expect((started as Error).message).toContain("not a number");
 });

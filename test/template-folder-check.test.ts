@@ -152,9 +152,23 @@ describe("the layout in every format", () => {
     );
     expect(started).toBeInstanceOf(ConfigError);
     const message = (started as Error).message;
-    expect(message).toStartWith(`VITRIN_TEMPLATE_DIRS: the template ${file} does not lay out in the 9:16 format with the sample product and copy in English: product.name: `);
-    expect(message).toContain("leaves the safe area of the 9:16 format");
+    expect(message).toStartWith(`VITRIN_TEMPLATE_DIRS: the template ${file} does not lay out in the 9:16 format with the sample product and copy in English: the layer "headline" leaves the safe area of the 9:16 format`);
+    expect(message).toContain("(its text is product.name)");
     expect(message).not.toContain("\n");
+  });
+
+  test("a layer over the product is told to the author as a layer to move, not as text to shorten", async () => {
+    const { folder } = await folderWith("over-product", "headline: fields.headline(40)", LOW_HEADLINE.replace("y: ctx.height - 200", "y: ctx.safe.y + 220"));
+    const started = await startService({ VITRIN_TEMPLATE_DIRS: folder }).then(
+      async (s) => {
+        await s.close();
+        return null;
+      },
+      (e: Error) => e,
+    );
+    const message = (started as Error).message;
+    expect(message).toMatch(/the layer "headline" overlaps the product in the (9:16|4:5|1:1|16:9) format; move it or make room for it in this format\./);
+    expect(message).not.toContain("shorten");
   });
 
   test("the same template with its headline inside every format's safe area starts", async () => {

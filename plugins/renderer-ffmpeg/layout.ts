@@ -155,12 +155,16 @@ function tickerBounds(frame: LayoutFrame, safe: Rect, box: Rect): Rect {
 
 const what = (e: Element) => (e.kind === "product" ? "the product" : e.kind === "logo" ? "the brand logo" : `the ${e.name}`);
 
-/** The layout problems of a built scene (empty when every text fits and sits where it may). */
-export function layoutProblems(scene: Scene, ledger: LayoutLedger, frame: LayoutFrame, copy: Copy): LayoutProblem[] {
+/**
+ * The layout problems of a built scene (empty when every text fits and sits where it may). Worded for the shop that
+ * sent the copy (shorten it), or, with `forAuthor`, for the template's author: the layer named, and a layer that
+ * overlaps another is to be moved, since the sample copy is short already.
+ */
+export function layoutProblems(scene: Scene, ledger: LayoutLedger, frame: LayoutFrame, copy: Copy, forAuthor = false): LayoutProblem[] {
   const problems = new Map<string, LayoutProblem>();
-  const report = (name: string, text: string | undefined, message: string) => {
+  const report = (name: string, text: string | undefined, message: string, authorFix = "") => {
     const field = fieldOf(name, text, copy);
-    const said = field === "template_id" ? `The template's ${name} ${message}` : message;
+    const said = forAuthor ? `the layer "${name}" ${message.replace(/; shorten (the text|it)\.$/, authorFix || ".")}` : field === "template_id" ? `The template's ${name} ${message}` : message;
     problems.set(`${field}\u0000${said}`, { field, message: said });
   };
   // Safe areas are in the built scene's pixels; the elements are placed after mirroring, where the strip is on the right.
@@ -170,7 +174,7 @@ export function layoutProblems(scene: Scene, ledger: LayoutLedger, frame: Layout
     for (const m of texts) {
       if ((m.kind === "text" || m.kind === "button") && m.cut) {
         const lines = m.maxLines === 1 ? "one line" : `${m.maxLines} lines`;
-        report(m.name, m.text, `is too long: it does not fit in ${lines} at ${Math.round(m.floor)} px or more (the smallest legible size); shorten it.`);
+        report(m.name, m.text, `is too long: it does not fit in ${lines} at ${Math.round(m.floor)} px or more (the smallest legible size); shorten it.`, "; give it a wider box or more lines.");
       }
     }
   }
@@ -188,7 +192,7 @@ export function layoutProblems(scene: Scene, ledger: LayoutLedger, frame: Layout
         if (!inside(e.box, bounds)) report(e.name, e.text, `leaves the safe area of the ${frame.aspect} format (text must stay clear of the edges and of what apps lay over the video).`);
         for (const o of all) {
           if (o === e || (o.layer === i && o.name === e.name) || !overlaps(e.box, o.box)) continue;
-          report(e.name, e.text, `overlaps ${what(o)} in the ${frame.aspect} format; shorten the text.`);
+          report(e.name, e.text, `overlaps ${what(o)} in the ${frame.aspect} format; shorten the text.`, "; move it or make room for it in this format.");
         }
       }
     }

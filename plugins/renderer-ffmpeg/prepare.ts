@@ -48,6 +48,8 @@ export type RenderInput = {
   workDir: string;
   /** Lay out only, for the layout check: the readability pass (panels beneath texts) is left out. */
   layoutOnly?: boolean;
+  /** Word the layout problems for the template's author (the folder check at start), not for a shop. */
+  forAuthor?: boolean;
   /** First frame to produce: 0 for a video, a later one to make a single frame quickly (previews). */
   startFrame?: number;
   signal?: AbortSignal;
@@ -191,6 +193,6 @@ export async function prepareRender(input: RenderInput): Promise<RenderJob> {
     rtl,
     scene,
     placements: layout(scene, posterAt, { templateWidth: full.width, rtl, duration: def.meta.duration }),
-    problems: layoutProblems(scene, ledger, { aspect, width: full.width, duration: def.meta.duration, posterAt, rtl }, { prompt: input.prompt ?? {}, product: p, prices }),
+    problems: layoutProblems(scene, ledger, { aspect, width: full.width, duration: def.meta.duration, posterAt, rtl }, { prompt: input.prompt ?? {}, product: p, prices }, input.forAuthor),
   };
 }

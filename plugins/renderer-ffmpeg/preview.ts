@@ -65,8 +65,8 @@ export async function previewFrame(deps: PreviewDeps, req: PreviewRequest): Prom
 }
 
 /** The layout problems of a render (layers made in `req.workDir`, text measured; ffmpeg does not run). */
-export async function checkLayout(templates: TemplateRegistry, req: LayoutCheckRequest): Promise<LayoutProblem[]> {
-  return (await prepareRender({ ...inputOf(templates, req), layoutOnly: true })).problems;
+export async function checkLayout(templates: TemplateRegistry, req: LayoutCheckRequest, forAuthor = false): Promise<LayoutProblem[]> {
+  return (await prepareRender({ ...inputOf(templates, req), layoutOnly: true, forAuthor })).problems;
 }
 
 /** An error's words on one line (a start-up error is one line of the log). */
@@ -90,14 +90,14 @@ export async function checkFolderTemplates(templates: TemplateRegistry): Promise
       // The template's own format first, so a build() that throws everywhere is reported there.
       const aspects = [tpl.info.aspect, ...ASPECTS.filter((a) => a !== tpl.info.aspect)];
       const results = await Promise.allSettled(aspects.map((aspect) =>
-        checkLayout(templates, { templateId: tpl.info.id, product, prompt, language: "en", aspect, scale: 0.25, workDir: join(dir, tpl.info.id, aspect.replace(":", "x")) })));
+        checkLayout(templates, { templateId: tpl.info.id, product, prompt, language: "en", aspect, scale: 0.25, workDir: join(dir, tpl.info.id, aspect.replace(":", "x")) }, true)));
       results.forEach((r, i) => {
         const where = `the template ${tpl.source}`;
         if (r.status === "rejected") throw new ConfigError(`VITRIN_TEMPLATE_DIRS: ${where} failed to build with the sample product: ${oneLine(r.reason)} (in the ${aspects[i]} format)`);
         const [first, ...more] = r.value;
         if (first) {
           const also = more.length ? ` (and ${more.length} more)` : "";
-          throw new ConfigError(`VITRIN_TEMPLATE_DIRS: ${where} does not lay out in the ${aspects[i]} format with the sample product and copy in English: ${first.field}: ${oneLine(first.message)}${also}`);
+          throw new ConfigError(`VITRIN_TEMPLATE_DIRS: ${where} does not lay out in the ${aspects[i]} format with the sample product and copy in English: ${oneLine(first.message)} (its text is ${first.field})${also}`);
         }
       });
     }
