@@ -128,7 +128,7 @@ describe("prompt", () => {
 describe("strings", () => {
   test("built-in strings exist in en, tr, de, fr, es, ar, ja with the same keys", () => {
     expect([...LANGUAGES]).toEqual(["en", "tr", "de", "fr", "es", "ar", "ja"]);
-    const keys = Object.keys(BUILTIN_STRINGS.en).sort();
+    const keys = Object.keys(BUILTIN_STRINGS.en).sort() as (keyof typeof BUILTIN_STRINGS.en)[];
     for (const lang of LANGUAGES) {
       expect(Object.keys(BUILTIN_STRINGS[lang]).sort()).toEqual(keys);
       for (const k of keys) expect(BUILTIN_STRINGS[lang][k]!.length).toBeGreaterThan(0);

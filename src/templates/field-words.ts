@@ -1,6 +1,6 @@
 // The shared prompt fields' descriptions (fields.headline() and the rest) in every built-in language: the templates'
 // `prompt_schema` reads them in English, and the catalogue's `?language=` in the asked language.
-import { BUILTIN_STRINGS, LANGUAGES } from "./i18n";
+import { BUILTIN_STRINGS, LANGUAGES, type BuiltinStringKey } from "./i18n";
 
 export type SharedField = "headline" | "subheadline" | "price" | "oldPrice" | "currency" | "callToAction" | "features" | "colors";
 type Language = (typeof LANGUAGES)[number];
@@ -86,15 +86,15 @@ const TABLES: Record<Language, Record<SharedField, string>> = {
 export const FIELD_LANGUAGES = Object.keys(TABLES) as Language[];
 
 /** Whether `key` names built-in words a button can default to (`shopNow`, `discover`…). */
-export const isButtonWords = (key: string): boolean => Object.hasOwn(BUILTIN_STRINGS.en, key);
+export const isButtonWords = (key: string): key is BuiltinStringKey => Object.hasOwn(BUILTIN_STRINGS.en, key);
 
 /** A shared field's description in a language; the button's names its default words (`button`) in that language. */
-export function fieldDescription(lang: Language, field: SharedField, button = "shopNow"): string {
+export function fieldDescription(lang: Language, field: SharedField, button: BuiltinStringKey = "shopNow"): string {
   const text = TABLES[lang][field];
-  return field === "callToAction" ? text.replace("{button}", BUILTIN_STRINGS[lang][button] ?? BUILTIN_STRINGS.en[button]!) : text;
+  return field === "callToAction" ? text.replace("{button}", BUILTIN_STRINGS[lang][button]) : text;
 }
 
-type Shared = { field: SharedField; button?: string };
+type Shared = { field: SharedField; button?: BuiltinStringKey };
 /**
  * Each English description to the field it describes (a button's, with each default words it may name): a template's
  * own wording matches none and stays as written.
@@ -102,7 +102,7 @@ type Shared = { field: SharedField; button?: string };
 const SHARED_BY_ENGLISH = new Map<string, Shared>();
 for (const field of Object.keys(TABLES.en) as SharedField[]) {
   if (field !== "callToAction") SHARED_BY_ENGLISH.set(fieldDescription("en", field), { field });
-  else for (const button of Object.keys(BUILTIN_STRINGS.en)) SHARED_BY_ENGLISH.set(fieldDescription("en", field, button), { field, button });
+  else for (const button of Object.keys(BUILTIN_STRINGS.en) as BuiltinStringKey[]) SHARED_BY_ENGLISH.set(fieldDescription("en", field, button), { field, button });
 }
 
 type JsonSchema = { description?: unknown; properties?: Record<string, JsonSchema>; items?: JsonSchema; anyOf?: JsonSchema[] };

@@ -7,7 +7,12 @@ const RTL = new Set(["ar", "he", "iw", "fa", "ur", "ps", "yi", "dv", "ckb", "sd"
 
 export type Strings = Record<string, string>;
 
-export const BUILTIN_STRINGS: Record<(typeof LANGUAGES)[number], Strings> = {
+/** The built-in strings' keys (`ctx.s("shopNow")`); each language has every one. */
+export type BuiltinStringKey =
+  | "shopNow" | "buyNow" | "discover" | "new" | "newArrival" | "newCollection" | "limitedOffer" | "sale" | "endsSoon"
+  | "now" | "only" | "was" | "off" | "whyLoveIt" | "premiumQuality" | "freeShipping";
+
+export const BUILTIN_STRINGS: Record<(typeof LANGUAGES)[number], Record<BuiltinStringKey, string>> = {
   en: {
     shopNow: "Shop now",
     buyNow: "Buy now",

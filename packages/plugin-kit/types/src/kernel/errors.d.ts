@@ -17,7 +17,7 @@ export type FieldProblem = {
 export declare const MAX_IMAGE_BYTES: number;
 export declare const ALLOWED_IMAGE_TYPES: readonly ["image/jpeg", "image/png", "image/webp"];
 export declare const errors: {
-    /** The body is not JSON, is not sent as `application/json`, nests deeper than 64 levels; a malformed Idempotency-Key; a payment notice whose signature fails. */
+    /** The body is not JSON, is not UTF-8, is not sent as `application/json`, nests deeper than 64 levels; a malformed Idempotency-Key; a payment notice whose signature fails. */
     badRequest: (message: string) => ApiError;
     /** The `Authorization: Bearer` header is missing (and no live Studio session cookie stands in), or its token is unknown or revoked (a token in the query string does not count); a wrong token at POST /studio/session. */
     unauthorized: (message?: string) => ApiError;
@@ -30,7 +30,7 @@ export declare const errors: {
     /** A premium template asked for by an account that is not premium; a 17th webhook endpoint (16 at most per account). */
     forbidden: (message: string) => ApiError;
     /** An unknown id, another account's resource (never 403), or an unknown route. */
-    notFound: (what?: string) => ApiError;
+    notFound: (what?: string, hint?: string) => ApiError;
     /** A /v1/admin route while the admin API is off (VITRIN_ADMIN_TOKEN unset): the message says how to turn it on. */
     adminDisabled: () => ApiError;
     /** Any API route on a jobs-only instance (`vitrin worker`), which answers only /healthz, /readyz and /metrics. */
@@ -43,12 +43,12 @@ export declare const errors: {
     methodNotAllowed: (method: string, path: string) => ApiError;
     /** An Idempotency-Key reused with another body or still in use (`idempotency_key`), dekupe retries used up (`retries_left`) or one running (`dekupe_status`), deleting the files of a video still queued or processing (`video_status`), re-driving a job that is not dead, a correction below zero. */
     conflict: (message: string, extra?: ErrorExtra) => ApiError;
-    /** An image over 5 MB (5242880 bytes), announced or counted as it arrives. */
-    fileTooLarge: (maxSize?: number, message?: string) => ApiError;
+    /** An image over 5 MB (5242880 bytes), announced or counted as it arrives; `field` names the image's field where one is known. */
+    fileTooLarge: (maxSize?: number, message?: string, field?: string) => ApiError;
     /** A request body over VITRIN_MAX_BODY_BYTES, refused as soon as it passes the cap. */
     bodyTooLarge: (maxSize: number) => ApiError;
-    /** An image that is not JPG, PNG or WebP by its bytes (whatever its name or Content-Type says). */
-    unsupportedImage: (message?: string) => ApiError;
+    /** An image that is not JPG, PNG or WebP by its bytes (whatever its name or Content-Type says); `field` names the image's field. */
+    unsupportedImage: (field?: string, message?: string) => ApiError;
     /** The body or query breaks its schema: a wrong type or range, a missing field, an unknown body field or query parameter. */
     validation: (details: FieldProblem[], message?: string) => ApiError;
     /** One field is unusable: an image URL that is unreachable, refused or not a decodable image, an unknown cursor, a `limit` outside 1–100, an amount out of range, a NUL in text. */

@@ -1,7 +1,9 @@
 /** Languages every built-in string exists in; anything else falls back to English words (and keeps its own direction). */
 export declare const LANGUAGES: readonly ["en", "tr", "de", "fr", "es", "ar", "ja"];
 export type Strings = Record<string, string>;
-export declare const BUILTIN_STRINGS: Record<(typeof LANGUAGES)[number], Strings>;
+/** The built-in strings' keys (`ctx.s("shopNow")`); each language has every one. */
+export type BuiltinStringKey = "shopNow" | "buyNow" | "discover" | "new" | "newArrival" | "newCollection" | "limitedOffer" | "sale" | "endsSoon" | "now" | "only" | "was" | "off" | "whyLoveIt" | "premiumQuality" | "freeShipping";
+export declare const BUILTIN_STRINGS: Record<(typeof LANGUAGES)[number], Record<BuiltinStringKey, string>>;
 /** The primary language subtag of a BCP 47 tag ("pt-BR" → "pt"), lowercased; malformed input becomes "en". */
 export declare function baseLanguage(tag: string): string;
 export declare function isRtl(tag: string): boolean;
