@@ -40,6 +40,11 @@ describe("old_price beside price", () => {
     expect(check("showcase", { old_price: 32 })).toEqual({ ok: false, problems: [{ field: "old_price", message: expect.stringContaining("needs price") }] });
   });
 
+  test("a price as text longer than 24 characters is refused, naming the limit", () => {
+    const res = check("showcase", { price: "Only today: 24,90 € instead of 32 €" });
+    expect(res).toEqual({ ok: false, problems: [{ field: "price", message: "must be a number from 0 to 1000000000, or a text of 1 to 24 characters" }] });
+  });
+
   test("the API answers 422 on user_prompt.old_price for an estimate and a video, and charges nothing", async () => {
     const body = { template_id: "flash-sale", product_id: productId, user_prompt: { price: 40, old_price: 32 } };
     for (const path of ["/v1/videos/estimate", "/v1/videos"]) {

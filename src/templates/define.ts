@@ -254,12 +254,15 @@ function count(helper: string, what: string, value: unknown, fallback: number): 
   throw new Error(`fields.${helper}() takes ${what} as a whole number of at least 1, not ${shown}: write fields.${helper}(${fallback}), for example`);
 }
 
+/** The longest price given as text ("ab 19,90 €"). */
+const PRICE_TEXT_MAX = 24;
+
 /** A price: a number the render formats, or a short text shown as written. */
 function priceField(description: string) {
   return t.Optional(
-    t.Union([t.Number({ minimum: 0, maximum: 1e9 }), t.String({ minLength: 1, maxLength: 24 })], {
+    t.Union([t.Number({ minimum: 0, maximum: 1e9 }), t.String({ minLength: 1, maxLength: PRICE_TEXT_MAX })], {
       description,
-      error: "must be a number of at least 0 or a short text",
+      error: `must be a number from 0 to 1000000000, or a text of 1 to ${PRICE_TEXT_MAX} characters`,
     }),
   );
 }
