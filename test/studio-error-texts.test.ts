@@ -125,6 +125,7 @@ describe("field messages in Turkish", () => {
       ["must be true or false", "Evet ya da hayır olmalı."],
       ["must be at least 1000", "En az 1000 olmalı."],
       ["is not a known query parameter", "Bilinmeyen bir sorgu parametresi."],
+      ["must be a number from 0 to 1000000000, or a text of 1 to 24 characters", "0 ile 1000000000 arasında bir sayı ya da en fazla 24 karakterlik bir metin olmalı."],
       ["must be more than price (40): it is the price before the discount", "Fiyattan (40) yüksek olmalı: indirimden önceki fiyattır."],
     ];
     for (const [en, tr] of cases) expect([en, fieldText(en, "tr")]).toEqual([en, tr]);

@@ -180,6 +180,7 @@ const trFieldMessages: [RegExp, string][] = [
   [/^must be more than (-?[\d.]+)$/, "$1'den büyük olmalı."],
   [/^must be less than (-?[\d.]+)$/, "$1'den küçük olmalı."],
   [/^is not a known query parameter$/, "Bilinmeyen bir sorgu parametresi."],
+  [/^must be a number from 0 to (\d+), or a text of 1 to (\d+) characters$/, "0 ile $1 arasında bir sayı ya da en fazla $2 karakterlik bir metin olmalı."],
   // A template's old price beside its price (src/templates/registry.ts).
   [/^must be more than price \(([^)]+)\): it is the price before the discount$/, "Fiyattan ($1) yüksek olmalı: indirimden önceki fiyattır."],
   [/^needs price beside it: .*$/, "Fiyat da girilmeli: eski fiyat, indirimli fiyatın yanında üstü çizili gösterilir."],
