@@ -1,7 +1,7 @@
 // A template's name and description in other languages (meta.translations): GET /v1/templates and /v1/templates/:id
 // answer in the language asked for with ?language= (its base: tr-TR reads tr), English where a template has no words
 // in it, and list every translation; a malformed language is a 422; a template with a broken translation is refused
-// at load, naming it.
+// at load, naming it; so is a meta value out of range, with the value given.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { loadTemplates, templateWords } from "../src/templates";
 import { defineTemplate, t as tb, type TemplateDefinition } from "../src/templates/api";
@@ -101,5 +101,18 @@ describe("translations a template declares", () => {
     [{ tr: { name: "x", description: 5 } }, "meta.translations.tr.description must be text"],
   ])("a template with translations %j is refused: %s", async (translations, message) => {
     await expect(loadTemplates({ builtin: [withTranslations(translations)] })).rejects.toThrow(`template builtin:translated: ${message}`);
+  });
+});
+
+describe("a template's meta refused at load says the value it was given", () => {
+  const base = BUILTIN_TEMPLATES.find((d) => d.meta.id === "clean-card")!;
+  test.each([
+    [{ duration: 90 }, "meta.duration must be 1 to 60 seconds, not 90"],
+    [{ credits: 1.5 }, "meta.credits must be a whole number of at least 1, not 1.5"],
+    [{ fps: 24.5 }, "meta.fps must be a whole number from 10 to 60, not 24.5"],
+    [{ duration: 6, posterAt: 9 }, "meta.posterAt must fall inside the video (at least 0 and under its duration, 6 s), not 9"],
+  ])("%j: %s", async (meta, message) => {
+    const def = defineTemplate({ ...base, meta: { ...base.meta, id: "odd-meta", translations: undefined, ...meta } as never });
+    await expect(loadTemplates({ builtin: [def] })).rejects.toThrow(`template builtin:odd-meta: ${message}`);
   });
 });

@@ -47,6 +47,9 @@ export type TemplateRegistry = { list(): LoadedTemplate[]; get(id: string): Load
 
 const ID = /^[a-z0-9][a-z0-9-]{0,47}$/;
 
+/** A value as a template author wrote it, for a refusal's "not …". */
+const shown = (value: unknown) => (typeof value === "string" ? JSON.stringify(value) : String(value));
+
 function check(def: TemplateDefinition, source: string): void {
   const m = def.meta;
   const bad = (what: string): never => {
@@ -57,10 +60,10 @@ function check(def: TemplateDefinition, source: string): void {
   if (typeof m.name !== "string" || !m.name.trim()) bad("meta.name is missing");
   if (typeof m.description !== "string") bad("meta.description is missing");
   if (!(m.aspect in ASPECT_SIZES)) bad(`meta.aspect must be one of ${Object.keys(ASPECT_SIZES).join(", ")}`);
-  if (!(typeof m.duration === "number" && m.duration >= 1 && m.duration <= 60)) bad("meta.duration must be 1 to 60 seconds");
-  if (!(Number.isInteger(m.credits) && m.credits >= 1)) bad("meta.credits must be a whole number of at least 1");
-  if (m.fps !== undefined && !(Number.isInteger(m.fps) && m.fps >= 10 && m.fps <= 60)) bad("meta.fps must be 10 to 60");
-  if (m.posterAt !== undefined && !(m.posterAt >= 0 && m.posterAt < m.duration)) bad("meta.posterAt must fall inside the video");
+  if (!(typeof m.duration === "number" && m.duration >= 1 && m.duration <= 60)) bad(`meta.duration must be 1 to 60 seconds, not ${shown(m.duration)}`);
+  if (!(Number.isInteger(m.credits) && m.credits >= 1)) bad(`meta.credits must be a whole number of at least 1, not ${shown(m.credits)}`);
+  if (m.fps !== undefined && !(Number.isInteger(m.fps) && m.fps >= 10 && m.fps <= 60)) bad(`meta.fps must be a whole number from 10 to 60, not ${shown(m.fps)}`);
+  if (m.posterAt !== undefined && !(m.posterAt >= 0 && m.posterAt < m.duration)) bad(`meta.posterAt must fall inside the video (at least 0 and under its duration, ${m.duration} s), not ${shown(m.posterAt)}`);
   if (!def.prompt || (def.prompt as { type?: string }).type !== "object") bad("prompt must be a TypeBox object (t.Object)");
   // A video may be asked without user_prompt (it defaults to {}), so a field it cannot do without would refuse those.
   const required = (def.prompt as { required?: unknown }).required;
