@@ -26,7 +26,24 @@ export type Setting<V = unknown, C = unknown> = {
   unset?: string | ((input: SettingInput<C>) => string);
   /** Turns the text into the value; throws an Error saying what the text must be. */
   parse(raw: string, input: SettingInput<C>): V;
+  /**
+   * Its value is never repeated in an error (a token, a key, a password). Settings whose names say so (…TOKEN,
+   * …SECRET…, …KEY…, …PASSWORD…) are treated as secret without it.
+   */
+  secret?: boolean;
 };
+
+/** Names that say a setting holds a secret. */
+const SECRET_NAME = /TOKEN|SECRET|PASSWORD|PASSWD|(^|_)KEY(_|$)|PRIVATE/;
+
+/**
+ * A setting's text as an error may show it: a secret's only by its length, and a URL's password (postgres://u:pw@h)
+ * as `***`, since start-up errors go to logs that more people read than the secrets are meant for.
+ */
+export function shownValue(setting: Pick<Setting, "env" | "secret">, text: string): string {
+  if (setting.secret || SECRET_NAME.test(setting.env)) return `(${text.length} characters, not shown)`;
+  return JSON.stringify(text.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/:@\s]*):[^@/\s]*@/i, "$1:***@"));
+}
 
 /** Reads one setting from `input.env`; a bad value is a ConfigError naming the variable and the value. */
 export function readSetting<V, C>(setting: Setting<V, C>, input: SettingInput<C>): V {
@@ -35,7 +52,7 @@ export function readSetting<V, C>(setting: Setting<V, C>, input: SettingInput<C>
   try {
     return setting.parse(raw, input);
   } catch (e) {
-    throw new ConfigError(`${setting.env}=${JSON.stringify(given ?? raw)}: ${(e as Error).message}`);
+    throw new ConfigError(`${setting.env}=${shownValue(setting, given ?? raw)}: ${(e as Error).message}`);
   }
 }
 

@@ -1,0 +1,42 @@
+// A setting refused at start never repeats a secret in its error (start-up errors end up in shared logs): a token or
+// key by its length only, a database URL with its password as ***; other values are shown as given.
+import { expect, test } from "bun:test";
+import { ConfigError, loadConfig } from "../src/config";
+import { readSetting, type Setting } from "../src/config/parse";
+
+const refusal = (env: Record<string, string>) => {
+  try {
+    loadConfig({ VITRIN_DATA_DIR: "/tmp/vitrin-config-secrets", ...env });
+  } catch (e) {
+    expect(e).toBeInstanceOf(ConfigError);
+    return (e as Error).message;
+  }
+  throw new Error("expected a ConfigError");
+};
+
+test("a too-short admin token is refused without showing it", () => {
+  const message = refusal({ VITRIN_ADMIN_TOKEN: "MySecretAdmin15" });
+  expect(message).toBe("VITRIN_ADMIN_TOKEN=(15 characters, not shown): must be at least 16 characters");
+  expect(message).not.toContain("MySecret");
+});
+
+test("a database URL's password is hidden, the rest shown to find the mistake", () => {
+  const message = refusal({ VITRIN_DATABASE_URL: "mysql://shop:TopSecretPw@db.local/vitrin" });
+  expect(message).toStartWith('VITRIN_DATABASE_URL="mysql://shop:***@db.local/vitrin": ');
+  expect(message).not.toContain("TopSecretPw");
+});
+
+test("a plugin setting named as a secret, or declared one, is hidden too; others are shown", () => {
+  const failing = (env: string, secret?: boolean): Setting<string> => ({ env, default: "", doc: "", secret, parse: () => { throw new Error("is wrong"); } });
+  const read = (s: Setting<string>) => {
+    try {
+      readSetting(s, { env: { [s.env]: "abc123" }, config: {} });
+    } catch (e) {
+      return (e as Error).message;
+    }
+  };
+  expect(read(failing("VITRIN_PLUGIN_SANDBOX_SECRET"))).toBe("VITRIN_PLUGIN_SANDBOX_SECRET=(6 characters, not shown): is wrong");
+  expect(read(failing("VITRIN_PLUGIN_MAIL_API_KEY"))).toBe("VITRIN_PLUGIN_MAIL_API_KEY=(6 characters, not shown): is wrong");
+  expect(read(failing("VITRIN_PLUGIN_MAIL_CREDENTIALS", true))).toBe("VITRIN_PLUGIN_MAIL_CREDENTIALS=(6 characters, not shown): is wrong");
+  expect(read(failing("VITRIN_PLUGIN_MAIL_REGION"))).toBe('VITRIN_PLUGIN_MAIL_REGION="abc123": is wrong');
+});
