@@ -40,3 +40,21 @@ test("a plugin setting named as a secret, or declared one, is hidden too; others
   expect(read(failing("VITRIN_PLUGIN_MAIL_CREDENTIALS", true))).toBe("VITRIN_PLUGIN_MAIL_CREDENTIALS=(6 characters, not shown): is wrong");
   expect(read(failing("VITRIN_PLUGIN_MAIL_REGION"))).toBe('VITRIN_PLUGIN_MAIL_REGION="abc123": is wrong');
 });
+
+test("a PostgreSQL failure at start is one line naming the setting, the URL without its password, and what to do", async () => {
+  const { databaseFailure, openDatabase } = await import("../src/db");
+  for (const [url, expected] of [
+    ["postgres://vitrin:pw-secret@127.0.0.1:1/x", "is PostgreSQL running and listening at that host and port?"],
+    ["postgres://postgres:pw-secret@127.0.0.1:5432/vitrin_no_such_database", "create the database first"],
+  ]) {
+    const db = openDatabase(url);
+    const failure = await db.migrate().then(() => null, (e: unknown) => e);
+    await db.close().catch(() => {});
+    const line = databaseFailure(failure, url)!;
+    expect(line).toStartWith("database error: ");
+    expect(line).toContain(`(VITRIN_DATABASE_URL="${url.replace(":pw-secret@", ":***@")}")`);
+    expect(line).toContain(expected);
+    expect(line).not.toContain("\n");
+  }
+  expect(databaseFailure(new Error("something else"), "postgres://x")).toBeNull();
+});

@@ -14,6 +14,7 @@ export {
   pluginName,
   readSetting,
   settingRow,
+  shownValue,
   type Env,
   type Setting,
   type SettingInput,

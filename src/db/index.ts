@@ -14,7 +14,7 @@ import type { SetTimer } from "../kernel";
 export type { SetTimer };
 export { schema };
 export type { Db, Dialect, OpenOptions, Orm, Schema, TxOptions } from "./types";
-export { isPostgresUrl, requireExistingDatabase, sqlitePathFromUrl } from "./url";
+export { databaseFailure, isPostgresUrl, requireExistingDatabase, sqlitePathFromUrl } from "./url";
 export { LAZY_FLUSH_MS, WalSync, type SyncFile } from "./wal-sync";
 export { isSqliteBusy } from "./sqlite-lock";
 export { pgClientOf, sqlState } from "./postgres";
