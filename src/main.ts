@@ -21,7 +21,7 @@ const coreUsage = `  vitrin version                    the version of this vitri
   vitrin help [COMMAND]             this text, or one command's usage (also COMMAND --help)
   vitrin serve [--port N] [--host ADDR] [--data-dir DIR] [--no-worker]   the API (and jobs, unless --no-worker)
   vitrin worker [--port N] [--host ADDR] [--data-dir DIR]                 jobs only; the port answers /healthz /readyz /metrics
-  vitrin migrate
+  vitrin migrate [--data-dir DIR]   apply the database's pending migrations and exit (serve and worker do on start)
   vitrin health [--port N] [--json] exit 0 when the server on VITRIN_HOST:VITRIN_PORT is ready
   vitrin accounts create [--name NAME] [--credits N] [--language CODE] [--premium] [--json]
   vitrin accounts list [--json]
