@@ -321,7 +321,7 @@ export async function createService(config: Config, opts: ServiceOptions = {}) {
   const { db, plugins, templates } = await openFoundation(config, opts, logger);
   if (db.dialect === "postgres" && config.storage === "local") {
     // PostgreSQL is how instances share one service; files on one instance's disk are not shared with the others.
-    logger.warn("VITRIN_STORAGE=local with PostgreSQL: each instance keeps files on its own disk, so instances cannot read each other's images and videos; use VITRIN_STORAGE=s3 (or one shared folder) when running more than one");
+    logger.warn("VITRIN_STORAGE=local with PostgreSQL: instances read each other's images and videos only if their VITRIN_DATA_DIR is one shared folder (NFS, say); otherwise use VITRIN_STORAGE=s3 when running more than one");
   }
 
   // Cut-outs and renders leave freed native memory mapped; once they stop for a while it goes back (native/idle.ts).
