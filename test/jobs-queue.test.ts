@@ -8,6 +8,19 @@ import { SECOND, setup, gate, enqueue, runCleanups, onCleanup } from "./support/
 
 afterEach(runCleanups);
 
+describe("stopping", () => {
+  test("an engine that ran logs that it stopped; one that only enqueued (serve --no-worker) says nothing of it", async () => {
+    const { engine, logs } = await setup();
+    const idle = engine();
+    await idle.stop();
+    expect(logs.filter((r) => r.msg === "job engine stopped")).toEqual([]);
+    const running = engine();
+    running.start();
+    await running.stop();
+    expect(logs.filter((r) => r.msg === "job engine stopped")).toHaveLength(1);
+  });
+});
+
 describe("enqueue", () => {
   test("runs inside the caller's transaction: a rollback leaves no job", async () => {
     const { db, engine } = await setup();

@@ -44,7 +44,8 @@ export async function shutdown(s: EngineState, deadlineMs: number): Promise<Stop
     // The final write failed; those jobs keep their lease and are rescued by another worker once it expires.
     s.logger.error("job engine stopped with unrecorded outcomes", { count: s.pending.length });
   }
-  s.logger.info("job engine stopped", { finished, released });
+  // An instance that never ran jobs (serve --no-worker enqueues only) has no engine to speak of stopping.
+  if (s.loop) s.logger.info("job engine stopped", { finished, released });
   return { finished, released };
 }
 
