@@ -1,5 +1,6 @@
 // Template previews in bounded memory: the byte-bounded LRU itself (small bounds), and the preview route, which
-// renders and keeps only supported languages and honours VITRIN_PREVIEW_CACHE_BYTES.
+// renders and keeps only supported languages, draws and keeps each format apart (?aspect_ratio=), and honours
+// VITRIN_PREVIEW_CACHE_BYTES.
 import { afterEach, describe, expect, test } from "bun:test";
 import { chmodSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
@@ -123,6 +124,30 @@ describe("GET /v1/templates/:id/preview", () => {
     // A region of a language no template speaks is still refused.
     expect((await preview(a.token, "pt-BR")).status).toBe(422);
     expect(ffmpeg.runs()).toBe(1);
+  });
+
+  test("?aspect_ratio= draws the template in that format, kept apart per format; the template's own is the default", async () => {
+    const ffmpeg = countingFfmpeg();
+    t = await startService({ VITRIN_FFMPEG_PATH: ffmpeg.path });
+    const a = await t.newAccount();
+    const size = async (query: string) => {
+      const res = await t!.call("GET", `/v1/templates/spotlight/preview${query}`, { token: a.token });
+      expect([query, res.status]).toEqual([query, 200]);
+      const png = new Uint8Array(await res.arrayBuffer());
+      const view = new DataView(png.buffer);
+      return [view.getUint32(16), view.getUint32(20)];
+    };
+    const own = await size("");
+    const tall = await size("?aspect_ratio=9:16");
+    const wide = await size("?aspect_ratio=16:9");
+    expect(wide[0]).toBeGreaterThan(wide[1]);
+    expect(tall[1]).toBeGreaterThan(tall[0]);
+    // spotlight's own format is 9:16: the default and ?aspect_ratio=9:16 are one picture, rendered once.
+    expect(own).toEqual(tall);
+    expect(ffmpeg.runs()).toBe(2);
+    const bad = await t.json("GET", "/v1/templates/spotlight/preview?aspect_ratio=2:1", { token: a.token });
+    expect(bad.status).toBe(422);
+    expect(bad.body.details[0]).toEqual({ field: "aspect_ratio", message: 'must be one of "9:16", "4:5", "1:1", "16:9"' });
   });
 
   test("VITRIN_PREVIEW_CACHE_BYTES=0 keeps nothing: each request renders again", async () => {

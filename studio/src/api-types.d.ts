@@ -3698,6 +3698,7 @@ export interface operations {
         parameters: {
             query?: {
                 language?: string;
+                aspect_ratio?: "9:16" | "4:5" | "1:1" | "16:9";
             };
             header?: never;
             path: {

@@ -8,7 +8,7 @@ import { accountGuard, type GuardDeps } from "../guard";
 import { errors } from "../../kernel";
 import type { RendererPlugin } from "../../plugins";
 import type { TemplateRegistry, LoadedTemplate } from "../../templates";
-import { ASPECTS, baseLanguage, PreviewCache, templateWords } from "../../templates";
+import { ASPECTS, baseLanguage, PreviewCache, templateWords, type Aspect } from "../../templates";
 import { normalizeLanguage } from "../../accounts";
 import type { RateLimiter } from "../ratelimit";
 import type { Videos } from "../../videos";
@@ -21,6 +21,10 @@ import { templateLanguage } from "../../videos";
 export type PreviewOptions = { renderer: Pick<RendererPlugin, "name" | "preview">; cacheBytes?: number; limiter?: RateLimiter };
 
 
+
+/** One of the four formats, refused in words that list them. */
+const aspectRatio = (description: string) =>
+  t.Union(ASPECTS.map((a) => t.Literal(a)), { description, error: `must be one of ${ASPECTS.join(", ")}` });
 const videoBody = t.Object(
   {
     template_id: t.String({ minLength: 1, maxLength: 100, description: "Id of the template to use (GET /v1/templates)." }),
@@ -29,12 +33,7 @@ const videoBody = t.Object(
     language: t.Optional(t.String({ minLength: 2, maxLength: 35, description: "BCP 47 language; defaults to the account's." })),
     webhook_url: t.Optional(t.String({ minLength: 1, maxLength: 2048, description: "Receives video.completed / video.failed." })),
     music: t.Optional(t.String({ minLength: 1, maxLength: 100, description: '"auto" (default: the template\'s mood), a track id from GET /v1/music, or "none" (no audio stream).' })),
-    aspect_ratio: t.Optional(
-      t.Union(ASPECTS.map((a) => t.Literal(a)), {
-        description: 'The format: "9:16" 1080×1920 (default), "4:5" 1080×1350, "1:1" 1080×1080 or "16:9" 1920×1080; every template composes each.',
-        error: `must be one of ${ASPECTS.join(", ")}`,
-      }),
-    ),
+    aspect_ratio: t.Optional(aspectRatio('The format: "9:16" 1080×1920 (default), "4:5" 1080×1350, "1:1" 1080×1080 or "16:9" 1920×1080; every template composes each.')),
     metadata: t.Optional(metadataBody),
   },
   { additionalProperties: false },
@@ -119,13 +118,15 @@ export function templateJson(template: LoadedTemplate, publicUrl: string, langua
 function previewMaker(templates: TemplateRegistry, preview: PreviewOptions) {
   // One cache per service, bounded in bytes.
   const previews = new PreviewCache(preview.cacheBytes);
-  return async (templateId: string, requested: string): Promise<Uint8Array> => {
+  return async (templateId: string, requested: string, aspect?: Aspect): Promise<Uint8Array> => {
     const template = templates.get(templateId);
     if (!template) throw errors.notFound("template");
-    const language = templateLanguage(template, requested);
+    const language = baseLanguage(templateLanguage(template, requested));
     const make = preview.renderer.preview?.bind(preview.renderer);
     if (!make) throw errors.noPreviews(preview.renderer.name);
-    return previews.getOrMake(`${templateId}\u0000${baseLanguage(language)}`, () => make({ templateId, language: baseLanguage(language) }));
+    // Without a format asked for, the template's own: one picture either way.
+    const format = aspect ?? template.info.aspect;
+    return previews.getOrMake(`${templateId}\u0000${language}\u0000${format}`, () => make({ templateId, language, aspect: format }));
   };
 }
 
@@ -207,12 +208,15 @@ export function videoRoutes(guard: GuardDeps, videos: Videos, templates: Templat
       "/templates/:id/preview",
       async ({ params, query }) => {
         // A malformed tag is refused as the catalogue refuses it; a well-formed one the template lacks is unsupported_language.
-        const png = await previewOf(params.id, catalogueLanguage(query.language));
+        const png = await previewOf(params.id, catalogueLanguage(query.language), query.aspect_ratio);
         return new Response(png, { headers: { "content-type": "image/png", "cache-control": "public, max-age=3600" } });
       },
       {
         params: idParams,
-        query: t.Object({ language: t.Optional(t.String({ minLength: 2, maxLength: 35, description: "BCP 47 language (default en); one of the template's languages." })) }),
+        query: t.Object({
+          language: t.Optional(t.String({ minLength: 2, maxLength: 35, description: "BCP 47 language (default en); one of the template's languages." })),
+          aspect_ratio: t.Optional(aspectRatio("The format to draw it in (default: the template's own `aspect`): 9:16, 4:5, 1:1 or 16:9.")),
+        }),
         detail: operation({ tags: ["Templates"], summary: "A preview frame of the template (PNG)", responses: { 200: png("The frame as PNG") }, errors: [404, 422] }),
       },
     );
