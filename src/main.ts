@@ -378,7 +378,7 @@ if (import.meta.main && process.argv[2] === UNPACK_COMMAND) {
       if (e instanceof ConfigError) console.error(`configuration error: ${e.message}`);
       else if (isApiError(e)) console.error(`error: ${e.message}`);
       else if (isParseArgsError(e)) console.error(`error: ${parseArgsMessage(e)}`);
-      else console.error(databaseFailure(e, process.env.VITRIN_DATABASE_URL) ?? e);
+      else console.error(databaseFailure(e, process.env.VITRIN_DATABASE_URL?.trim()) ?? e);
       const usageSlip = isParseArgsError(e);
       // A value the command cannot take (400, 422) is a usage error; any other refusal (a correction below zero, an
       // unknown id) means the command could not be done, as when `jobs redrive` finds no dead job.

@@ -3,6 +3,7 @@
 import { expect, test } from "bun:test";
 import { ConfigError, loadConfig } from "../src/config";
 import { readSetting, type Setting } from "../src/config/parse";
+import { POSTGRES_ADMIN_URL, postgresAvailable } from "./helpers";
 
 const refusal = (env: Record<string, string>) => {
   try {
@@ -24,6 +25,20 @@ test("a database URL's password is hidden, the rest shown to find the mistake", 
   const message = refusal({ VITRIN_DATABASE_URL: "mysql://shop:TopSecretPw@db.local/vitrin" });
   expect(message).toStartWith('VITRIN_DATABASE_URL="mysql://shop:***@db.local/vitrin": ');
   expect(message).not.toContain("TopSecretPw");
+  // A password with / or @ in it, a URL missing a slash, libpq's key=value form, a query string: hidden whole.
+  for (const [given, shown] of [
+    ["mysql://u:pa/ss@h/db", "mysql://u:***@h/db"],
+    ["mysql://u:p@ss@h/db", "mysql://u:***@h/db"],
+    ["postgres:/u:hunter2@h/db", "postgres:/u:***@h/db"],
+    ["host=db user=u password=hunter2 dbname=v", "host=db user=u password=*** dbname=v"],
+    ["mysql://u@h/db?password=hunter2&ssl=1", "mysql://u@h/db?password=***&ssl=1"],
+  ]) {
+    expect(refusal({ VITRIN_DATABASE_URL: given })).toStartWith(`VITRIN_DATABASE_URL=${JSON.stringify(shown)}: `);
+  }
+});
+
+test("a setting whose name only looks like a secret's part is shown: VITRIN_ALLOW_PRIVATE_NETWORKS", () => {
+  expect(refusal({ VITRIN_ALLOW_PRIVATE_NETWORKS: "maybe" })).toBe('VITRIN_ALLOW_PRIVATE_NETWORKS="maybe": must be true or false');
 });
 
 test("a plugin setting named as a secret, or declared one, is hidden too; others are shown", () => {
@@ -41,11 +56,15 @@ test("a plugin setting named as a secret, or declared one, is hidden too; others
   expect(read(failing("VITRIN_PLUGIN_MAIL_REGION"))).toBe('VITRIN_PLUGIN_MAIL_REGION="abc123": is wrong');
 });
 
-test("a PostgreSQL failure at start is one line naming the setting, the URL without its password, and what to do", async () => {
+test.skipIf(!postgresAvailable)("a PostgreSQL failure at start is one line naming the setting, the URL without its password, and what to do", async () => {
   const { databaseFailure, openDatabase } = await import("../src/db");
+  // The test server's address with a password added and a database that is not there.
+  const missing = new URL(POSTGRES_ADMIN_URL);
+  missing.password = "pw-secret";
+  missing.pathname = "/vitrin_no_such_database";
   for (const [url, expected] of [
     ["postgres://vitrin:pw-secret@127.0.0.1:1/x", "is PostgreSQL running and listening at that host and port?"],
-    ["postgres://postgres:pw-secret@127.0.0.1:5432/vitrin_no_such_database", "create the database first"],
+    [missing.href, "create the database first"],
   ]) {
     const db = openDatabase(url);
     const failure = await db.migrate().then(() => null, (e: unknown) => e);

@@ -72,6 +72,8 @@ describe("the field words", () => {
     expect(french.description).toContain("Découvrir");
     // The type refuses it; a folder template in JavaScript is not type-checked, so the helper checks too.
     expect(() => fields.callToAction(20, "shop now" as never)).toThrow(/key of the built-in words/);
+    // A phrase with a placeholder ("Only {price}") is no button's words.
+    expect(() => fields.callToAction(20, "only" as never)).toThrow(/key of the built-in words/);
   });
 
   test("a template's own description, and the shared helpers' English, are told apart: only the shared ones change", () => {

@@ -1,4 +1,5 @@
-// Reading a database URL: which implementation it selects, and the file a `sqlite:` one names.
+// Reading a database URL: which implementation it selects, the file a `sqlite:` one names, and what a start that
+// cannot use a PostgreSQL one says.
 import { existsSync } from "node:fs";
 import { ConfigError, shownValue } from "../config";
 
@@ -28,8 +29,10 @@ export function requireExistingDatabase(url: string): void {
 const DATABASE_HINTS: Record<string, string> = {
   ERR_POSTGRES_CONNECTION_REFUSED: "is PostgreSQL running and listening at that host and port?",
   ERR_POSTGRES_CONNECTION_TIMEOUT: "is PostgreSQL reachable at that host and port?",
+  ERR_POSTGRES_CONNECTION_FAILED: "is PostgreSQL reachable at that host and port?",
+  ERR_POSTGRES_CONNECTION_CLOSED: "the server closed the connection: check the host, the port and that it speaks PostgreSQL",
   "3D000": "create the database first (createdb, or CREATE DATABASE); vitrin makes its tables itself",
-  "28000": "check the user in the URL: PostgreSQL does not know it",
+  "28000": "PostgreSQL refused this user from this host: an unknown role, or no pg_hba.conf line lets it in",
   "28P01": "check the password in the URL",
   "42501": "the user needs the right to create tables in the database (it owns it, or has CREATE on its schema)",
 };

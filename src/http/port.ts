@@ -26,11 +26,11 @@ export function portInUse(port: number, hostname: string, e: Error): boolean {
 
 /** The one line for an address that cannot be listened on, naming the setting to change. */
 function listenMessage(port: number, hostname: string, e: Error, busy: boolean): string {
-  const code = codeOf(e);
-  // Bun's words for a host it cannot bind may ask whether the port is in use, which is not the question then.
-  const reason = code === "EADDRINUSE" && !busy ? "no address of this machine goes by it" : e.message.replace(/\s+$/, "");
   // Bun's own words for a busy port ask "Is port N in use?", which this line answers: they are left out.
   if (busy) return `port ${port} is in use: another program listens on it; set VITRIN_PORT (or --port) to a free port`;
+  const code = codeOf(e);
+  // Bun's words for a host it cannot bind may ask whether the port is in use, which is not the question then.
+  const reason = code === "EADDRINUSE" ? "no address of this machine goes by it" : e.message.replace(/\s+$/, "");
   if (code === "EACCES") return `VITRIN_PORT=${port}: this user may not listen on it (${reason}); set VITRIN_PORT (or --port) to 1024 or above`;
   return `VITRIN_HOST="${hostname}": cannot listen there (${reason}); set VITRIN_HOST (or --host) to an address of this machine, such as 0.0.0.0 (every interface) or 127.0.0.1`;
 }

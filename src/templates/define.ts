@@ -2,8 +2,8 @@
 import type { Static, TObject } from "@sinclair/typebox";
 import { t } from "elysia";
 import type { Anim } from "./anim";
-import { fieldDescription, isButtonWords } from "./field-words";
-import type { BuiltinStringKey, Strings } from "./i18n";
+import { fieldDescription, isButtonWords, type ButtonWords } from "./field-words";
+import type { Strings } from "./i18n";
 import type { Asset, Scene } from "./scene";
 
 /** The video formats: 9:16 (stories, Reels, TikTok, Shorts), 4:5 (feed), 1:1 (square) and 16:9 (landscape). */
@@ -281,7 +281,7 @@ export const fields = {
       t.String({ pattern: "^[A-Za-z]{3}$", description: fieldDescription("en", "currency"), error: "must be a three-letter currency code like USD" }),
     ),
   /** `button`: the key of the built-in words the template shows when none are given (`ctx.s(button)`), for its description. */
-  callToAction: (maxLength?: number, button: BuiltinStringKey = "shopNow") => {
+  callToAction: (maxLength?: number, button: ButtonWords = "shopNow") => {
     if (!isButtonWords(button)) throw new Error(`fields.callToAction() takes as its second argument the key of the built-in words the button shows when none are given (shopNow, buyNow, discover…), not ${JSON.stringify(button)}`);
     return t.Optional(t.String({ minLength: 1, maxLength: count("callToAction", "the longest length", maxLength, 28), description: fieldDescription("en", "callToAction", button) }));
   },

@@ -85,16 +85,19 @@ const TABLES: Record<Language, Record<SharedField, string>> = {
 /** The languages the shared fields are described in. */
 export const FIELD_LANGUAGES = Object.keys(TABLES) as Language[];
 
+/** The built-in words a button can show: all but the phrases with a placeholder ("Only {price}"). */
+export type ButtonWords = Exclude<BuiltinStringKey, "only" | "was" | "off">;
+
 /** Whether `key` names built-in words a button can default to (`shopNow`, `discover`…). */
-export const isButtonWords = (key: string): key is BuiltinStringKey => Object.hasOwn(BUILTIN_STRINGS.en, key);
+export const isButtonWords = (key: string): key is ButtonWords => Object.hasOwn(BUILTIN_STRINGS.en, key) && !BUILTIN_STRINGS.en[key as BuiltinStringKey].includes("{");
 
 /** A shared field's description in a language; the button's names its default words (`button`) in that language. */
-export function fieldDescription(lang: Language, field: SharedField, button: BuiltinStringKey = "shopNow"): string {
+export function fieldDescription(lang: Language, field: SharedField, button: ButtonWords = "shopNow"): string {
   const text = TABLES[lang][field];
   return field === "callToAction" ? text.replace("{button}", BUILTIN_STRINGS[lang][button]) : text;
 }
 
-type Shared = { field: SharedField; button?: BuiltinStringKey };
+type Shared = { field: SharedField; button?: ButtonWords };
 /**
  * Each English description to the field it describes (a button's, with each default words it may name): a template's
  * own wording matches none and stays as written.
@@ -102,7 +105,7 @@ type Shared = { field: SharedField; button?: BuiltinStringKey };
 const SHARED_BY_ENGLISH = new Map<string, Shared>();
 for (const field of Object.keys(TABLES.en) as SharedField[]) {
   if (field !== "callToAction") SHARED_BY_ENGLISH.set(fieldDescription("en", field), { field });
-  else for (const button of Object.keys(BUILTIN_STRINGS.en) as BuiltinStringKey[]) SHARED_BY_ENGLISH.set(fieldDescription("en", field, button), { field, button });
+  else for (const button of Object.keys(BUILTIN_STRINGS.en).filter(isButtonWords)) SHARED_BY_ENGLISH.set(fieldDescription("en", field, button), { field, button });
 }
 
 type JsonSchema = { description?: unknown; properties?: Record<string, JsonSchema>; items?: JsonSchema; anyOf?: JsonSchema[] };

@@ -9,7 +9,7 @@ import { describeImportError, plainMessage } from "../kernel";
 import { templateApi, type TemplateApi } from "./api";
 import { ASPECT_SIZES, fpsOf, isTemplateDefinition, type Aspect, type TemplateDefinition } from "./define";
 import { FIELD_LANGUAGES, promptSchemaIn } from "./field-words";
-import { BUILTIN_STRINGS, LANGUAGES } from "./i18n";
+import { baseLanguage, BUILTIN_STRINGS, LANGUAGES } from "./i18n";
 
 export type TemplateInfo = {
   id: string;
@@ -113,19 +113,16 @@ function translationsOf(meta: TemplateDefinition["meta"]): TemplateInfo["transla
   return out;
 }
 
-/** The base language a template's words are kept by: `tr-TR` reads `tr`. */
-const wordsLanguage = (language: string) => language.toLowerCase().split("-")[0]!;
-
 /** A template's name and description in a language (by its base: `tr-TR` reads `tr`), English where it has none. */
 export function templateWords(info: TemplateInfo, language: string): { name: string; description: string } {
-  return info.translations[wordsLanguage(language)] ?? { name: info.name, description: info.description };
+  return info.translations[baseLanguage(language)] ?? { name: info.name, description: info.description };
 }
 
 /** The prompt schema's copies by language, made on first asking: one each of the few languages with field words. */
 function localizedSchemas(promptSchema: Record<string, unknown>): (language: string) => Record<string, unknown> {
   const made = new Map<string, Record<string, unknown>>();
   return (language) => {
-    const base = wordsLanguage(language);
+    const base = baseLanguage(language);
     if (base === "en" || !(FIELD_LANGUAGES as string[]).includes(base)) return promptSchema;
     let schema = made.get(base);
     if (!schema) made.set(base, (schema = promptSchemaIn(promptSchema, base)));

@@ -22,9 +22,8 @@ export type PreviewOptions = { renderer: Pick<RendererPlugin, "name" | "preview"
 
 
 
-/** One of the four formats, refused in words that list them. */
-const aspectRatio = (description: string) =>
-  t.Union(ASPECTS.map((a) => t.Literal(a)), { description, error: `must be one of ${ASPECTS.join(", ")}` });
+/** One of the four formats (a refusal lists them: kernel/validation-messages.ts words every union of literals so). */
+const aspectRatio = (description: string) => t.Union(ASPECTS.map((a) => t.Literal(a)), { description });
 const videoBody = t.Object(
   {
     template_id: t.String({ minLength: 1, maxLength: 100, description: "Id of the template to use (GET /v1/templates)." }),

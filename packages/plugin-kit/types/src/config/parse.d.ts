@@ -19,14 +19,16 @@ export type Setting<V = unknown, C = unknown> = {
     /** Turns the text into the value; throws an Error saying what the text must be. */
     parse(raw: string, input: SettingInput<C>): V;
     /**
-     * Its value is never repeated in an error (a token, a key, a password). Settings whose names say so (…TOKEN,
-     * …SECRET…, …KEY…, …PASSWORD…) are treated as secret without it.
+     * Its value is never repeated in an error (a token, a key, a password). Settings whose names say so (TOKEN,
+     * SECRET, KEY, PASSWORD or CREDENTIAL anywhere in them) are treated as secret without it.
      */
     secret?: boolean;
 };
 /**
- * A setting's text as an error may show it: a secret's only by its length, and a URL's password (postgres://u:pw@h)
- * as `***`, since start-up errors go to logs that more people read than the secrets are meant for.
+ * A setting's text as an error may show it: a secret's only by its length; in any other, a URL's password (from the
+ * user's colon to the last `@`, so a password holding `/` or `@` is hidden whole: postgres://u:***@h) and a
+ * `password=` pair (libpq's key=value form, a query string) as `***`, since start-up errors go to logs that more
+ * people read than the secrets are meant for.
  */
 export declare function shownValue(setting: Pick<Setting, "env" | "secret">, text: string): string;
 /** Reads one setting from `input.env`; a bad value is a ConfigError naming the variable and the value. */

@@ -25,7 +25,7 @@ export declare const templateApi: {
         price: () => import("@sinclair/typebox").TOptional<import("@sinclair/typebox").TUnion<[import("@sinclair/typebox").TNumber, import("@sinclair/typebox").TString]>>;
         oldPrice: () => import("@sinclair/typebox").TOptional<import("@sinclair/typebox").TUnion<[import("@sinclair/typebox").TNumber, import("@sinclair/typebox").TString]>>;
         currency: () => import("@sinclair/typebox").TOptional<import("@sinclair/typebox").TString>;
-        callToAction: (maxLength?: number, button?: import("./i18n").BuiltinStringKey) => import("@sinclair/typebox").TOptional<import("@sinclair/typebox").TString>;
+        callToAction: (maxLength?: number, button?: import("./field-words").ButtonWords) => import("@sinclair/typebox").TOptional<import("@sinclair/typebox").TString>;
         features: (maxItems?: number) => import("@sinclair/typebox").TOptional<import("@sinclair/typebox").TArray<import("@sinclair/typebox").TString>>;
         color: () => import("@sinclair/typebox").TOptional<import("@sinclair/typebox").TString>;
         colors: () => import("@sinclair/typebox").TOptional<import("@sinclair/typebox").TObject<{

@@ -1,6 +1,7 @@
 import type { Static, TObject } from "@sinclair/typebox";
 import type { Anim } from "./anim";
-import type { BuiltinStringKey, Strings } from "./i18n";
+import { type ButtonWords } from "./field-words";
+import type { Strings } from "./i18n";
 import type { Asset, Scene } from "./scene";
 /** The video formats: 9:16 (stories, Reels, TikTok, Shorts), 4:5 (feed), 1:1 (square) and 16:9 (landscape). */
 export type Aspect = "9:16" | "4:5" | "1:1" | "16:9";
@@ -259,7 +260,7 @@ export declare const fields: {
     oldPrice: () => import("@sinclair/typebox").TOptional<import("@sinclair/typebox").TUnion<[import("@sinclair/typebox").TNumber, import("@sinclair/typebox").TString]>>;
     currency: () => import("@sinclair/typebox").TOptional<import("@sinclair/typebox").TString>;
     /** `button`: the key of the built-in words the template shows when none are given (`ctx.s(button)`), for its description. */
-    callToAction: (maxLength?: number, button?: BuiltinStringKey) => import("@sinclair/typebox").TOptional<import("@sinclair/typebox").TString>;
+    callToAction: (maxLength?: number, button?: ButtonWords) => import("@sinclair/typebox").TOptional<import("@sinclair/typebox").TString>;
     features: (maxItems?: number) => import("@sinclair/typebox").TOptional<import("@sinclair/typebox").TArray<import("@sinclair/typebox").TString>>;
     color: () => import("@sinclair/typebox").TOptional<import("@sinclair/typebox").TString>;
     colors: () => import("@sinclair/typebox").TOptional<TObject<{
