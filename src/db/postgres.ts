@@ -55,8 +55,19 @@ function transactionOrm(client: TransactionSQL): Orm {
   return new BunSQLTransaction(pgDialect, session, relationalSchema as never) as unknown as Orm;
 }
 
+/**
+ * The connection's application_name, so pg_stat_activity tells vitrin's connections from others'; a URL that names one
+ * (`?application_name=vitrin-api`, say, to tell roles apart) keeps its own.
+ */
+function applicationName(url: string): Record<string, string> {
+  try {
+    if (new URL(url).searchParams.has("application_name")) return {};
+  } catch {}
+  return { application_name: "vitrin" };
+}
+
 export function openPostgres(url: string, poolSize = DEFAULT_POOL_SIZE): Db {
-  const client = new SQL({ url, max: poolSize, idleTimeout: 60, prepare: true });
+  const client = new SQL({ url, max: poolSize, idleTimeout: 60, prepare: true, connection: applicationName(url) });
   const read = drizzle({ client, schema: pgSchema }) as unknown as Orm;
   /** The afterCommit hooks of the transaction attempt the caller is running in. */
   const hooksOf = new AsyncLocalStorage<(() => void)[]>();
