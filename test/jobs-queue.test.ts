@@ -21,6 +21,17 @@ describe("stopping", () => {
   });
 });
 
+describe("the log", () => {
+  test("a job done is logged at info with its id, kind and attempt, as failures are at warn and error", async () => {
+    const { db, engine, logs } = await setup();
+    const jobs = engine();
+    jobs.register("mail", () => {});
+    const { id } = await enqueue(jobs, db, "mail", { to: "a" });
+    await jobs.tick();
+    expect(logs.filter((r) => r.msg === "job succeeded")).toEqual([expect.objectContaining({ level: "info", job: id, kind: "mail", attempt: 1 })]);
+  });
+});
+
 describe("enqueue", () => {
   test("runs inside the caller's transaction: a rollback leaves no job", async () => {
     const { db, engine } = await setup();

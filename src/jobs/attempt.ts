@@ -129,7 +129,9 @@ export function outcomeOf(s: EngineState, entry: Inflight, err: unknown): Settle
 
 export function reportOutcome(s: EngineState, entry: Inflight, outcome: Settlement): void {
   const fields = { job: entry.job.id, kind: entry.job.kind, attempt: entry.attempt };
-  if (outcome.outcome === "dead") s.logger.error("job dead", { ...fields, maxAttempts: entry.job.maxAttempts, error: outcome.error });
+  // A line for each job done too, so an operator's log shows the work (a render, a cut-out, a delivery), not only failures.
+  if (outcome.outcome === "succeeded") s.logger.info("job succeeded", fields);
+  else if (outcome.outcome === "dead") s.logger.error("job dead", { ...fields, maxAttempts: entry.job.maxAttempts, error: outcome.error });
   else if (outcome.outcome === "retry") {
     s.logger.warn("job failed; will retry", { ...fields, delayMs: Math.max(0, outcome.runAt - s.clock.now()), error: outcome.error });
   }
