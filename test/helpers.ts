@@ -1,6 +1,7 @@
 // Test support: a fresh service per test (own data dir, own database, manual clock), a loopback image host, and
 // request helpers. VITRIN_TEST_DATABASE=postgres runs every service on a fresh PostgreSQL database instead of SQLite.
 import { SQL } from "bun";
+import { afterAll, beforeAll } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -148,6 +149,20 @@ export function childEnv(dir: string, port: number, extra: Record<string, string
 
 export function tempDir(prefix = "vitrin-test-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/**
+ * One service and one account for a whole test file: started before its first test, closed after its last. Call it
+ * at the file's top level; `shared.t` and `shared.token` are there once the tests run.
+ */
+export function sharedService(env: Record<string, string> = {}, account: { credits?: number; language?: string } = {}): { t: TestService; token: string } {
+  const shared = {} as { t: TestService; token: string };
+  beforeAll(async () => {
+    shared.t = await startService(env);
+    shared.token = (await shared.t.newAccount(account)).token;
+  });
+  afterAll(() => shared.t?.close());
+  return shared;
 }
 
 export async function startService(env: Record<string, string> = {}, opts: ServiceOptions = {}): Promise<TestService> {

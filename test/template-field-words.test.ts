@@ -1,21 +1,15 @@
 // The shared prompt fields' descriptions in the catalogue's language: GET /v1/templates?language= gives each template's
 // prompt_schema with fields.headline() and the rest described in it (by its base language), the schema otherwise the
 // same; a template's own wording stays as written; a language without field words reads English.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { BUILTIN_STRINGS } from "../src/templates";
 import { FIELD_LANGUAGES, fieldDescription, promptSchemaIn, type SharedField } from "../src/templates/field-words";
 import { defineTemplate, fields, t as tb } from "../src/templates/api";
-import { startService, type TestService } from "./helpers";
+import { sharedService } from "./helpers";
 
-let t: TestService;
-let token: string;
-beforeAll(async () => {
-  t = await startService();
-  ({ token } = await t.newAccount());
-});
-afterAll(() => t.close());
+const shared = sharedService();
 
-const catalogue = async (query = "") => (await t.json("GET", `/v1/templates${query}`, { token })).body.data as any[];
+const catalogue = async (query = "") => (await shared.t.json("GET", `/v1/templates${query}`, { token: shared.token })).body.data as any[];
 const withoutDescriptions = (schema: unknown) => JSON.parse(JSON.stringify(schema, (k, v) => (k === "description" ? undefined : v)));
 
 describe("prompt_schema in the catalogue's language", () => {
@@ -33,7 +27,7 @@ describe("prompt_schema in the catalogue's language", () => {
   });
 
   test("one template's answer gives the same words, and each field its own: the old price is not described as the price", async () => {
-    const res = await t.json("GET", "/v1/templates/showcase?language=de", { token });
+    const res = await shared.t.json("GET", "/v1/templates/showcase?language=de", { token: shared.token });
     expect(res.status).toBe(200);
     const props = res.body.prompt_schema.properties;
     expect(props.price.description).toBe(fieldDescription("de", "price"));
@@ -65,9 +59,9 @@ describe("the field words", () => {
   });
 
   test("a button that defaults to other words says which, in every language (minimal-luxe's Discover)", async () => {
-    const english = (await t.json("GET", "/v1/templates/minimal-luxe", { token })).body.prompt_schema.properties.call_to_action;
+    const english = (await shared.t.json("GET", "/v1/templates/minimal-luxe", { token: shared.token })).body.prompt_schema.properties.call_to_action;
     expect(english.description).toBe('Button text; defaults to "Discover" in the video\'s language.');
-    const french = (await t.json("GET", "/v1/templates/minimal-luxe?language=fr", { token })).body.prompt_schema.properties.call_to_action;
+    const french = (await shared.t.json("GET", "/v1/templates/minimal-luxe?language=fr", { token: shared.token })).body.prompt_schema.properties.call_to_action;
     expect(french.description).toBe(fieldDescription("fr", "callToAction", "discover"));
     expect(french.description).toContain("Découvrir");
     // The type refuses it; a folder template in JavaScript is not type-checked, so the helper checks too.

@@ -2,21 +2,15 @@
 // answer in the language asked for with ?language= (its base: tr-TR reads tr), English where a template has no words
 // in it, and list every translation; a malformed language is a 422; a template with a broken translation is refused
 // at load, naming it; so is a meta value out of range, with the value given.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { loadTemplates, templateWords } from "../src/templates";
 import { defineTemplate, t as tb, type TemplateDefinition } from "../src/templates/api";
 import { BUILTIN_TEMPLATES } from "../templates";
-import { startService, type TestService } from "./helpers";
+import { sharedService } from "./helpers";
 
-let t: TestService;
-let token: string;
-beforeAll(async () => {
-  t = await startService();
-  ({ token } = await t.newAccount());
-});
-afterAll(() => t.close());
+const shared = sharedService();
 
-const catalogue = async (query = "") => (await t.json("GET", `/v1/templates${query}`, { token })).body.data as any[];
+const catalogue = async (query = "") => (await shared.t.json("GET", `/v1/templates${query}`, { token: shared.token })).body.data as any[];
 const byId = (list: any[]) => new Map(list.map((tpl) => [tpl.id, tpl]));
 
 describe("the catalogue in a language", () => {
@@ -47,7 +41,7 @@ describe("the catalogue in a language", () => {
       const rest = (tpl: any) => ({ ...tpl, name: 0, description: 0, preview_url: 0, prompt_schema: 0 });
       expect(rest(turkish.get("spotlight"))).toEqual(rest(english.get("spotlight")));
     }
-    const one = (await t.json("GET", "/v1/templates/spotlight?language=ja", { token })).body;
+    const one = (await shared.t.json("GET", "/v1/templates/spotlight?language=ja", { token: shared.token })).body;
     expect(one).toMatchObject({ id: "spotlight", name: "スポットライト", translations: { tr: { name: "Spot ışığı" } } });
   });
 
@@ -67,15 +61,15 @@ describe("the catalogue in a language", () => {
 
   test("a malformed language is a 422 naming it, on the list, on one template and on its preview alike", async () => {
     for (const path of ["/v1/templates?language=not%20a%20language", "/v1/templates/spotlight?language=x_y_z", "/v1/templates/spotlight/preview?language=xx_1!"]) {
-      const res = await t.json("GET", path, { token });
+      const res = await shared.t.json("GET", path, { token: shared.token });
       expect(res.status).toBe(422);
       expect(res.body.details).toEqual([{ field: "language", message: expect.stringContaining("language code (BCP 47)") }]);
     }
     // An empty one is too short on all three; any other query parameter is still refused.
     for (const path of ["/v1/templates", "/v1/templates/spotlight", "/v1/templates/spotlight/preview"]) {
-      expect((await t.json("GET", `${path}?language=`, { token })).body.details).toEqual([{ field: "language", message: expect.stringContaining("at least 2") }]);
+      expect((await shared.t.json("GET", `${path}?language=`, { token: shared.token })).body.details).toEqual([{ field: "language", message: expect.stringContaining("at least 2") }]);
     }
-    expect((await t.json("GET", "/v1/templates?lang=tr", { token })).status).toBe(422);
+    expect((await shared.t.json("GET", "/v1/templates?lang=tr", { token: shared.token })).status).toBe(422);
   });
 });
 

@@ -1,20 +1,14 @@
 // A 422's details say in plain words what a field must be: a value of the wrong kind ("must be true or false", not
 // TypeBox's "Expected boolean"), a missing field ("is required"), a number out of range ("must be at least 1"), and an
 // unknown query parameter is called one (`?lang=fr`), not a field.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { plainMessage } from "../src/kernel/validation-messages";
-import { startService, type TestService } from "./helpers";
+import { sharedService } from "./helpers";
 
-let t: TestService;
-let token: string;
-beforeAll(async () => {
-  t = await startService();
-  ({ token } = await t.newAccount());
-});
-afterAll(() => t.close());
+const shared = sharedService();
 
 test("wrong kinds and a missing field in a body are said plainly", async () => {
-  const res = await t.json("POST", "/v1/products", { token, body: { name: 5, image_url: "https://shop.test/a.jpg", dekupe: "oui" } });
+  const res = await shared.t.json("POST", "/v1/products", { token: shared.token, body: { name: 5, image_url: "https://shop.test/a.jpg", dekupe: "oui" } });
   expect(res.status).toBe(422);
   expect(res.body.details).toEqual(
     expect.arrayContaining([
@@ -22,12 +16,12 @@ test("wrong kinds and a missing field in a body are said plainly", async () => {
       { field: "dekupe", message: "must be true or false" },
     ]),
   );
-  const missing = await t.json("POST", "/v1/products", { token, body: { image_url: "https://shop.test/a.jpg" } });
+  const missing = await shared.t.json("POST", "/v1/products", { token: shared.token, body: { image_url: "https://shop.test/a.jpg" } });
   expect(missing.body.details).toEqual([{ field: "name", message: "is required" }]);
 });
 
 test("an unknown query parameter is named as one", async () => {
-  const res = await t.json("GET", "/v1/templates?lang=fr", { token });
+  const res = await shared.t.json("GET", "/v1/templates?lang=fr", { token: shared.token });
   expect(res.status).toBe(422);
   expect(res.body.details).toEqual([{ field: "lang", message: "is not a known query parameter" }]);
 });
