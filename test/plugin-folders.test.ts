@@ -129,6 +129,12 @@ describe("plugins that cannot start", () => {
     expect(e?.message).toBe("plugin storage-odd: create() returned no get, url methods, which every storage plugin must have");
   });
 
+  test("an implementation that calls itself by another name than its definition's stops the start, naming both", async () => {
+    const e = await startWith(`export default { slot: "storage", name: "odd", create: () => ({ slot: "storage", name: "even", put() {}, get() {}, delete() {}, url: () => "" }) };`);
+    expect(e).toBeInstanceOf(ConfigError);
+    expect(e?.message).toBe('plugin storage-odd: create() returned a plugin that calls itself "storage"/"even"; its slot and name must be the definition\'s ("storage", "odd")');
+  });
+
   test("a plugin or template folder that cannot be read is one configuration line naming the setting; no database is made", async () => {
     const data = tempDir("vitrin-no-db-");
     dirs.push(data);

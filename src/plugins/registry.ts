@@ -189,6 +189,11 @@ async function startOne<S extends Slot>(def: PluginDefinition<S>, ctx: PluginCon
   } catch (e) {
     throw refused(e, "create");
   }
+  // The instance's slot and name are what logs, /readyz and the API say: the definition's, where it gives them at all.
+  const said = instance as { slot?: unknown; name?: unknown } | null;
+  if (said && ((said.slot !== undefined && said.slot !== def.slot) || (said.name !== undefined && said.name !== def.name))) {
+    throw new ConfigError(`plugin ${id}: create() returned a plugin that calls itself ${JSON.stringify(said.slot)}/${JSON.stringify(said.name)}; its slot and name must be the definition's ("${def.slot}", "${def.name}")`);
+  }
   const missing = REQUIRED_METHODS[def.slot].filter((m) => typeof (instance as Record<string, unknown> | null)?.[m] !== "function");
   if (missing.length > 0) {
     throw new ConfigError(`plugin ${id}: create() returned no ${missing.join(", ")} method${missing.length > 1 ? "s" : ""}, which every ${def.slot} plugin must have`);
