@@ -1,4 +1,4 @@
-// The sound of a render: the chosen track cut to the video on a bar line, faded in and out, brought to -14 LUFS by
+// The sound of a render: the chosen track cut to the video's length, faded in and out, brought to -14 LUFS by
 // one gain measured on that very cut, limited below -1 dBTP, and encoded as AAC-LC 48 kHz stereo beside the video.
 import { basename, join } from "node:path";
 import { isEmbeddedPath, type RenderMusic } from "../../src/plugins";
@@ -14,13 +14,15 @@ const MAX_FADE_OUT = 1.5;
 export type AudioPlan = { seconds: number; bars: number; fadeIn: number; fadeOut: number; loop: boolean };
 
 /**
- * How long the music plays in a video of `duration` seconds: the most whole bars that fit (the rest is silence, less
- * than one bar), or the whole video when it is shorter than a bar. The track loops when the video is longer.
+ * How the music plays in a video of `duration` seconds: to the video's last frame, fading out over its last bar (at
+ * most MAX_FADE_OUT). Cutting it to the whole bars that fit left up to a bar of silence under the call to action,
+ * which sounds broken on a looping Reel; the fade makes the mid-bar end sound meant. The track loops when the video is
+ * longer. `bars`: the whole bars that fit, for the record.
  */
 export function planAudio(duration: number, bpm: number, trackSeconds: number): AudioPlan {
   const bar = (BEATS_PER_BAR * 60) / bpm;
   const bars = Math.floor(duration / bar + 1e-9);
-  const seconds = bars >= 1 ? bars * bar : duration;
+  const seconds = duration;
   const fadeOut = Math.min(MAX_FADE_OUT, bar, seconds / 3);
   return { seconds, bars, fadeIn: Math.min(FADE_IN, seconds / 4), fadeOut, loop: seconds > trackSeconds };
 }
