@@ -1,6 +1,7 @@
 // Where lines may break in scripts written without spaces: BudouX's phrases for Japanese, Chinese and Thai, so a
 // line never ends in the middle of a word (pango alone breaks between any two Han or kana, and mid-word in Thai);
-// elsewhere a number keeps its unit ("500 g") on its line.
+// elsewhere a number keeps its unit ("500 g") on its line, and a word too wide for its box is hyphenated by the
+// language's TeX patterns (the hyphen package) rather than cut anywhere.
 
 type Parser = { parse(sentence: string): string[] };
 
@@ -62,4 +63,41 @@ export function phraseMarkup(text: string, lang: string, escape: (s: string) => 
   return phrases(text, lang)
     .map((pieces) => (pieces.length > 1 ? pieces.map((p) => `<span allow_breaks="false">${escape(p)}</span>`).join("") : escape(pieces[0] ?? "")))
     .join("\n");
+}
+
+/**
+ * The pieces a line break should never cut: BudouX's phrases where a model applies, words elsewhere (a number and its
+ * unit stay one piece).
+ */
+export function unbreakables(text: string, lang: string): string[] {
+  return phrases(text, lang).flatMap((pieces, i) => {
+    const model = modelFor(text.split("\n")[i] ?? "", lang);
+    return model ? pieces : pieces.flatMap((p) => p.split(/[ \t]+/));
+  }).filter((p) => p.length > 0);
+}
+
+type Hyphenator = { hyphenateSync(text: string, options?: { hyphenChar?: string; minWordLength?: number }): string };
+// Each language's patterns (12-730 KB) load on first use: most texts never need one. Static requires, so the compiled
+// binary carries them.
+const hyphenators = new Map<string, Hyphenator>();
+const hyphenLoaders: Record<string, () => Hyphenator> = {
+  en: () => require("hyphen/en-us") as Hyphenator,
+  de: () => require("hyphen/de") as Hyphenator,
+  fr: () => require("hyphen/fr") as Hyphenator,
+  es: () => require("hyphen/es") as Hyphenator,
+  tr: () => require("hyphen/tr") as Hyphenator,
+};
+
+/**
+ * The words of `text` in `wide` with soft hyphens (U+00AD) at the syllable breaks the language's patterns allow, so
+ * pango breaks them there with a hyphen instead of anywhere; text in a language without patterns stays as it is.
+ */
+export function hyphenateWords(text: string, lang: string, wide: ReadonlySet<string>): string {
+  const code = lang.toLowerCase().split(/[-_]/)[0]!;
+  const load = hyphenLoaders[code];
+  if (!load || wide.size === 0) return text;
+  let h = hyphenators.get(code);
+  if (!h) hyphenators.set(code, (h = load()));
+  const hyphenator = h;
+  return text.replace(/[^\s\u00a0]+/g, (word) => (wide.has(word) ? hyphenator.hyphenateSync(word, { hyphenChar: "\u00ad", minWordLength: 5 }) : word));
 }

@@ -2,7 +2,7 @@
 import { baseLanguage, type TextStyle } from "../../src/plugins/renderer-kit";
 import sharp from "../../src/plugins/sharp";
 import { ensureFonts, familyList } from "./fonts";
-import { phraseMarkup } from "./line-breaks";
+import { hyphenateWords, phraseMarkup, unbreakables } from "./line-breaks";
 
 export type { TextStyle };
 
@@ -74,6 +74,19 @@ async function draw(style: TextStyle, text: string, lang: string, px: number, wi
   return { png: out.data, width: out.info.width, height: out.info.height };
 }
 
+type Pieces = { px: number; width: number; widths: Map<string, number> };
+
+/** The widest pieces a line break may not cut, drawn at `px` (their widths scale with the size): the longest few only. */
+async function widestPieces(style: TextStyle, text: string, lang: string, px: number): Promise<Pieces> {
+  const longest = [...new Set(unbreakables(text, lang))].sort((a, b) => [...b].length - [...a].length).slice(0, 3);
+  const widths = new Map(await Promise.all(longest.map(async (piece) => [piece, (await draw(style, piece, lang, px, undefined)).width] as const)));
+  return { px, width: Math.max(0, ...widths.values()), widths };
+}
+
+/** The pieces wider than the box at `px`: the ones a line must break inside. */
+const tooWide = (pieces: Pieces, px: number, widthPx: number) =>
+  new Set([...pieces.widths].filter(([, w]) => w * (px / pieces.px) > widthPx + 1).map(([piece]) => piece));
+
 /**
  * Renders text at `style.size`, shrinking it until it fits `maxWidth` in at most `maxLines` lines; at the smallest
  * size, words that still do not fit are cut with an ellipsis.
@@ -89,6 +102,8 @@ export async function renderTextImage(style: TextStyle, lang: string, scale: num
   }
   const widthPx = style.maxWidth * scale;
   const minPx = Math.max(4, Math.min(style.size, style.minSize ?? style.size * 0.4) * scale);
+  // Measured once, and only for text that wraps.
+  let widestAt: Promise<Pieces> | null = null;
 
   /** The text at one size, or null when it does not fit the box. */
   const attempt = async (px: number): Promise<TextImage | null> => {
@@ -102,7 +117,12 @@ export async function renderTextImage(style: TextStyle, lang: string, scale: num
     const single = await draw(style, firstLine, lang, px, undefined);
     if (firstLine === text && single.width <= widthPx) return done(single, 1);
     if (maxLines === 1) return null;
-    const wrapped = await draw(style, text, lang, px, widthPx);
+    // Above the smallest size, a size at which a word (or a Japanese phrase) is wider than the box does not fit:
+    // pango would cut it anywhere ("Geschirrspül- / maschinenfes- / te"). Only at the smallest size is that the last resort.
+    const pieces = await (widestAt ??= widestPieces(style, text, lang, style.size * scale));
+    if (px > minPx && pieces.width * (px / pieces.px) > widthPx + 1) return null;
+    // At the smallest size a word still too wide is hyphenated where its language allows ("Geschirrspül-maschinen-").
+    const wrapped = await draw(style, hyphenateWords(text, lang, tooWide(pieces, px, widthPx)), lang, px, widthPx);
     if (wrapped.width > widthPx + 1) return null;
     // One line drawn twice gives this text's own line advance (scripts differ in ink height).
     const twice = await draw(style, `${firstLine}\n${firstLine}`, lang, px, undefined);
