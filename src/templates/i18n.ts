@@ -183,16 +183,27 @@ export function currencyFor(lang: string, given?: string): string {
 }
 
 /** A price as the buyer's language writes it; a string price is the caller's own wording and is kept as is. */
+/**
+ * Two of CLDR's symbols as shops write them in a video: Japanese shops write the half-width yen (¥3,980; the full-width
+ * ￥ stands apart from its figures), and a riyal or dirham's closing stop ("ر.س.") falls to the Latin display font,
+ * where it is drawn as a bullet: "ر.س", as Saudi shops write it too.
+ */
+function shopSymbol(text: string): string {
+  return text.replace(/\uFFE5/g, "\u00A5").replace(/(\p{Script=Arabic})\.(?=[\u200e\u200f\s]*$|[\u200e\u200f\s])/gu, "$1");
+}
+
 export function formatPrice(value: number | string, currency: string, lang: string): string {
   if (typeof value === "string") return value.trim();
   const whole = Number.isInteger(value);
   try {
-    return new Intl.NumberFormat(locale(lang), {
-      style: "currency",
-      currency,
-      minimumFractionDigits: whole ? 0 : undefined,
-      maximumFractionDigits: whole ? 0 : undefined,
-    }).format(value);
+    return shopSymbol(
+      new Intl.NumberFormat(locale(lang), {
+        style: "currency",
+        currency,
+        minimumFractionDigits: whole ? 0 : undefined,
+        maximumFractionDigits: whole ? 0 : undefined,
+      }).format(value),
+    );
   } catch {
     return `${value} ${currency}`;
   }

@@ -10,6 +10,5 @@ export declare function isRtl(tag: string): boolean;
 /** Looks a key up in the template's strings, then the built-in ones, in the language first and English after. */
 export declare function makeStrings(lang: string, own: Partial<Record<string, Strings>> | undefined): (key: string, vars?: Record<string, string>) => string;
 export declare function currencyFor(lang: string, given?: string): string;
-/** A price as the buyer's language writes it; a string price is the caller's own wording and is kept as is. */
 export declare function formatPrice(value: number | string, currency: string, lang: string): string;
 export declare function formatPercent(fraction: number, lang: string): string;
