@@ -98,7 +98,8 @@ export default defineTemplate({
     );
     const cardImg = ctx.group({
       name: "card", w: card.w, h: card.h,
-      svg: `<rect width="${card.w}" height="${card.h}" rx="28" fill="${cardFill}"/><rect x="${pad}" y="0" width="120" height="6" fill="${accent}"/>`,
+      // The accent stroke sits over where the text starts: the left in left-to-right languages, the right in Arabic.
+      svg: `<rect width="${card.w}" height="${card.h}" rx="28" fill="${cardFill}"/><rect x="${ctx.rtl ? card.w - pad - 120 : pad}" y="0" width="120" height="6" fill="${accent}"/>`,
       shadow: { x: 0, y: 0, w: card.w, h: card.h, radius: 28, blur: 18, dy: 8, opacity: 0.12, color: mix(tint, "#000000", 0.6) },
       items: [],
     });
