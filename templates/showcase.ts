@@ -220,11 +220,12 @@ async function compose(ctx: Ctx, z: ReturnType<typeof sizes>, c: { base: string;
         scale: [[2.5 + i * 0.5, 0.6], [3.0 + i * 0.5, 1, "out"]] as [number, number, "out"][],
         opacity: [[2.5 + i * 0.5, 0], [2.7 + i * 0.5, 1], [5.3, 1], [5.6, 0]] as [number, number][],
       })),
-      { name: "card-panel", image: panel, x: cardX, y: cardY, scale: [[6.5, 0.85], [7.0, 1, "out"]], opacity: [[6.5, 0], [6.8, 1]] },
-      // The card's words arrive once it has settled, one beat after another.
+      // The card comes up as the first words leave (a longer pause read as an empty frame), while the product rises.
+      { name: "card-panel", image: panel, x: cardX, y: cardY, scale: [[5.9, 0.85], [6.4, 1, "out"]], opacity: [[5.9, 0], [6.2, 1]] },
+      // The card's words arrive as it settles, one beat after another: it is never an empty card for long.
       ...cardImg.items.map((item, i) => ({
         name: item.name, image: item.image, x: cardX - panel.w / 2 + item.x, y: cardY - panel.h / 2 + item.y,
-        opacity: [[7.0 + 0.5 * Math.min(i, 2), 0], [7.3 + 0.5 * Math.min(i, 2), 1]] as [number, number][],
+        opacity: [[6.3 + 0.4 * Math.min(i, 2), 0], [6.6 + 0.4 * Math.min(i, 2), 1]] as [number, number][],
       })),
     ],
   };
