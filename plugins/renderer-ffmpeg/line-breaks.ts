@@ -3,6 +3,8 @@
 // elsewhere a number keeps its unit ("500 g") on its line, and a word too wide for its box is hyphenated by the
 // language's TeX patterns (the hyphen package) rather than cut anywhere.
 
+import { baseLanguage } from "../../src/plugins/renderer-kit";
+
 type Parser = { parse(sentence: string): string[] };
 
 const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
@@ -13,17 +15,18 @@ const THAI = /\p{Script=Thai}/u;
 // never need one.
 const parsers = new Map<string, Parser>();
 const budoux = () => require("budoux") as typeof import("budoux");
-const loaders: Record<string, () => Parser> = {
+const parserLoaders: Record<string, () => Parser> = {
   ja: () => budoux().loadDefaultJapaneseParser(),
   "zh-hans": () => budoux().loadDefaultSimplifiedChineseParser(),
   "zh-hant": () => budoux().loadDefaultTraditionalChineseParser(),
   th: () => budoux().loadDefaultThaiParser(),
 };
 
-function parser(model: string): Parser {
-  let p = parsers.get(model);
-  if (!p) parsers.set(model, (p = loaders[model]!()));
-  return p;
+/** What `loaders` makes for `key`, made on first asking and kept; undefined for a key it has no loader for. */
+function loaded<T>(made: Map<string, T>, loaders: Record<string, () => T>, key: string): T | undefined {
+  let value = made.get(key);
+  if (value === undefined && loaders[key]) made.set(key, (value = loaders[key]()));
+  return value;
 }
 
 /**
@@ -47,12 +50,15 @@ function modelFor(line: string, lang: string): string | null {
  */
 const NUMBER_UNIT = /(\d) (?=(?:mg|g|kg|ml|cl|dl|l|L|mm|cm|m|km|oz|lb|lbs|%|°C|°F|mAh|W|V|GB|TB)(?![\p{L}\p{N}]))/gu;
 
+/** One line cut into BudouX's phrases (`phrased`), or, in other scripts, one piece with its numbers kept to their units. */
+function pieceLine(line: string, lang: string): { phrased: boolean; pieces: string[] } {
+  const model = modelFor(line, lang);
+  return model ? { phrased: true, pieces: loaded(parsers, parserLoaders, model)!.parse(line) } : { phrased: false, pieces: [line.replace(NUMBER_UNIT, "$1\u00a0")] };
+}
+
 /** The text's lines cut into phrases that should stay on one line; a line in other scripts is one piece. */
 export function phrases(text: string, lang: string): string[][] {
-  return text.split("\n").map((line) => {
-    const model = modelFor(line, lang);
-    return model ? parser(model).parse(line) : [line.replace(NUMBER_UNIT, "$1\u00a0")];
-  });
+  return text.split("\n").map((line) => pieceLine(line, lang).pieces);
 }
 
 /**
@@ -70,10 +76,13 @@ export function phraseMarkup(text: string, lang: string, escape: (s: string) => 
  * unit stay one piece).
  */
 export function unbreakables(text: string, lang: string): string[] {
-  return phrases(text, lang).flatMap((pieces, i) => {
-    const model = modelFor(text.split("\n")[i] ?? "", lang);
-    return model ? pieces : pieces.flatMap((p) => p.split(/[ \t]+/));
-  }).filter((p) => p.length > 0);
+  return text
+    .split("\n")
+    .flatMap((line) => {
+      const { phrased, pieces } = pieceLine(line, lang);
+      return phrased ? pieces : pieces.flatMap((p) => p.split(/[ \t]+/));
+    })
+    .filter((p) => p.length > 0);
 }
 
 type Hyphenator = { hyphenateSync(text: string, options?: { hyphenChar?: string; minWordLength?: number }): string };
@@ -93,11 +102,8 @@ const hyphenLoaders: Record<string, () => Hyphenator> = {
  * pango breaks them there with a hyphen instead of anywhere; text in a language without patterns stays as it is.
  */
 export function hyphenateWords(text: string, lang: string, wide: ReadonlySet<string>): string {
-  const code = lang.toLowerCase().split(/[-_]/)[0]!;
-  const load = hyphenLoaders[code];
-  if (!load || wide.size === 0) return text;
-  let h = hyphenators.get(code);
-  if (!h) hyphenators.set(code, (h = load()));
-  const hyphenator = h;
+  if (wide.size === 0) return text;
+  const hyphenator = loaded(hyphenators, hyphenLoaders, baseLanguage(lang));
+  if (!hyphenator) return text;
   return text.replace(/[^\s\u00a0]+/g, (word) => (wide.has(word) ? hyphenator.hyphenateSync(word, { hyphenChar: "\u00ad", minWordLength: 5 }) : word));
 }
